@@ -1,0 +1,35 @@
+"""The ``skb`` command line (typer + rich).
+
+Each command group lives in its own module with a ``register(app)`` function.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+app = typer.Typer(
+    name="skb",
+    help="skbsearch: retrieval and re-ranking over semi-structured knowledge bases.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+#: Modules that add commands; imported lazily-light (heavy deps load inside commands).
+COMMAND_MODULES = ("kb", "synth", "search", "evaluate", "bench", "demo")
+
+
+def _register_all() -> None:
+    for name in COMMAND_MODULES:
+        mod = importlib.import_module(f"skbsearch.cli.{name}")
+        mod.register(app)
+
+
+_register_all()
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

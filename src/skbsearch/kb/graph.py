@@ -1,0 +1,235 @@
+"""CSR adjacency per relation and direction, with batch traversal.
+
+For every relation ``r`` two CSR matrices are kept: ``r`` (source -> targets) and
+``r^-1`` (target -> sources). Saved as ``.npy`` files and memory-mapped on load. All
+operations are vectorised over many seed nodes at once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from skbsearch.atomic import atomic_dir
+from skbsearch.errors import IndexError_, InputError
+from skbsearch.kb.schema import INVERSE_SUFFIX, split_direction
+
+
+def _csr(n: int, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    order = np.argsort(rows, kind="stable")
+    indices = np.ascontiguousarray(cols[order], dtype=np.int32)
+    counts = np.bincount(rows, minlength=n)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    return indptr, indices
+
+
+def _gather(indptr: np.ndarray, indices: np.ndarray, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Neighbours of every seed, concatenated, and per-seed counts (vectorised)."""
+    starts = indptr[seeds]
+    counts = indptr[seeds + 1] - starts
+    total = int(counts.sum())
+    if total == 0:
+        return np.zeros(0, np.int32), counts
+    # positions = starts repeated, plus 0..count-1 within each run
+    offs = np.repeat(starts - np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
+    pos = offs + np.arange(total)
+    return np.asarray(indices[pos]), counts
+
+
+class Graph:
+    """Typed directed multigraph over ``n_nodes`` dense int32 node indices."""
+
+    def __init__(self, n_nodes: int, relations: Sequence[str], csr: dict[str, tuple[np.ndarray, np.ndarray]]):
+        self.n_nodes = int(n_nodes)
+        self.relations = list(relations)
+        self._csr = csr
+
+    @classmethod
+    def build(
+        cls,
+        n_nodes: int,
+        src: np.ndarray,
+        rel: np.ndarray,
+        dst: np.ndarray,
+        relations: Sequence[str],
+    ) -> Graph:
+        """Build CSR matrices for every relation in both directions."""
+        src = np.asarray(src, dtype=np.int64)
+        dst = np.asarray(dst, dtype=np.int64)
+        rel = np.asarray(rel)
+        csr = {}
+        for r, name in enumerate(relations):
+            mask = rel == r
+            s, t = src[mask], dst[mask]
+            csr[name] = _csr(n_nodes, s, t)
+            csr[name + INVERSE_SUFFIX] = _csr(n_nodes, t, s)
+        return cls(n_nodes, relations, csr)
+
+    def save(self, path: str | Path) -> None:
+        """Write ``graph.json`` and two ``.npy`` files per relation direction, atomically."""
+        with atomic_dir(path) as tmp:
+            files = {}
+            for k, name in enumerate(self._csr):
+                indptr, indices = self._csr[name]
+                np.save(tmp / f"r{k}.indptr.npy", np.asarray(indptr))
+                np.save(tmp / f"r{k}.indices.npy", np.asarray(indices))
+                files[name] = f"r{k}"
+            meta = {"n_nodes": self.n_nodes, "relations": self.relations, "files": files}
+            (tmp / "graph.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path, mmap: bool = True) -> Graph:
+        """Open a saved graph; arrays are memory-mapped unless ``mmap=False``."""
+        path = Path(path)
+        try:
+            meta = json.loads((path / "graph.json").read_text(encoding="utf-8"))
+            mode = "r" if mmap else None
+            csr = {
+                name: (
+                    np.load(path / f"{stem}.indptr.npy", mmap_mode=mode, allow_pickle=False),
+                    np.load(path / f"{stem}.indices.npy", mmap_mode=mode, allow_pickle=False),
+                )
+                for name, stem in meta["files"].items()
+            }
+        except (OSError, KeyError, ValueError) as e:
+            raise IndexError_(f"{path}: corrupt or incomplete graph ({e}); rebuild the SKB") from None
+        return cls(meta["n_nodes"], meta["relations"], csr)
+
+    # ------------------------------------------------------------------ helpers
+    def _rel_names(self, relations: Iterable[str] | None, direction: str) -> list[str]:
+        if direction not in ("out", "in", "both"):
+            raise ValueError("direction must be 'out', 'in' or 'both'")
+        base = self.relations if relations is None else list(relations)
+        out = []
+        for r in base:
+            name, inv = split_direction(r)
+            if name not in self.relations:
+                raise InputError(f"unknown relation {r!r}; relations are {self.relations}", field="relation")
+            fwd = name + INVERSE_SUFFIX if inv else name
+            bwd = name if inv else name + INVERSE_SUFFIX
+            if direction in ("out", "both"):
+                out.append(fwd)
+            if direction in ("in", "both"):
+                out.append(bwd)
+        return out
+
+    def _seeds(self, seeds: Iterable[int] | np.ndarray) -> np.ndarray:
+        s = np.asarray(seeds if isinstance(seeds, np.ndarray) else list(seeds), dtype=np.int64).ravel()
+        if len(s) and (s.min() < 0 or s.max() >= self.n_nodes):
+            raise InputError("seed node index out of range", field="seeds")
+        return s
+
+    # ------------------------------------------------------------------ operations
+    def degree(self, relation: str | None = None, direction: str = "out") -> np.ndarray:
+        """Per-node degree over one relation (or all) in a direction."""
+        deg = np.zeros(self.n_nodes, dtype=np.int64)
+        for name in self._rel_names(None if relation is None else [relation], direction):
+            deg += np.diff(self._csr[name][0])
+        return deg
+
+    def neighbors(
+        self,
+        seeds: Iterable[int] | np.ndarray,
+        relations: Iterable[str] | None = None,
+        direction: str = "out",
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Per-seed neighbour lists as ``(offsets, neighbours)`` (CSR over the seeds).
+
+        The neighbours of ``seeds[i]`` are ``neighbours[offsets[i]:offsets[i+1]]``,
+        sorted and unique, over the given relations (``r`` or ``r^-1``) and direction.
+        """
+        s = self._seeds(seeds)
+        parts, owners = [], []
+        for name in self._rel_names(relations, direction):
+            indptr, indices = self._csr[name]
+            nb, counts = _gather(indptr, indices, s)
+            parts.append(nb)
+            owners.append(np.repeat(np.arange(len(s)), counts))
+        if not parts:
+            return np.zeros(len(s) + 1, np.int64), np.zeros(0, np.int32)
+        nb = np.concatenate(parts).astype(np.int64)
+        ow = np.concatenate(owners)
+        key = np.unique(ow * self.n_nodes + nb)
+        ow_u, nb_u = key // self.n_nodes, key % self.n_nodes
+        offsets = np.zeros(len(s) + 1, np.int64)
+        np.cumsum(np.bincount(ow_u, minlength=len(s)), out=offsets[1:])
+        return offsets, nb_u.astype(np.int32)
+
+    def neighbor_set(
+        self,
+        seeds: Iterable[int] | np.ndarray,
+        relations: Iterable[str] | None = None,
+        direction: str = "out",
+    ) -> np.ndarray:
+        """Union of the neighbours of all seeds (sorted, unique)."""
+        s = self._seeds(seeds)
+        parts = [_gather(*self._csr[n], s)[0] for n in self._rel_names(relations, direction)]
+        if not parts:
+            return np.zeros(0, np.int32)
+        return np.unique(np.concatenate(parts)).astype(np.int32)
+
+    def k_hop(
+        self,
+        seeds: Iterable[int] | np.ndarray,
+        k: int,
+        relations: Iterable[str] | None = None,
+        direction: str = "both",
+        include_seeds: bool = True,
+    ) -> np.ndarray:
+        """All nodes within ``k`` hops of any seed (sorted, unique)."""
+        if k < 0:
+            raise ValueError("k must be >= 0")
+        frontier = np.unique(self._seeds(seeds))
+        seen = frontier.copy()
+        for _ in range(k):
+            if len(frontier) == 0:
+                break
+            nxt = self.neighbor_set(frontier, relations, direction).astype(np.int64)
+            frontier = np.setdiff1d(nxt, seen, assume_unique=True)
+            seen = np.union1d(seen, frontier)
+        if not include_seeds:
+            seen = np.setdiff1d(seen, self._seeds(seeds))
+        return seen.astype(np.int32)
+
+    def follow(self, seeds: Iterable[int] | np.ndarray, path: Sequence[str]) -> np.ndarray:
+        """Nodes reached from any seed by walking the relation ``path`` (sorted, unique).
+
+        ``path`` is a list of relation names; ``r^-1`` walks ``r`` backwards, e.g.
+        ``["starred_actors^-1", "directed_by"]``: movies an actor starred in, then their
+        directors.
+        """
+        frontier = np.unique(self._seeds(seeds))
+        for step in path:
+            if len(frontier) == 0:
+                break
+            frontier = self.neighbor_set(frontier, [step], "out")
+        return frontier.astype(np.int32)
+
+    def follow_each(
+        self, seed_groups: Sequence[Iterable[int]], path: Sequence[str]
+    ) -> list[np.ndarray]:
+        """:meth:`follow` for many independent seed groups (one per query), batched."""
+        groups = [np.unique(self._seeds(g)) for g in seed_groups]
+        owners = np.concatenate([np.full(len(g), i, np.int64) for i, g in enumerate(groups)] or [np.zeros(0, np.int64)])
+        nodes = np.concatenate(groups or [np.zeros(0, np.int64)]).astype(np.int64)
+        for step in path:
+            if len(nodes) == 0:
+                break
+            name = self._rel_names([step], "out")[0]
+            nb, counts = _gather(*self._csr[name], nodes)
+            key = np.unique(np.repeat(owners, counts) * self.n_nodes + nb.astype(np.int64))
+            owners, nodes = key // self.n_nodes, key % self.n_nodes
+        bounds = np.searchsorted(owners, np.arange(len(groups) + 1))
+        return [nodes[bounds[i] : bounds[i + 1]].astype(np.int32) for i in range(len(groups))]
+
+    def edges_between(self, a: int, b: int) -> list[str]:
+        """Relation names (``r`` or ``r^-1``) of the edges from node ``a`` to node ``b``."""
+        out = []
+        for name, (indptr, indices) in self._csr.items():
+            row = indices[indptr[a] : indptr[a + 1]]
+            out.extend([name] * int(np.count_nonzero(row == b)))
+        return out

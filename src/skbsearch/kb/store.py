@@ -1,0 +1,392 @@
+"""The SKB store: ``nodes.parquet``, ``edges.parquet``, ``meta.json`` and a CSR graph.
+
+Node ids are strings at the API and dense int32 row numbers inside. Edges are kept as
+three parallel arrays (source index, relation index, target index). A directory is
+written atomically (temp dir + rename): a failed save keeps the previous SKB.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from skbsearch.atomic import atomic_dir
+from skbsearch.errors import IndexError_, InputError
+from skbsearch.kb.graph import Graph
+from skbsearch.kb.schema import RESERVED_COLUMNS, Node, Schema
+
+FORMAT_VERSION = 1
+
+
+class SKB:
+    """A semi-structured knowledge base held in memory (Arrow table + numpy edge arrays).
+
+    Build one with :class:`skbsearch.kb.SKBBuilder`, :meth:`from_columns`, a loader from
+    :mod:`skbsearch.kb.loaders`, or :meth:`load` a saved directory.
+    """
+
+    def __init__(
+        self,
+        nodes: pa.Table,
+        edge_src: np.ndarray,
+        edge_rel: np.ndarray,
+        edge_dst: np.ndarray,
+        schema: Schema,
+        meta: dict[str, Any] | None = None,
+        path: Path | None = None,
+    ) -> None:
+        self.nodes = nodes
+        self.edge_src = np.asarray(edge_src, dtype=np.int32)
+        self.edge_rel = np.asarray(edge_rel, dtype=np.int16)
+        self.edge_dst = np.asarray(edge_dst, dtype=np.int32)
+        self.schema = schema
+        self.meta = dict(meta or {})
+        self.path = path
+        self._graph: Graph | None = None
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_columns(
+        cls,
+        ids: Sequence[str],
+        types: Sequence[str],
+        names: Sequence[str],
+        *,
+        fields: dict[str, Sequence[str | None]] | None = None,
+        attributes: dict[str, Sequence[Any]] | None = None,
+        edges: tuple[np.ndarray, Sequence[str] | np.ndarray, np.ndarray] | None = None,
+        relations: Sequence[str] | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> SKB:
+        """Build an SKB from columns (fast path for generators and bulk loaders).
+
+        Args:
+            ids, types, names: one entry per node.
+            fields: text columns, ``None`` where a node lacks the field.
+            attributes: scalar columns.
+            edges: ``(src_index, relation, dst_index)``; ``relation`` is either relation
+                names per edge, or int codes into ``relations``.
+            relations: relation names when ``edges`` carries int codes.
+        """
+        fields = dict(fields or {})
+        attributes = dict(attributes or {})
+        for col in list(fields) + list(attributes):
+            if col in RESERVED_COLUMNS:
+                raise InputError(f"'{col}' is reserved for the node {col}; rename the column", field=col)
+        n = len(ids)
+        cols: dict[str, pa.Array] = {
+            "id": pa.array(list(ids), type=pa.string()),
+            "type": pa.array(list(types), type=pa.string()).dictionary_encode(),
+            "name": pa.array(list(names), type=pa.string()),
+        }
+        for name, values in fields.items():
+            cols[name] = pa.array(list(values), type=pa.string())
+        for name, values in attributes.items():
+            cols[name] = pa.array(list(values)) if not isinstance(values, pa.Array) else values
+        for name, arr in cols.items():
+            if len(arr) != n:
+                raise InputError(f"column has {len(arr)} values for {n} nodes", field=name)
+        table = pa.table(cols)
+        type_names = sorted(set(table.column("type").combine_chunks().dictionary.to_pylist()))
+        if edges is None:
+            src = np.zeros(0, np.int32)
+            rel = np.zeros(0, np.int16)
+            dst = np.zeros(0, np.int32)
+            rel_names = list(relations or [])
+        else:
+            src, r, dst = edges
+            src = np.asarray(src, dtype=np.int32)
+            dst = np.asarray(dst, dtype=np.int32)
+            r = np.asarray(r)
+            if r.dtype.kind in "iu":
+                rel_names = list(relations or [])
+                rel = r.astype(np.int16)
+            else:
+                rel_names, inv = np.unique(r.astype(str), return_inverse=True)
+                rel_names = [str(x) for x in rel_names]
+                rel = inv.astype(np.int16)
+            if len(src) and (src.min() < 0 or src.max() >= n or dst.min() < 0 or dst.max() >= n):
+                raise InputError("edge endpoint index out of range of the node list")
+        schema = Schema(
+            node_types=type_names,
+            relations=rel_names,
+            text_fields=list(fields),
+            attributes={k: str(table.schema.field(k).type) for k in attributes},
+        )
+        skb = cls(table, src, rel, dst, schema, meta)
+        skb.schema.relation_roles = skb._relation_roles()
+        return skb
+
+    def _relation_roles(self) -> dict[str, list[str | None]]:
+        types = self.node_type_codes
+        names = self.type_names
+        roles: dict[str, list[str | None]] = {}
+        for r, rel in enumerate(self.schema.relations):
+            mask = self.edge_rel == r
+            st = np.unique(types[self.edge_src[mask]])
+            dt = np.unique(types[self.edge_dst[mask]])
+            roles[rel] = [
+                names[st[0]] if len(st) == 1 else None,
+                names[dt[0]] if len(dt) == 1 else None,
+            ]
+        return roles
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, path: str | Path, *, overwrite: bool = True, build_graph: bool = True) -> Path:
+        """Write the SKB directory atomically (and its CSR graph unless told not to)."""
+        path = Path(path)
+        with atomic_dir(path, overwrite=overwrite) as tmp:
+            pq.write_table(self.nodes, tmp / "nodes.parquet")
+            rel_names = np.array(self.schema.relations, dtype=object)
+            ids = self.ids_array
+            edges = pa.table(
+                {
+                    "src": pa.array(ids[self.edge_src], type=pa.string()),
+                    "relation": pa.DictionaryArray.from_arrays(
+                        pa.array(self.edge_rel.astype(np.int32)),
+                        pa.array(list(rel_names), type=pa.string()),
+                    ),
+                    "dst": pa.array(ids[self.edge_dst], type=pa.string()),
+                    "src_idx": pa.array(self.edge_src),
+                    "dst_idx": pa.array(self.edge_dst),
+                }
+            )
+            pq.write_table(edges, tmp / "edges.parquet")
+            meta = dict(self.meta)
+            meta.update(
+                format_version=FORMAT_VERSION,
+                num_nodes=self.num_nodes,
+                num_edges=self.num_edges,
+                schema=self.schema.to_dict(),
+            )
+            (tmp / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+            if build_graph:
+                self.graph.save(tmp / "graph")
+        self.path = path
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path, *, mmap: bool = True) -> SKB:
+        """Open a saved SKB directory. The CSR graph is memory-mapped on first use."""
+        path = Path(path)
+        meta_file = path / "meta.json"
+        if not meta_file.is_file():
+            raise IndexError_(
+                f"{path} is not an SKB directory (no meta.json); build one with 'skb kb build'"
+            )
+        try:
+            meta = json.loads(meta_file.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as e:
+            raise IndexError_(f"{meta_file}:{e.lineno}: corrupt meta.json ({e.msg})") from None
+        if meta.get("format_version") != FORMAT_VERSION:
+            raise IndexError_(
+                f"{path}: SKB format version {meta.get('format_version')} is not supported "
+                f"(expected {FORMAT_VERSION}); rebuild it with 'skb kb build'"
+            )
+        schema = Schema.from_dict(meta.pop("schema"))
+        nodes = pq.read_table(path / "nodes.parquet", memory_map=mmap)
+        edges = pq.read_table(path / "edges.parquet", columns=["relation", "src_idx", "dst_idx"])
+        rel = edges.column("relation").combine_chunks()
+        if isinstance(rel, pa.DictionaryArray) and len(rel):
+            # Re-map dictionary codes onto the schema's relation order.
+            order = {name: i for i, name in enumerate(schema.relations)}
+            remap = np.array([order[x] for x in rel.dictionary.to_pylist()], dtype=np.int16)
+            rel_codes = remap[rel.indices.to_numpy(zero_copy_only=False)]
+        else:
+            rel_codes = np.zeros(0, np.int16)
+        skb = cls(
+            nodes,
+            edges.column("src_idx").to_numpy(),
+            rel_codes,
+            edges.column("dst_idx").to_numpy(),
+            schema,
+            meta,
+            path,
+        )
+        return skb
+
+    # ------------------------------------------------------------------ accessors
+    @property
+    def num_nodes(self) -> int:
+        """Number of nodes."""
+        return self.nodes.num_rows
+
+    @property
+    def num_edges(self) -> int:
+        """Number of edges."""
+        return int(len(self.edge_src))
+
+    @cached_property
+    def ids(self) -> list[str]:
+        """Node ids in index order."""
+        return self.nodes.column("id").to_pylist()
+
+    @cached_property
+    def ids_array(self) -> np.ndarray:
+        """Node ids as a numpy object array (for fancy indexing)."""
+        return np.array(self.ids, dtype=object)
+
+    @cached_property
+    def _index(self) -> dict[str, int]:
+        return {nid: i for i, nid in enumerate(self.ids)}
+
+    @cached_property
+    def type_names(self) -> list[str]:
+        """Node type names; ``node_type_codes`` index into this list."""
+        return list(self.schema.node_types)
+
+    @cached_property
+    def node_type_codes(self) -> np.ndarray:
+        """Per-node int16 code into :attr:`type_names`."""
+        col = self.nodes.column("type").combine_chunks()
+        if isinstance(col, pa.DictionaryArray):
+            local = [self.schema.node_types.index(t) for t in col.dictionary.to_pylist()]
+            return np.array(local, dtype=np.int16)[col.indices.to_numpy(zero_copy_only=False)]
+        lookup = {t: i for i, t in enumerate(self.schema.node_types)}
+        return np.array([lookup[t] for t in col.to_pylist()], dtype=np.int16)
+
+    def has_node(self, node_id: str) -> bool:
+        """Whether ``node_id`` exists."""
+        return node_id in self._index
+
+    def index_of(self, node_ids: str | Iterable[str]) -> int | np.ndarray:
+        """Internal int index of one id, or an int32 array for many; unknown ids raise."""
+        if isinstance(node_ids, str):
+            try:
+                return self._index[node_ids]
+            except KeyError:
+                raise InputError(f"unknown node id {node_ids!r}", field="id") from None
+        out = []
+        for nid in node_ids:
+            try:
+                out.append(self._index[nid])
+            except KeyError:
+                raise InputError(f"unknown node id {nid!r}", field="id") from None
+        return np.array(out, dtype=np.int32)
+
+    def id_of(self, indices: int | Iterable[int]) -> str | list[str]:
+        """String id(s) for internal index(es)."""
+        if isinstance(indices, (int, np.integer)):
+            return self.ids[int(indices)]
+        return [self.ids[int(i)] for i in indices]
+
+    def column(self, name: str) -> list[Any]:
+        """All values of a node column (cached)."""
+        cache = self.__dict__.setdefault("_columns", {})
+        if name not in cache:
+            if name not in self.nodes.column_names:
+                raise InputError(
+                    f"no node column '{name}'; columns are {self.nodes.column_names}", field=name
+                )
+            cache[name] = self.nodes.column(name).to_pylist()
+        return cache[name]
+
+    def node(self, node_id: str | int) -> Node:
+        """One node by string id or internal index."""
+        i = node_id if isinstance(node_id, (int, np.integer)) else self.index_of(node_id)
+        i = int(i)
+        if not 0 <= i < self.num_nodes:
+            raise InputError(f"node index {i} out of range", field="id")
+        fields = {}
+        for f in self.schema.text_fields:
+            v = self.column(f)[i]
+            if v is not None:
+                fields[f] = v
+        attrs = {}
+        for a in self.schema.attributes:
+            v = self.column(a)[i]
+            if v is not None:
+                attrs[a] = v
+        return Node(
+            id=self.ids[i],
+            type=self.type_names[int(self.node_type_codes[i])],
+            name=self.column("name")[i] or "",
+            fields=fields,
+            attributes=attrs,
+        )
+
+    def nodes_of_type(self, *types: str) -> np.ndarray:
+        """Internal indices of nodes whose type is one of ``types``."""
+        codes = []
+        for t in types:
+            if t not in self.type_names:
+                raise InputError(f"unknown node type {t!r}; types are {self.type_names}", field="type")
+            codes.append(self.type_names.index(t))
+        return np.flatnonzero(np.isin(self.node_type_codes, codes)).astype(np.int32)
+
+    # ------------------------------------------------------------------ graph and SQL
+    @property
+    def graph(self) -> Graph:
+        """The CSR adjacency (loaded memory-mapped from ``graph/`` if saved, else built)."""
+        if self._graph is None:
+            gdir = self.path / "graph" if self.path is not None else None
+            if gdir is not None and (gdir / "graph.json").is_file():
+                self._graph = Graph.load(gdir)
+            else:
+                self._graph = Graph.build(
+                    self.num_nodes, self.edge_src, self.edge_rel, self.edge_dst, self.schema.relations
+                )
+        return self._graph
+
+    def sql(self, query: str) -> pa.Table:
+        """Run SQL (DuckDB) over views ``nodes`` and ``edges``; returns an Arrow table."""
+        import duckdb
+
+        con = duckdb.connect()
+        try:
+            if self.path is not None and (self.path / "nodes.parquet").is_file():
+                for t in ("nodes", "edges"):
+                    f = str(self.path / f"{t}.parquet").replace("'", "''")
+                    con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{f}')")
+            else:
+                nodes = self.nodes  # noqa: F841 - referenced by DuckDB's replacement scan
+                ids = self.ids_array
+                edges = pa.table(  # noqa: F841
+                    {
+                        "src": pa.array(ids[self.edge_src], type=pa.string()),
+                        "relation": pa.array(
+                            np.array(self.schema.relations, dtype=object)[self.edge_rel]
+                            if self.num_edges
+                            else [],
+                            type=pa.string(),
+                        ),
+                        "dst": pa.array(ids[self.edge_dst], type=pa.string()),
+                        "src_idx": pa.array(self.edge_src),
+                        "dst_idx": pa.array(self.edge_dst),
+                    }
+                )
+                con.register("nodes", nodes)
+                con.register("edges", edges)
+            try:
+                rel = con.sql(query)
+                if rel is None:  # a statement without a result set
+                    return pa.table({})
+                fetch = getattr(rel, "to_arrow_table", None) or rel.arrow
+                return fetch()
+            except duckdb.Error as e:
+                raise InputError(f"SQL error: {e}", field="query") from None
+        finally:
+            con.close()
+
+    def select(self, predicate: str, types: Sequence[str] | None = None) -> np.ndarray:
+        """Internal indices of nodes matching a SQL ``WHERE`` predicate (and types)."""
+        where = [f"({predicate})"] if predicate else []
+        if types:
+            quoted = ", ".join("'" + t.replace("'", "''") + "'" for t in types)
+            where.append(f"type IN ({quoted})")
+        clause = " AND ".join(where) or "TRUE"
+        ids = self.sql(f"SELECT id FROM nodes WHERE {clause}").column("id").to_pylist()
+        return np.sort(self.index_of(ids)) if ids else np.zeros(0, np.int32)
+
+    def __repr__(self) -> str:
+        return (
+            f"SKB({self.num_nodes} nodes, {self.num_edges} edges, "
+            f"types={self.type_names}, relations={self.schema.relations})"
+        )

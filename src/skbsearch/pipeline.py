@@ -1,0 +1,96 @@
+"""The stage protocol and its composition operators (PyTerrier's ``>>`` and ``%``).
+
+A *stage* is any object with ``__call__(queries, run=None) -> Run``. Retrievers ignore
+``run`` (or use it as a candidate filter), re-rankers re-score it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol, runtime_checkable
+
+from skbsearch.types import Query, Run, as_queries
+
+
+@runtime_checkable
+class Stage(Protocol):
+    """Maps many queries (and optionally a Run of candidates) to a Run."""
+
+    def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run: ...
+
+
+class StageBase:
+    """Convenience base: ``a >> b`` chains, ``a % k`` cuts to top-k, ``.search`` for one query."""
+
+    def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:  # pragma: no cover
+        raise NotImplementedError
+
+    def __rshift__(self, other: Stage) -> Pipeline:
+        return Pipeline(self, other)
+
+    def __mod__(self, k: int) -> Pipeline:
+        return Pipeline(self, Cutoff(k))
+
+    def run(self, queries, run: Run | None = None) -> Run:  # noqa: ANN001 - accepts many forms
+        """Call the stage on queries given as ``Query`` objects, strings or ``{id: text}``."""
+        return self(as_queries(queries), run)
+
+    def search(self, text: str, k: int = 10) -> list[tuple[str, float]]:
+        """Single-query helper: the top-k ``(doc_id, score)`` pairs for ``text``."""
+        return self([Query("q0", text)]).ranked("q0")[:k]
+
+
+class Cutoff(StageBase):
+    """Keep the top ``k`` candidates of every query."""
+
+    def __init__(self, k: int) -> None:
+        if k < 0:
+            raise ValueError("cut-off k must be >= 0")
+        self.k = k
+
+    def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
+        if run is None:
+            raise ValueError("Cutoff needs a run from a previous stage")
+        return run.top(self.k)
+
+    def __repr__(self) -> str:
+        return f"% {self.k}"
+
+
+class FunctionStage(StageBase):
+    """Wrap a plain function ``f(queries, run) -> Run`` as a stage."""
+
+    def __init__(self, fn: Callable[[Sequence[Query], Run | None], Run], name: str | None = None):
+        self.fn = fn
+        self.name = name or getattr(fn, "__name__", "fn")
+
+    def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
+        return self.fn(queries, run)
+
+    def __repr__(self) -> str:
+        return f"FunctionStage({self.name})"
+
+
+class Pipeline(StageBase):
+    """Stages applied in order; each gets the previous stage's Run."""
+
+    def __init__(self, *stages: Stage) -> None:
+        flat: list[Stage] = []
+        for s in stages:
+            flat.extend(s.stages if isinstance(s, Pipeline) else [s])
+        if not flat:
+            raise ValueError("a Pipeline needs at least one stage")
+        self.stages = flat
+
+    def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
+        queries = list(queries)
+        for stage in self.stages:
+            run = stage(queries, run)
+        assert run is not None
+        return run
+
+    def __repr__(self) -> str:
+        parts = []
+        for s in self.stages:
+            parts.append(repr(s) if isinstance(s, Cutoff) else f">> {s!r}")
+        return " ".join(parts).removeprefix(">> ")

@@ -1,0 +1,170 @@
+"""Core data types: Query, Run and Qrels.
+
+``Run`` and ``Qrels`` are plain ``{query_id: {doc_id: value}}`` mappings (the shape ranx
+and ir-measures use), with helpers for cut-offs and TREC files.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skbsearch.errors import InputError
+
+
+@dataclass(frozen=True)
+class Query:
+    """A query: an id, its text and free-form metadata (e.g. a topic entity)."""
+
+    id: str
+    text: str
+    meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+def as_queries(queries: Iterable[Query] | Iterable[str] | Mapping[str, str] | str) -> list[Query]:
+    """Normalise queries given as ``Query`` objects, plain strings or ``{id: text}``."""
+    if isinstance(queries, str):
+        return [Query("q0", queries)]
+    if isinstance(queries, Mapping):
+        return [Query(str(k), str(v)) for k, v in queries.items()]
+    out: list[Query] = []
+    for i, q in enumerate(queries):
+        out.append(q if isinstance(q, Query) else Query(f"q{i}", str(q)))
+    return out
+
+
+def _sorted_items(scores: Mapping[str, float]) -> list[tuple[str, float]]:
+    # Descending score, ties broken by doc id (trec_eval's convention, reversed ids aside).
+    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+class Run(dict[str, dict[str, float]]):
+    """Ranked candidates per query: ``{query_id: {doc_id: score}}``. Higher is better."""
+
+    name: str = "run"
+
+    def __init__(self, data: Mapping[str, Mapping[str, float]] | None = None, name: str = "run"):
+        super().__init__()
+        self.name = name
+        for qid, docs in (data or {}).items():
+            self[str(qid)] = {str(d): float(s) for d, s in docs.items()}
+
+    def ranked(self, query_id: str) -> list[tuple[str, float]]:
+        """The candidates of one query, best first (ties by doc id)."""
+        return _sorted_items(self.get(query_id, {}))
+
+    def top(self, k: int) -> Run:
+        """A new Run with at most ``k`` candidates per query."""
+        if k < 0:
+            raise ValueError("k must be >= 0")
+        return Run({q: dict(_sorted_items(d)[:k]) for q, d in self.items()}, name=self.name)
+
+    def to_trec(self, path: str | Path, tag: str | None = None) -> None:
+        """Write a TREC run file: ``qid Q0 docid rank score tag``."""
+        tag = tag or self.name
+        lines = []
+        for qid, docs in self.items():
+            for rank, (doc, score) in enumerate(_sorted_items(docs), start=1):
+                lines.append(f"{qid} Q0 {doc} {rank} {score!r} {tag}")
+        Path(path).write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
+
+    @classmethod
+    def from_trec(cls, path: str | Path, name: str | None = None) -> Run:
+        """Read a TREC run file (6 whitespace-separated columns a line)."""
+        run: dict[str, dict[str, float]] = {}
+        path = Path(path)
+        with path.open(encoding="utf-8") as fh:
+            for n, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                parts = line.split()
+                if len(parts) != 6:
+                    raise InputError(
+                        f"expected 6 columns 'qid Q0 docid rank score tag', got {len(parts)}",
+                        file=path,
+                        line=n,
+                    )
+                try:
+                    score = float(parts[4])
+                except ValueError:
+                    raise InputError(
+                        f"score {parts[4]!r} is not a number", file=path, line=n, field="score"
+                    ) from None
+                run.setdefault(parts[0], {})[parts[2]] = score
+        return cls(run, name=name or path.stem)
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """A plain dict (ranx's ``Run.from_dict`` / ir-measures input)."""
+        return {q: dict(d) for q, d in self.items()}
+
+    def to_ranx(self) -> Any:
+        """A ``ranx.Run`` (needs ranx installed)."""
+        from ranx import Run as RanxRun
+
+        return RanxRun.from_dict(self.to_dict(), name=self.name)
+
+
+class Qrels(dict[str, dict[str, int]]):
+    """Relevance judgements: ``{query_id: {doc_id: grade}}``; grade > 0 is relevant."""
+
+    def __init__(self, data: Mapping[str, Mapping[str, int]] | None = None):
+        super().__init__()
+        for qid, docs in (data or {}).items():
+            self[str(qid)] = {str(d): int(g) for d, g in docs.items()}
+
+    def relevant(self, query_id: str, min_grade: int = 1) -> set[str]:
+        """Doc ids judged at least ``min_grade`` for a query."""
+        return {d for d, g in self.get(query_id, {}).items() if g >= min_grade}
+
+    def to_trec(self, path: str | Path) -> None:
+        """Write a TREC qrels file: ``qid 0 docid grade``."""
+        lines = [f"{q} 0 {d} {g}" for q, docs in self.items() for d, g in docs.items()]
+        Path(path).write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
+
+    @classmethod
+    def from_trec(cls, path: str | Path) -> Qrels:
+        """Read a TREC qrels file (``qid iter docid grade``)."""
+        qrels: dict[str, dict[str, int]] = {}
+        path = Path(path)
+        with path.open(encoding="utf-8") as fh:
+            for n, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                parts = line.split()
+                if len(parts) != 4:
+                    raise InputError(
+                        f"expected 4 columns 'qid iter docid grade', got {len(parts)}",
+                        file=path,
+                        line=n,
+                    )
+                try:
+                    grade = int(parts[3])
+                except ValueError:
+                    raise InputError(
+                        f"grade {parts[3]!r} is not an integer", file=path, line=n, field="grade"
+                    ) from None
+                qrels.setdefault(parts[0], {})[parts[2]] = grade
+        return cls(qrels)
+
+    @classmethod
+    def from_json(cls, path: str | Path) -> Qrels:
+        """Read ``{qid: {docid: grade}}`` JSON (grades may be strings, as in TREC DL dumps)."""
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as e:
+            raise InputError(f"malformed JSON: {e.msg}", file=path, line=e.lineno) from None
+        return cls(data)
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        """A plain dict (ranx's ``Qrels.from_dict`` / ir-measures input)."""
+        return {q: dict(d) for q, d in self.items()}
+
+    def to_ranx(self) -> Any:
+        """A ``ranx.Qrels`` (needs ranx installed)."""
+        from ranx import Qrels as RanxQrels
+
+        return RanxQrels.from_dict(self.to_dict())
