@@ -37,8 +37,9 @@ def as_queries(queries: Iterable[Query] | Iterable[str] | Mapping[str, str] | st
 
 
 def _sorted_items(scores: Mapping[str, float]) -> list[tuple[str, float]]:
-    # Descending score, ties broken by doc id (trec_eval's convention, reversed ids aside).
-    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    # Descending score, ties broken by doc id descending: trec_eval's order, so a cut-off
+    # with ``top(k)`` keeps exactly the documents trec_eval would rank first.
+    return sorted(scores.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
 
 
 class Run(dict[str, dict[str, float]]):
@@ -53,7 +54,7 @@ class Run(dict[str, dict[str, float]]):
             self[str(qid)] = {str(d): float(s) for d, s in docs.items()}
 
     def ranked(self, query_id: str) -> list[tuple[str, float]]:
-        """The candidates of one query, best first (ties by doc id)."""
+        """The candidates of one query, best first (ties by doc id, descending, as trec_eval)."""
         return _sorted_items(self.get(query_id, {}))
 
     def top(self, k: int) -> Run:

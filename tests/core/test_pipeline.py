@@ -51,10 +51,12 @@ DOCS = {"a": "red mug", "b": "blue mug ceramic", "c": "red ceramic mug", "d": "l
 def test_stage_protocol_and_compose():
     ret = CountWords(DOCS)
     assert isinstance(ret, Stage)
-    pipe = ret % 2 >> Boost({"b"})
+    pipe = ret % 2 >> Boost({"a"})
     assert repr(pipe) == "CountWords % 2 >> Boost"
     run = pipe([Query("q", "red ceramic mug")])
-    assert set(run["q"]) == {"c", "a"} or set(run["q"]) == {"c", "b"}
+    # c scores 3; a and b tie at 2 and the tie goes to the larger id (trec_eval order),
+    # so 'a' is cut before the booster sees it.
+    assert set(run["q"]) == {"c", "b"}
     assert run.ranked("q")[0][0] == "c"
 
 

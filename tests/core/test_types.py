@@ -58,10 +58,10 @@ def test_bad_trec_lines_name_file_line_field(tmp_path):
         Qrels.from_json(j)
 
 
-def test_top_and_ranked_ties_by_doc_id():
+def test_top_and_ranked_ties_by_doc_id_descending_as_trec_eval():
     run = Run({"q": {"b": 1.0, "a": 1.0, "c": 2.0, "d": 0.5}})
-    assert [d for d, _ in run.ranked("q")] == ["c", "a", "b", "d"]
-    assert list(run.top(2)["q"]) == ["c", "a"]
+    assert [d for d, _ in run.ranked("q")] == ["c", "b", "a", "d"]
+    assert list(run.top(2)["q"]) == ["c", "b"]
     assert run.top(0) == {"q": {}}
     with pytest.raises(ValueError):
         run.top(-1)

