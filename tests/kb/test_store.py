@@ -1,0 +1,243 @@
+"""SKB builder and store: round trips, nulls, SQL, select, atomic save, builder errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import skbsearch.kb.store as store_mod
+from skbsearch.errors import IndexError_, InputError
+from skbsearch.kb import SKB, SKBBuilder
+
+
+def small_skb() -> SKB:
+    b = SKBBuilder()
+    b.add_node("m1", "movie", "Heat", {"plot": "A heist in LA."}, {"year": 1995, "rating": 8.3, "color": True})
+    b.add_node("m2", "movie", "Ronin", {"plot": "Mercenaries chase a case."}, {"year": 1998, "rating": 7.2})
+    b.add_node("m3", "movie", "Untitled", {}, {"lang": "fr"})
+    b.add_node("a1", "person", "Robert De Niro", {"bio": "Actor."}, {"year": 1943})
+    b.add_node("d1", "person", "Michael Mann")
+    b.add_edge("a1", "starred_in", "m1")
+    b.add_edge("a1", "starred_in", "m2")
+    b.add_edge("m1", "directed_by", "d1")
+    b.add_edge("m1", "directed_by", "d1")  # duplicate edges are kept (multigraph)
+    return b.build(meta={"source": "test"})
+
+
+def assert_same(a: SKB, b: SKB) -> None:
+    assert a.ids == b.ids
+    assert a.schema == b.schema
+    assert a.type_names == b.type_names
+    for nid in a.ids:
+        assert a.node(nid) == b.node(nid)
+    assert np.array_equal(a.edge_src, b.edge_src)
+    assert np.array_equal(a.edge_dst, b.edge_dst)
+    rels_a = [a.schema.relations[r] for r in a.edge_rel]
+    rels_b = [b.schema.relations[r] for r in b.edge_rel]
+    assert rels_a == rels_b
+
+
+def test_builder_fields_attributes_nulls() -> None:
+    skb = small_skb()
+    assert skb.num_nodes == 5 and skb.num_edges == 4
+    assert skb.schema.text_fields == ["plot", "bio"]
+    assert skb.schema.attributes == {"year": "int64", "rating": "double", "color": "bool", "lang": "string"}
+    assert skb.schema.relation_roles == {"directed_by": ["movie", "person"], "starred_in": ["person", "movie"]}
+    m1 = skb.node("m1")
+    assert (m1.type, m1.name, m1.fields, m1.attributes) == (
+        "movie", "Heat", {"plot": "A heist in LA."}, {"year": 1995, "rating": 8.3, "color": True}
+    )
+    m3 = skb.node("m3")
+    assert m3.fields == {} and m3.attributes == {"lang": "fr"}
+    assert skb.column("plot") == ["A heist in LA.", "Mercenaries chase a case.", None, None, None]
+    assert skb.node(3).id == "a1"
+    assert skb.index_of("d1") == 4 and skb.index_of(["d1", "m1"]).tolist() == [4, 0]
+    assert skb.id_of([4, 0]) == ["d1", "m1"] and skb.has_node("m2") and not skb.has_node("zz")
+    assert skb.nodes_of_type("person").tolist() == [3, 4]
+    assert skb.graph.follow(skb.index_of(["a1"]), ["starred_in", "directed_by"]).tolist() == [4]
+    assert skb.meta["source"] == "test"
+
+
+@pytest.mark.parametrize("mmap", [True, False])
+def test_save_load_round_trip(tmp_path, mmap: bool) -> None:
+    skb = small_skb()
+    skb.save(tmp_path / "kb")
+    assert {p.name for p in (tmp_path / "kb").iterdir()} == {"nodes.parquet", "edges.parquet", "meta.json", "graph"}
+    meta = json.loads((tmp_path / "kb" / "meta.json").read_text())
+    assert meta["num_nodes"] == 5 and meta["num_edges"] == 4 and meta["source"] == "test"
+    back = SKB.load(tmp_path / "kb", mmap=mmap)
+    assert_same(skb, back)
+    assert back.path == tmp_path / "kb"
+    assert back.graph.degree("directed_by", "in").tolist() == [0, 0, 0, 0, 2]
+
+
+def test_from_columns_relation_names_or_codes(tmp_path) -> None:
+    ids, types, names = ["x", "y", "z"], ["a", "a", "b"], ["X", "Y", "Z"]
+    by_name = SKB.from_columns(
+        ids, types, names, fields={"text": ["hi", None, "yo"]}, attributes={"w": [1.5, None, 2.0]},
+        edges=(np.array([0, 1]), ["r2", "r1"], np.array([2, 2])),
+    )
+    by_code = SKB.from_columns(
+        ids, types, names, fields={"text": ["hi", None, "yo"]}, attributes={"w": pa.array([1.5, None, 2.0])},
+        edges=(np.array([0, 1]), np.array([1, 0]), np.array([2, 2])), relations=["r1", "r2"],
+    )
+    assert_same(by_name, by_code)
+    by_name.save(tmp_path / "s")
+    assert_same(by_name, SKB.load(tmp_path / "s"))
+    empty = SKB.from_columns(ids, types, names)
+    empty.save(tmp_path / "e")
+    back = SKB.load(tmp_path / "e")
+    assert back.num_edges == 0 and back.graph.neighbor_set([0]).tolist() == []
+    with pytest.raises(InputError, match="out of range"):
+        SKB.from_columns(ids, types, names, edges=(np.array([0]), ["r"], np.array([3])))
+    with pytest.raises(InputError) as e:
+        SKB.from_columns(ids, types, names, fields={"text": ["a"]})
+    assert e.value.field == "text"
+
+
+@pytest.mark.parametrize("saved", [False, True])
+def test_sql_and_select(tmp_path, saved: bool) -> None:
+    skb = small_skb()
+    if saved:
+        skb.save(tmp_path / "kb")
+        skb = SKB.load(tmp_path / "kb")
+    t = skb.sql("SELECT id, year FROM nodes WHERE type = 'movie' AND year > 1990 ORDER BY id")
+    assert t.to_pydict() == {"id": ["m1", "m2"], "year": [1995, 1998]}
+    t = skb.sql("SELECT src, relation, dst FROM edges WHERE relation = 'starred_in' ORDER BY dst")
+    assert t.to_pydict() == {"src": ["a1", "a1"], "relation": ["starred_in"] * 2, "dst": ["m1", "m2"]}
+    assert skb.sql("SELECT count(*) AS n FROM nodes WHERE plot IS NULL").column("n").to_pylist() == [3]
+    assert skb.select("year >= 1995").tolist() == [0, 1]
+    assert skb.select("year > 1900", types=["person"]).tolist() == [3]
+    assert skb.select("", types=["movie"]).tolist() == [0, 1, 2]
+    assert skb.select("rating > 9").dtype == np.int32 and len(skb.select("rating > 9")) == 0
+    with pytest.raises(InputError, match="SQL error") as e:
+        skb.sql("SELECT nope FROM nodes")
+    assert e.value.field == "query"
+
+
+def test_atomic_save_keeps_old_dir(tmp_path, monkeypatch) -> None:
+    old = small_skb()
+    old.save(tmp_path / "kb")
+    b = SKBBuilder()
+    b.add_node("only", "thing", "Only")
+    new = b.build()
+    real = store_mod.pq.write_table
+    calls = []
+
+    def failing(table, where, *args, **kwargs):
+        calls.append(where)
+        if len(calls) == 2:  # nodes.parquet written, edges.parquet fails
+            raise OSError("disk full")
+        return real(table, where, *args, **kwargs)
+
+    monkeypatch.setattr(store_mod.pq, "write_table", failing)
+    with pytest.raises(OSError, match="disk full"):
+        new.save(tmp_path / "kb")
+    monkeypatch.setattr(store_mod.pq, "write_table", real)
+    assert len(calls) == 2
+    assert [p.name for p in tmp_path.iterdir()] == ["kb"]  # no temp or .old dirs left
+    assert_same(old, SKB.load(tmp_path / "kb"))
+    with pytest.raises(FileExistsError, match="overwrite"):
+        new.save(tmp_path / "kb", overwrite=False)
+    new.save(tmp_path / "kb")
+    assert SKB.load(tmp_path / "kb").ids == ["only"]
+    assert [p.name for p in tmp_path.iterdir()] == ["kb"]
+
+
+def test_load_errors(tmp_path) -> None:
+    with pytest.raises(IndexError_, match="not an SKB directory"):
+        SKB.load(tmp_path)
+    small_skb().save(tmp_path / "kb")
+    meta = tmp_path / "kb" / "meta.json"
+    good = meta.read_text()
+    meta.write_text(good.replace('"format_version": 1', '"format_version": 99'))
+    with pytest.raises(IndexError_, match="format version 99"):
+        SKB.load(tmp_path / "kb")
+    meta.write_text("{\n  oops")
+    with pytest.raises(IndexError_, match="meta.json:2"):
+        SKB.load(tmp_path / "kb")
+
+
+def test_builder_duplicate_ids() -> None:
+    b = SKBBuilder()
+    b.add_node("x", "t", file="a.jsonl", line=3)
+    with pytest.raises(InputError) as e:
+        b.add_node("x", "t", file="b.jsonl", line=7)
+    assert "first defined at a.jsonl:3" in str(e.value)
+    assert (e.value.file, e.value.line, e.value.field) == ("b.jsonl", 7, "id")
+    assert str(e.value).startswith("b.jsonl:7")
+    keep = SKBBuilder(on_duplicate="first")
+    keep.add_node("x", "t", "first")
+    assert keep.add_node("x", "t", "second") == 0 and keep.build().node("x").name == "first"
+    with pytest.raises(ValueError):
+        SKBBuilder(on_duplicate="last")
+
+
+@pytest.mark.parametrize("which", ["source", "target"])
+def test_builder_unknown_endpoint(which: str) -> None:
+    b = SKBBuilder()
+    b.add_node("a", "t")
+    b.add_edge("a", "r", "a", file="edges.tsv", line=1)
+    src, dst = ("ghost", "a") if which == "source" else ("a", "ghost")
+    b.add_edge(src, "r", dst, file="edges.tsv", line=2)
+    with pytest.raises(InputError, match="unknown node 'ghost'") as e:
+        b.build()
+    assert (e.value.file, e.value.line, e.value.field) == ("edges.tsv", 2, which)
+
+
+def test_builder_field_errors() -> None:
+    b = SKBBuilder()
+    for kwargs, field in [
+        ({"fields": {"type": "x"}}, "type"),
+        ({"fields": {"name": "x"}}, "name"),
+        ({"attributes": {"id": 1}}, "id"),
+        ({"attributes": {"tags": ["a", "b"]}}, "tags"),
+    ]:
+        with pytest.raises(InputError) as e:
+            b.add_node("n", "t", file="f.jsonl", line=4, **kwargs)
+        assert (e.value.field, e.value.line) == (field, 4)
+    assert len(b) == 0 and not b.has_node("n")  # a rejected node leaves no trace
+    with pytest.raises(InputError) as e:
+        SKB.from_columns(["a"], ["t"], ["A"], attributes={"type": [1]})
+    assert e.value.field == "type"
+    with pytest.raises(InputError, match="no id"):
+        b.add_node("  ", "t")
+    with pytest.raises(InputError, match="no type"):
+        b.add_node("z", "")
+    with pytest.raises(InputError, match="reserved") as e:
+        b.add_edge("a", "r^-1", "b", line=9)
+    assert e.value.field == "relation" and e.value.line == 9
+    with pytest.raises(InputError) as e:
+        b.add_edge("a", "r", None)
+    assert e.value.field == "target"
+
+
+def test_builder_mixed_attribute_types() -> None:
+    ok = SKBBuilder()
+    ok.add_node("a", "t", attributes={"v": 1})
+    ok.add_node("b", "t", attributes={"v": 2.5})
+    assert ok.build().column("v") == [1.0, 2.5]
+    bad = SKBBuilder()
+    bad.add_node("a", "t", attributes={"v": 1})
+    bad.add_node("b", "t", attributes={"v": "one"})
+    with pytest.raises(InputError, match="mixed types") as e:
+        bad.build()
+    assert e.value.field == "v"
+
+
+def test_accessor_errors() -> None:
+    skb = small_skb()
+    with pytest.raises(InputError, match="unknown node id 'zz'"):
+        skb.index_of("zz")
+    with pytest.raises(InputError, match="unknown node id"):
+        skb.index_of(["m1", "zz"])
+    with pytest.raises(InputError, match="no node column") as e:
+        skb.column("nope")
+    assert e.value.field == "nope"
+    with pytest.raises(InputError, match="unknown node type"):
+        skb.nodes_of_type("alien")
+    with pytest.raises(InputError, match="out of range"):
+        skb.node(99)
