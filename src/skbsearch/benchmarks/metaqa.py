@@ -1,0 +1,406 @@
+"""MetaQA (Zhang et al., 2018) over the WikiMovies KB: adapter and protocol.
+
+Folder layout (as distributed, plus our split files)::
+
+    DIR/kb.tsv                       head<TAB>relation<TAB>tail
+    DIR/{1,2,3}-hop/qa_{split}.txt   question<TAB>answer1|answer2|...  ([topic] marked)
+    DIR/{1,2,3}-hop/qa_{split}_qtype.txt   e.g. actor_to_movie_to_director (optional)
+
+Protocol (:func:`run_metaqa`): the relation-path model is trained on dev questions and
+their ``qtype`` labels. ``split="dev"``: a deterministic half of dev (by a hash of the
+question text) trains, the other half is scored; ``split="test"``: all of dev trains and
+``qa_test.txt`` is scored (no qtype file needed). Reported per hop: Hits@1 (the top
+answer's name is a gold answer), Hit@1/Hit@5/Recall@20/MRR over answer nodes, the
+ceiling (share of questions with a gold answer reachable in the KB: by the gold path when
+the qtype is known, else within h hops) and per-question latency.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from skbsearch.benchmarks.result import BenchmarkResult
+from skbsearch.errors import InputError
+from skbsearch.eval.evaluate import evaluate
+from skbsearch.kb.loaders.triples import load_triples
+from skbsearch.kb.store import SKB
+from skbsearch.retrieve.linking import EntityLinker, bracket_mentions
+from skbsearch.retrieve.relpath import RelationPathModel, accuracy, label_paths
+from skbsearch.types import Qrels, Query, Run
+
+HOPS = (1, 2, 3)
+PIPELINES = ("graph", "text")
+STAGE_METRICS = ["hit@1", "hit@5", "recall@20", "mrr"]
+
+
+@dataclass(frozen=True)
+class MetaQAQuestion:
+    """One question: id, text (topic in brackets), gold answer names, hop, qtype."""
+
+    id: str
+    text: str
+    answers: tuple[str, ...]
+    hop: int
+    qtype: str | None = None
+
+
+# ---------------------------------------------------------------------- reading
+def read_questions(path: str | Path, hop: int, qtype_path: str | Path | None = None) -> list[MetaQAQuestion]:
+    """Read ``qa_*.txt`` (and its qtype file when given) of one hop."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("question file not found; expected DIR/{h}-hop/qa_{split}.txt", file=path)
+    qtypes: list[str] | None = None
+    if qtype_path is not None:
+        qtypes = [ln.strip() for ln in Path(qtype_path).read_text(encoding="utf-8").splitlines()]
+    out = []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        parts = line.split("\t")
+        if len(parts) != 2:
+            raise InputError(f"expected 'question<TAB>answers', got {len(parts)} columns", file=path, line=n)
+        if not bracket_mentions(parts[0]):
+            raise InputError("no [topic entity] in the question", file=path, line=n, field="question")
+        answers = tuple(a for a in parts[1].split("|") if a)
+        if not answers:
+            raise InputError("no answers", file=path, line=n, field="answers")
+        qtype = None
+        if qtypes is not None:
+            if n > len(qtypes) or not qtypes[n - 1]:
+                raise InputError("no question type for this line", file=qtype_path, line=n)
+            qtype = qtypes[n - 1]
+        out.append(MetaQAQuestion(f"{hop}hop-{path.stem}-{n}", parts[0], answers, hop, qtype))
+    return out
+
+
+def read_split(data_dir: str | Path, hop: int, split: str) -> list[MetaQAQuestion]:
+    """Questions of one hop and split, with qtypes when ``qa_{split}_qtype.txt`` exists."""
+    d = Path(data_dir) / f"{hop}-hop"
+    qt = d / f"qa_{split}_qtype.txt"
+    return read_questions(d / f"qa_{split}.txt", hop, qt if qt.is_file() else None)
+
+
+def in_train_half(question: str, train_fraction: float = 0.5) -> bool:
+    """Deterministic split of dev questions by a hash of their text."""
+    h = int.from_bytes(hashlib.sha1(question.encode("utf-8")).digest()[:8], "big")
+    return (h % 10_000) < train_fraction * 10_000
+
+
+# ---------------------------------------------------------------------- caching
+def cache_root(cache_dir: str | Path | None = None) -> Path:
+    """``cache_dir``, else ``$SKB_CACHE``, else ``~/.cache/skbsearch``."""
+    if cache_dir is not None:
+        return Path(cache_dir)
+    return Path(os.environ.get("SKB_CACHE") or Path.home() / ".cache" / "skbsearch")
+
+
+def _digest(*parts: bytes) -> str:
+    h = hashlib.sha1()
+    for p in parts:
+        h.update(p)
+        h.update(b"\0")
+    return h.hexdigest()[:16]
+
+
+def load_kb(data_dir: str | Path, cache_dir: str | Path | None = None) -> SKB:
+    """The SKB of ``DIR/kb.tsv``, built once and cached by the file's content hash."""
+    kb = Path(data_dir) / "kb.tsv"
+    if not kb.is_file():
+        raise InputError("MetaQA KB not found; expected DIR/kb.tsv", file=kb)
+    target = cache_root(cache_dir) / "metaqa" / f"kb-{_digest(kb.read_bytes())}"
+    if (target / "meta.json").is_file():
+        return SKB.load(target)
+    skb = load_triples(kb, types="metaqa")
+    skb.save(target)
+    return SKB.load(target)
+
+
+# ---------------------------------------------------------------------- gold answers
+def answer_nodes(skb: SKB, linker: EntityLinker, answers: Sequence[str]) -> list[int]:
+    """Node indices of gold answer names (exact name, else the normalised name)."""
+    out: list[int] = []
+    for a in answers:
+        cands = linker.lookup(a)
+        exact = [c.node for c in cands if c.exact]
+        out.extend(exact or [c.node for c in cands])
+    return sorted(set(out))
+
+
+def topic_nodes(linker: EntityLinker, question: str) -> list[int]:
+    """Nodes named by the bracketed topic mention (exact matches preferred)."""
+    out: list[int] = []
+    for m in bracket_mentions(question):
+        cands = linker.lookup(m)
+        out.extend([c.node for c in cands if c.exact] or [c.node for c in cands])
+    return out
+
+
+def reachable(
+    skb: SKB, linker: EntityLinker, questions: Sequence[MetaQAQuestion], gold: Sequence[list[int]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per question: is a gold answer reachable from the topic (gold path, else h hops)?
+
+    Also returns, for questions with a qtype, the expected Hits@1 of answering with the
+    gold path and a uniformly random pick among what it reaches (walks not returning to
+    the topic): below 1 when a name stands for several films (remakes) whose facts the
+    KB merges, so the reached set mixes gold and non-gold answers. NaN without a qtype.
+    """
+    out = np.zeros(len(questions), bool)
+    top1 = np.full(len(questions), np.nan)
+    schema = skb.schema
+    for i, (q, g) in enumerate(zip(questions, gold, strict=True)):
+        topic = topic_nodes(linker, q.text)
+        answers = np.setdiff1d(np.asarray(g, np.int64), topic)
+        if q.qtype is not None:
+            top1[i] = 0.0
+        if not topic or not len(answers):
+            continue
+        if q.qtype is not None:
+            path = label_paths([q.qtype], schema)[0]
+            out[i] = bool(np.isin(answers, skb.graph.follow(topic, list(path))).any())
+            frontier = np.asarray(topic, np.int64)
+            for step in path:
+                frontier = np.setdiff1d(skb.graph.follow(frontier, [step]), topic)
+            if len(frontier):
+                top1[i] = float(np.isin(frontier, answers).mean())
+        else:  # meet in the middle: radius ceil(h/2) from the topic, floor(h/2) from answers
+            near = skb.graph.k_hop(topic, (q.hop + 1) // 2)
+            out[i] = bool(np.intersect1d(near, skb.graph.k_hop(answers, q.hop // 2)).size)
+    return out, top1
+
+
+# ---------------------------------------------------------------------- training
+def train_path_model(
+    skb: SKB,
+    linker: EntityLinker,
+    questions: Sequence[MetaQAQuestion],
+    cache_dir: str | Path | None = None,
+) -> RelationPathModel:
+    """Train (or load from cache) the relation-path model on labelled questions."""
+    labelled = [q for q in questions if q.qtype]
+    if not labelled:
+        raise InputError("no questions with a qtype to train the relation-path model on; "
+                         "the folder needs {h}-hop/qa_dev.txt and qa_dev_qtype.txt")
+    texts = [linker.link(q.text, "brackets").masked for q in labelled]
+    paths = label_paths([q.qtype or "" for q in labelled], skb.schema)
+    key = _digest(*(f"{t}\t{'|'.join(p)}".encode() for t, p in zip(texts, paths, strict=True)))
+    target = cache_root(cache_dir) / "metaqa" / f"relpath-{key}"
+    if (target / "model.json").is_file():
+        return RelationPathModel.load(target)
+    model = RelationPathModel().fit(texts, paths)
+    model.save(target)
+    return model
+
+
+# ---------------------------------------------------------------------- scoring
+def hits_at_1(run: Run, skb: SKB, questions: Sequence[MetaQAQuestion]) -> np.ndarray:
+    """Per question: is the name of the top-ranked node one of the gold answer strings?"""
+    names = skb.column("name")
+    out = np.zeros(len(questions))
+    for k, q in enumerate(questions):
+        ranked = run.ranked(q.id)
+        if ranked:
+            out[k] = names[int(skb.index_of(ranked[0][0]))] in q.answers
+    return out
+
+
+def run_pipeline(
+    stage: Callable[[list[Query]], Run],
+    questions: Sequence[MetaQAQuestion],
+    batch_size: int = 1,
+    on_batch: Callable[[int], None] | None = None,
+) -> tuple[Run, np.ndarray]:
+    """Run a stage over questions in batches; returns the Run and per-question ms."""
+    run = Run()
+    lat = np.zeros(len(questions))
+    for s in range(0, len(questions), batch_size):
+        batch = [Query(q.id, q.text) for q in questions[s : s + batch_size]]
+        t0 = time.perf_counter()
+        out = stage(batch)
+        lat[s : s + len(batch)] = (time.perf_counter() - t0) * 1000.0 / len(batch)
+        run.update(out)
+        if on_batch is not None:
+            on_batch(len(batch))
+    return run, lat
+
+
+def score_hop(
+    skb: SKB,
+    linker: EntityLinker,
+    questions: Sequence[MetaQAQuestion],
+    run: Run,
+    model: RelationPathModel | None = None,
+) -> dict[str, float]:
+    """The hop's metrics (fractions): hits@1, STaRK metrics, ceiling, path accuracy."""
+    gold = [answer_nodes(skb, linker, q.answers) for q in questions]
+    ids = skb.ids
+    qrels = Qrels({q.id: {ids[n]: 1 for n in g} for q, g in zip(questions, gold, strict=True)})
+    metrics = {"hits@1": float(hits_at_1(run, skb, questions).mean())}
+    metrics.update(evaluate(run, qrels, STAGE_METRICS))
+    ceiling, top1 = reachable(skb, linker, questions, gold)
+    metrics["ceiling"] = float(ceiling.mean())
+    if not np.isnan(top1).all():
+        metrics["ceiling_top1"] = float(np.nanmean(top1))
+    metrics["answer_in_kb"] = float(np.mean([bool(g) for g in gold]))
+    labelled = [q for q in questions if q.qtype]
+    if model is not None and labelled:
+        texts = [linker.link(q.text, "brackets").masked for q in labelled]
+        metrics["path_acc"] = accuracy(model, texts, label_paths([q.qtype or "" for q in labelled], skb.schema))
+    return metrics
+
+
+# ---------------------------------------------------------------------- protocol
+def _text_stage(skb: SKB, cache_dir: str | Path | None, k: int) -> Callable[[list[Query]], Run]:
+    from skbsearch.retrieve.entity_docs import EntityDocumentAnswerer, document_index
+    from skbsearch.verbalise import entity_documents
+
+    docs = entity_documents(skb, max_triples=10, seed=0)
+    base = Path(skb.path) if skb.path is not None else cache_root(cache_dir) / "metaqa" / "kb-mem"
+    index = document_index(docs, base.parent / f"{base.name}.docs-bm25")
+    return EntityDocumentAnswerer(skb, docs, index, k_docs=10, k=k)
+
+
+def run_metaqa(
+    data_dir: str | Path,
+    split: str = "dev",
+    hops: Sequence[int] = HOPS,
+    limit: int | None = None,
+    pipeline: str = "graph",
+    train_on: str = "all",
+    *,
+    cache_dir: str | Path | None = None,
+    link_mode: str = "brackets",
+    train_fraction: float = 0.5,
+    top_paths: int = 3,
+    k: int = 100,
+    batch_size: int = 1,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> BenchmarkResult:
+    """Run the MetaQA protocol (module docstring) and return per-hop numbers.
+
+    Args:
+        data_dir: the MetaQA folder (``kb.tsv``, ``{h}-hop/qa_*.txt``).
+        split: ``dev`` (train on one hash half of dev, score the other) or ``test``
+            (train on all of dev, score ``qa_test.txt``).
+        hops: which hops to score.
+        limit: score at most this many questions per hop.
+        pipeline: ``graph`` (linking + relation paths) or ``text`` (BM25 over
+            entity-centric documents; no training).
+        train_on: ``all`` (dev questions of every hop in the folder) or ``hop`` (same hop).
+        link_mode: ``brackets`` (topic given, the standard setting) or ``ngram``
+            (brackets removed; n-gram dictionary linking).
+        batch_size: questions per stage call (latency = call time / batch size).
+        progress: ``progress(stage, done, total)`` callback.
+    """
+    if split not in ("dev", "test"):
+        raise InputError(f"split must be 'dev' or 'test', got {split!r}", field="split")
+    if pipeline not in PIPELINES:
+        raise InputError(f"pipeline must be one of {PIPELINES}, got {pipeline!r}", field="pipeline")
+    if train_on not in ("all", "hop"):
+        raise InputError(f"train_on must be 'all' or 'hop', got {train_on!r}", field="train_on")
+    bad = [h for h in hops if h not in HOPS]
+    if bad:
+        raise InputError(f"hops must be among {HOPS}, got {bad}", field="hops")
+    data_dir = Path(data_dir)
+    report = progress or (lambda stage, done, total: None)
+    t_start = time.perf_counter()
+    report("load kb", 0, 1)
+    skb = load_kb(data_dir, cache_dir)
+    linker = EntityLinker(skb)
+    report("load kb", 1, 1)
+
+    def dev_train(hop_list: Sequence[int]) -> list[MetaQAQuestion]:
+        out: list[MetaQAQuestion] = []
+        for h in hop_list:
+            if (data_dir / f"{h}-hop" / "qa_dev.txt").is_file():
+                qs = read_split(data_dir, h, "dev")
+                out += [q for q in qs if split == "test" or in_train_half(q.text, train_fraction)]
+        return out
+
+    available = [h for h in HOPS if (data_dir / f"{h}-hop" / "qa_dev.txt").is_file()]
+    models: dict[int, RelationPathModel] = {}
+    train_counts: dict[str, int] = {}
+    stage_for: dict[int, Callable[[list[Query]], Run]] = {}
+    text_stage = _text_stage(skb, cache_dir, k) if pipeline == "text" else None
+    for h in hops:
+        if text_stage is not None:
+            stage_for[h] = text_stage
+            continue
+        from skbsearch.retrieve.graph import GraphRetriever
+
+        train = dev_train(available if train_on == "all" else [h])
+        report(f"train relation paths ({len(train)} questions)", 0, 1)
+        models[h] = train_path_model(skb, linker, train, cache_dir)
+        train_counts[f"{h}-hop"] = len(train)
+        if link_mode == "ngram":
+            linker_h = EntityLinker(skb).fit_background(q.text for q in train)
+        else:
+            linker_h = linker
+        stage_for[h] = GraphRetriever(skb, models[h], linker_h, link_mode=link_mode,
+                                      top_paths=top_paths, k=k)
+        report(f"train relation paths ({len(train)} questions)", 1, 1)
+
+    groups: dict[str, dict[str, float]] = {}
+    latency: dict[str, float] = {}
+    counts: dict[str, int] = {}
+    all_lat: list[np.ndarray] = []
+    weighted: dict[str, float] = {}
+    for h in hops:
+        qs = read_split(data_dir, h, split)
+        if split == "dev":
+            qs = [q for q in qs if not in_train_half(q.text, train_fraction)]
+        if limit is not None:
+            qs = qs[:limit]
+        if link_mode == "ngram":  # the stage must not see the topic markup
+            qs_in = [MetaQAQuestion(q.id, q.text.replace("[", "").replace("]", ""), q.answers, q.hop, q.qtype) for q in qs]
+        else:
+            qs_in = qs
+        name = f"{h}-hop"
+        done = [0]
+
+        def tick(n: int, name: str = name, total: int = len(qs), done: list[int] = done) -> None:
+            done[0] += n
+            report(f"answer {name}", done[0], total)
+
+        run, lat = run_pipeline(stage_for[h], qs_in, batch_size, tick)
+        groups[name] = score_hop(skb, linker, qs, run, models.get(h))
+        counts[name] = len(qs)
+        if len(lat):
+            latency[f"{name}.p50"] = float(np.percentile(lat, 50))
+            latency[f"{name}.p95"] = float(np.percentile(lat, 95))
+        all_lat.append(lat)
+        for m, v in groups[name].items():
+            weighted[m] = weighted.get(m, 0.0) + v * len(qs)
+    total = sum(counts.values())
+    metrics = {m: v / total for m, v in weighted.items()} if total else {}
+    lat_all = np.concatenate(all_lat) if all_lat else np.zeros(0)
+    if len(lat_all):
+        latency["p50"] = float(np.percentile(lat_all, 50))
+        latency["p95"] = float(np.percentile(lat_all, 95))
+    protocol = (
+        f"{split}: relation-path model trained on "
+        + ("all dev questions" if split == "test" else f"the {train_fraction:.0%} hash-half of dev")
+        + (" of every hop" if train_on == "all" else " of the same hop")
+        + ("; scored on the other half" if split == "dev" else f"; scored on qa_{split}.txt")
+        if pipeline == "graph"
+        else f"{split}: BM25 over entity-centric documents (10 triples max), answers = their entities, no training"
+        + ("; scored on the dev half not used for training by the graph pipeline" if split == "dev" else "")
+    )
+    config = {
+        "data": str(data_dir), "split": split, "hops": list(hops), "limit": limit,
+        "pipeline": pipeline, "train_on": train_on, "link_mode": link_mode,
+        "top_paths": top_paths, "k": k, "batch_size": batch_size, "protocol": protocol,
+        "n_questions": counts, "n_train": train_counts,
+        "kb": {"nodes": skb.num_nodes, "edges": skb.num_edges},
+        "seconds": round(time.perf_counter() - t_start, 2),
+    }
+    return BenchmarkResult("metaqa", config, metrics, groups, latency)

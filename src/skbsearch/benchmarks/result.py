@@ -1,0 +1,90 @@
+"""The common benchmark result: one JSON shape for every benchmark.
+
+    {"benchmark": "metaqa", "config": {...}, "metrics": {"hits@1": 0.97, ...},
+     "groups": {"1-hop": {"hits@1": 0.97, ...}, ...}, "latency_ms": {"p50": 1.2, ...}}
+
+Metrics are fractions in 0..1 (tables may show them as percentages); ``groups`` holds
+the same metrics per subset (hop, category, ...); ``latency_ms`` per-query latency
+percentiles, overall and per group (``"1-hop.p95"``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skbsearch.atomic import atomic_write_bytes
+
+
+@dataclass
+class BenchmarkResult:
+    """A benchmark's numbers and how they were obtained."""
+
+    benchmark: str
+    config: dict[str, Any] = field(default_factory=dict)
+    metrics: dict[str, float] = field(default_factory=dict)
+    groups: dict[str, dict[str, float]] = field(default_factory=dict)
+    latency_ms: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return asdict(self)
+
+    def to_json(self, path: str | Path | None = None) -> str:
+        """The result as JSON text; also written (atomically) to ``path`` when given."""
+        text = json.dumps(self.to_dict(), indent=2, default=str)
+        if path is not None:
+            atomic_write_bytes(path, (text + "\n").encode("utf-8"))
+        return text
+
+    @classmethod
+    def from_json(cls, text_or_path: str | Path) -> BenchmarkResult:
+        """Read a result written by :meth:`to_json` (a path or the JSON text)."""
+        p = Path(text_or_path) if not str(text_or_path).lstrip().startswith("{") else None
+        data = json.loads(p.read_text(encoding="utf-8") if p is not None else str(text_or_path))
+        return cls(**{k: data.get(k, {}) for k in ("config", "metrics", "groups", "latency_ms")},
+                   benchmark=data["benchmark"])
+
+    def rows(self, percent: bool = True) -> list[dict[str, Any]]:
+        """One table row per group plus an ``all`` row (metrics as % when ``percent``)."""
+        scale = 100.0 if percent else 1.0
+        out = []
+        for name, values in [*self.groups.items(), ("all", self.metrics)]:
+            row: dict[str, Any] = {"group": name}
+            row.update({k: float(v) * scale for k, v in values.items()})
+            for q in ("p50", "p95"):
+                key = q if name == "all" else f"{name}.{q}"
+                if key in self.latency_ms:
+                    row[f"{q} ms"] = float(self.latency_ms[key])
+            out.append(row)
+        return out
+
+    def columns(self, percent: bool = True) -> list[dict[str, Any]]:
+        """The transposed table: one row per metric (and latency), one column per group."""
+        scale = 100.0 if percent else 1.0
+        groups = [*self.groups, "all"]
+        values = {**self.groups, "all": self.metrics}
+        names = list(dict.fromkeys(m for g in groups for m in values[g]))
+        out: list[dict[str, Any]] = []
+        for m in names:
+            row: dict[str, Any] = {"metric": m}
+            row.update({g: float(values[g][m]) * scale for g in groups if m in values[g]})
+            out.append(row)
+        for q in ("p50", "p95"):
+            row = {"metric": f"latency {q} (ms)"}
+            for g in groups:
+                key = q if g == "all" else f"{g}.{q}"
+                if key in self.latency_ms:
+                    row[g] = float(self.latency_ms[key])
+            if len(row) > 1:
+                out.append(row)
+        return out
+
+    def print(self, title: str | None = None) -> None:
+        """Print the result as a rich table: metrics (in %) by group, then latency (ms)."""
+        from skbsearch.cli.output import print_table
+
+        print_table(self.columns(), title=title or f"{self.benchmark}", floatfmt="{:.2f}",
+                    columns=["metric", *self.groups, "all"])

@@ -1,0 +1,71 @@
+"""`skb bench metaqa`: KGQA on MetaQA (graph-aware retrieval or the text-only baseline)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from skbsearch.cli.bench import bench_app
+from skbsearch.cli.output import console, handle_errors, print_json
+from skbsearch.errors import InputError
+
+
+def _parse_hops(text: str) -> tuple[int, ...]:
+    try:
+        hops = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise InputError(f"--hops must be a comma-separated list like 1,2,3, got {text!r}", field="hops") from None
+    if not hops:
+        raise InputError("--hops is empty; give e.g. 1,2,3", field="hops")
+    return hops
+
+
+@bench_app.command("metaqa")
+@handle_errors
+def metaqa(
+    data: Path = typer.Option(..., "--data", help="MetaQA folder: kb.tsv and {1,2,3}-hop/qa_*.txt."),
+    split: str = typer.Option("dev", "--split", help="dev (train on a hash half, score the other) or test."),
+    hops: str = typer.Option("1,2,3", "--hops", help="Hops to score, e.g. 1,2,3."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="At most N questions per hop."),
+    pipeline: str = typer.Option("graph", "--pipeline", help="graph (linking + relation paths) or text (BM25 baseline)."),
+    link: str = typer.Option("brackets", "--link", help="brackets (topic given) or ngram (brackets removed)."),
+    train_on: str = typer.Option("all", "--train-on", help="all: dev questions of every hop; hop: same hop only."),
+    cache: Path | None = typer.Option(None, "--cache", help="Cache dir (default $SKB_CACHE or ~/.cache/skbsearch)."),
+    json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
+) -> None:
+    """Score KGQA on MetaQA: Hits@1, Hit@k/Recall@20/MRR over answer nodes, the KB ceiling, latency."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from skbsearch.benchmarks.metaqa import run_metaqa
+
+    hop_list = _parse_hops(hops)
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(), console=console, transient=True, disable=quiet,
+    ) as bar:
+        tasks: dict[str, int] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        result = run_metaqa(
+            data, split=split, hops=hop_list, limit=limit, pipeline=pipeline, train_on=train_on,
+            cache_dir=cache, link_mode=link, progress=progress,
+        )
+    if json_out is not None and str(json_out) == "-":
+        print_json(result.to_dict())
+        return
+    if json_out is not None:
+        result.to_json(json_out)
+    if not quiet:
+        console.print(f"[bold]MetaQA[/] {pipeline} pipeline, data: {data}", highlight=False)
+        console.print(f"protocol: {result.config['protocol']}", highlight=False)
+        console.print(f"questions: {result.config['n_questions']}  "
+                      f"({result.config['seconds']} s)", highlight=False)
+        result.print(title=f"MetaQA {split} ({pipeline}, metrics in %, latency per question)")
+        if json_out is not None:
+            console.print(f"wrote {json_out}", highlight=False)

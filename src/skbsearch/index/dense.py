@@ -1,0 +1,416 @@
+"""Dense index: normalised float32 document embeddings searched by inner product.
+
+Backends: ``"numpy"`` (exact: matmul + argpartition over a memory-mapped matrix),
+``"faiss-flat"`` (exact, FAISS ``IndexFlatIP``) and ``"faiss-hnsw"`` (approximate, FAISS
+``IndexHNSWFlat``). A saved index is a directory (written atomically)::
+
+    manifest.json      kind, backend, encoder, model_id, dim, count, HNSW settings
+    doc_ids.json       document ids, row order
+    embeddings.npy     (count, dim) float32, loaded with np.load(mmap_mode="r")
+    node_index.npy     optional: SKB node index of each row (index of an SKB subset)
+    faiss.index        faiss-hnsw only (faiss.write_index); faiss-flat is rebuilt on load
+
+Nothing is pickled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, is_dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from skbsearch.atomic import atomic_dir
+from skbsearch.errors import IndexError_, InputError, MissingDependencyError
+from skbsearch.index.base import (
+    Manifest,
+    ProgressFn,
+    read_doc_ids,
+    read_manifest,
+    rebuild_hint,
+    write_doc_ids,
+    write_manifest,
+)
+
+BACKENDS = ("numpy", "faiss-flat", "faiss-hnsw")
+KIND = "dense"
+FORMAT_VERSION = 1
+#: Work budget of one exact matmul block (queries x documents scores).
+_BLOCK = 1 << 24
+
+Hits = tuple[np.ndarray, np.ndarray]  # (rows int64, scores float32), best first
+
+
+@dataclass
+class DocSource:
+    """Documents to index: ids, texts, optional SKB node indices and a provenance record."""
+
+    doc_ids: list[str]
+    texts: list[str]
+    node_index: np.ndarray | None = None
+    source: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_any(
+        cls, source: Any, renderer: Any = None, indices: Sequence[int] | np.ndarray | None = None
+    ) -> DocSource:
+        """From an SKB (rendered with ``renderer``) or a ``(doc_ids, texts)`` pair."""
+        from skbsearch.kb.store import SKB
+
+        if isinstance(source, SKB):
+            from skbsearch.documents import DocumentRenderer
+
+            renderer = renderer or DocumentRenderer()
+            idx = None if indices is None else np.asarray(indices, dtype=np.int64)
+            texts = renderer.render_many(source, idx)
+            ids = source.ids if idx is None else source.id_of(idx)
+            fields = getattr(renderer, "fields", None)
+            info = {"kind": "skb", "num_nodes": source.num_nodes,
+                    "path": str(Path(source.path).absolute()) if source.path else None,
+                    "fields": list(fields) if fields is not None else None,
+                    "add_rel": bool(getattr(renderer, "add_rel", False)),
+                    "max_per_relation": getattr(renderer, "max_per_relation", 10),
+                    "renderer": asdict(renderer) if is_dataclass(renderer) else repr(renderer)}
+            return cls(list(ids), texts, idx, info)
+        try:
+            doc_ids, texts = source
+        except (TypeError, ValueError):
+            raise InputError("documents must be an SKB or a (doc_ids, texts) pair",
+                             field="source") from None
+        doc_ids, texts = [str(d) for d in doc_ids], [str(t) for t in texts]
+        if len(doc_ids) != len(texts):
+            raise InputError(f"{len(doc_ids)} doc ids but {len(texts)} texts", field="texts")
+        seen: set[str] = set()
+        for n, d in enumerate(doc_ids, start=1):
+            if d in seen:
+                raise InputError(f"duplicate doc id {d!r}; ids must be unique", line=n, field="doc_id")
+            seen.add(d)
+        return cls(doc_ids, texts, None, {"kind": "texts"})
+
+
+def skb_renderer(fields: Sequence[str] | None = None, field_weights: Any = None,
+                 add_rel: bool = False, max_per_relation: int = 10) -> Any:
+    """The DocumentRenderer behind ``skb index --kind dense|multivector`` options."""
+    from skbsearch.documents import DocumentRenderer
+
+    if field_weights:
+        raise InputError("field weights apply to bm25 indexes only; a dense index embeds one "
+                         "rendered document per node", field="field_weights")
+    fields = [f.strip() for f in fields if f.strip()] if fields is not None else None
+    return DocumentRenderer(fields=fields, add_rel=add_rel, max_per_relation=max_per_relation)
+
+
+def normalize(x: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit L2 norm (zero rows stay zero), as C-contiguous float32."""
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    if x.ndim != 2:
+        raise InputError(f"embeddings must be a 2-d array, got shape {x.shape}", field="embeddings")
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return x / np.where(norms == 0, 1.0, norms).astype(np.float32)
+
+
+def top_k(scores: np.ndarray, k: int, rows: np.ndarray | None = None) -> Hits:
+    """The ``k`` best entries of a 1-d score array: ``(positions or rows[positions], scores)``.
+
+    Best first; ties broken by position (so results are deterministic).
+    """
+    n = len(scores)
+    k = max(0, min(k, n))
+    cand = np.argpartition(-scores, k - 1)[:k] if 0 < k < n else np.arange(k)
+    s = scores[cand]
+    order = np.lexsort((cand, -s))
+    cand = cand[order].astype(np.int64)
+    return (cand if rows is None else rows[cand]), s[order].astype(np.float32)
+
+
+def exact_topk(matrix: np.ndarray, queries: np.ndarray, k: int) -> list[Hits]:
+    """Exact top-``k`` rows of ``matrix`` by inner product for each query row."""
+    step = max(1, _BLOCK // max(matrix.shape[0], 1))
+    out: list[Hits] = []
+    for start in range(0, len(queries), step):
+        scores = queries[start : start + step] @ matrix.T
+        out.extend(top_k(row, k) for row in scores)
+    return out
+
+
+class DocRows:
+    """Row bookkeeping shared by indexes: doc ids, optional SKB node index per row."""
+
+    doc_ids: list[str]
+    node_index: np.ndarray | None
+
+    def __len__(self) -> int:
+        return len(self.doc_ids)
+
+    @property
+    def num_docs(self) -> int:
+        """Number of documents."""
+        return len(self.doc_ids)
+
+    def row_of(self, doc_id: str) -> int | None:
+        """Row of a doc id, or ``None`` if it is not indexed."""
+        if self.__dict__.get("_row_of") is None:
+            self._row_of = {d: i for i, d in enumerate(self.doc_ids)}
+        return self._row_of.get(doc_id)
+
+    def rows_for(self, nodes: np.ndarray | Sequence[int]) -> np.ndarray:
+        """Sorted rows of internal doc indices: SKB node indices if the index has a
+        ``node_index`` (nodes not indexed are dropped), else the rows themselves."""
+        a = np.unique(np.asarray(nodes, dtype=np.int64).ravel())
+        if self.node_index is None:
+            return self.check_rows(a)
+        if self.__dict__.get("_node_to_row") is None:
+            self._node_to_row = {int(n): i for i, n in enumerate(self.node_index)}
+        rows = [self._node_to_row[int(n)] for n in a if int(n) in self._node_to_row]
+        return np.array(sorted(rows), dtype=np.int64)
+
+    def check_rows(self, rows: np.ndarray | Sequence[int]) -> np.ndarray:
+        """``rows`` as sorted unique int64; out-of-range rows raise :class:`InputError`."""
+        a = np.unique(np.asarray(rows, dtype=np.int64).ravel())
+        if len(a) and (a[0] < 0 or a[-1] >= len(self)):
+            raise InputError(f"row out of range 0..{len(self) - 1} of this index", field="allowed")
+        return a
+
+
+def _faiss() -> Any:
+    try:
+        import faiss
+    except ImportError as e:
+        raise MissingDependencyError("faiss-cpu", "dense", "FAISS dense-index backends") from e
+    return faiss
+
+
+class DenseIndex(DocRows):
+    """Document embeddings with exact or FAISS search.
+
+    Args:
+        doc_ids: one id per row.
+        embeddings: ``(len(doc_ids), dim)``; normalised here unless ``normalized``.
+        backend: ``"numpy"``, ``"faiss-flat"`` or ``"faiss-hnsw"``.
+        encoder: the encoder name queries must be embedded with (e.g. ``"minilm"``).
+        model_id: the encoder's stable model id (checked by retrievers).
+        node_index: SKB node index of each row when only part of an SKB is indexed;
+            ``allowed`` filters then speak SKB node indices.
+        hnsw_m, ef_construction, ef_search: HNSW graph degree and beam widths.
+        exact_filter_max: with a filter of at most this many docs (or any backend but
+            HNSW), search the filtered rows exactly.
+    """
+
+    kind = KIND
+
+    def __init__(
+        self,
+        doc_ids: Sequence[str],
+        embeddings: np.ndarray,
+        *,
+        backend: str = "numpy",
+        encoder: str | None = None,
+        model_id: str | None = None,
+        node_index: np.ndarray | None = None,
+        normalized: bool = False,
+        hnsw_m: int = 32,
+        ef_construction: int = 200,
+        ef_search: int = 128,
+        exact_filter_max: int = 20_000,
+        source: dict[str, Any] | None = None,
+        faiss_index: Any = None,
+    ) -> None:
+        if backend not in BACKENDS:
+            raise InputError(f"unknown dense backend {backend!r}; use one of {BACKENDS}", field="backend")
+        self.doc_ids = [str(d) for d in doc_ids]
+        self.embeddings = embeddings if normalized else normalize(embeddings)
+        if self.embeddings.ndim != 2 or self.embeddings.shape[0] != len(self.doc_ids):
+            raise InputError(f"{len(self.doc_ids)} doc ids but embeddings of shape "
+                             f"{self.embeddings.shape}", field="embeddings")
+        self.backend, self.encoder, self.model_id = backend, encoder, model_id
+        self.node_index = None if node_index is None else np.asarray(node_index, dtype=np.int64)
+        self.hnsw_m, self.ef_construction, self.ef_search = hnsw_m, ef_construction, ef_search
+        self.exact_filter_max = exact_filter_max
+        self.source = dict(source or {})
+        self.path: Path | None = None
+        self._faiss_index: Any = faiss_index
+        if backend == "faiss-hnsw" and faiss_index is None:
+            self._faiss_index = self._build_faiss()
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def build(cls, source: Any, encoder: Any = "minilm", *, backend: str = "numpy",
+              renderer: Any = None, indices: Sequence[int] | np.ndarray | None = None,
+              cache: Any = None, batch_size: int = 64, progress: bool | ProgressFn = False,
+              **kwargs: Any) -> DenseIndex:
+        """Embed documents and index them.
+
+        Args:
+            source: an :class:`~skbsearch.kb.store.SKB` (rendered with ``renderer``, a
+                :class:`~skbsearch.documents.DocumentRenderer`) or ``(doc_ids, texts)``.
+            encoder: an encoder name/path (see :func:`skbsearch.encoders.load_encoder`)
+                or an :class:`~skbsearch.encoders.Encoder`.
+            indices: SKB node indices to index (default: all nodes).
+            cache: an :class:`~skbsearch.encoders.EmbeddingCache` or its directory.
+            progress: ``True`` for a rich progress bar, or a ``progress(stage, done,
+                total)`` callback.
+            kwargs: further :class:`DenseIndex` settings (``hnsw_m``, ``ef_search``...).
+        """
+        from skbsearch.encoders import encode_texts, load_encoder
+
+        docs = DocSource.from_any(source, renderer=renderer, indices=indices)
+        enc = load_encoder(encoder)
+        emb = encode_texts(enc, docs.texts, cache, batch_size=batch_size, progress=progress,
+                           description="embedding")
+        return cls(docs.doc_ids, emb, backend=backend, encoder=enc.name, model_id=enc.model_id,
+                   node_index=docs.node_index, normalized=True, source=docs.source, **kwargs)
+
+    @classmethod
+    def from_skb(cls, skb: Any, *, fields: Sequence[str] | None = None, field_weights: Any = None,
+                 add_rel: bool = False, max_per_relation: int = 10,
+                 progress: bool | ProgressFn = False, **params: Any) -> DenseIndex:
+        """Index every node of ``skb`` (the ``skb index --kind dense`` builder); ``params``
+        go to :meth:`build` (``encoder``, ``backend``, ``cache``, ``batch_size``...)."""
+        renderer = skb_renderer(fields, field_weights, add_rel, max_per_relation)
+        return cls.build(skb, renderer=renderer, progress=progress, **params)
+
+    def _build_faiss(self) -> Any:
+        faiss = _faiss()
+        d = self.dim
+        if self.backend == "faiss-flat":
+            index = faiss.IndexFlatIP(d)
+        else:
+            index = faiss.IndexHNSWFlat(d, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+            index.hnsw.efConstruction = self.ef_construction
+        if len(self):
+            index.add(np.ascontiguousarray(self.embeddings, dtype=np.float32))
+        return index
+
+    @property
+    def faiss_index(self) -> Any:
+        """The FAISS index (built on first use for ``faiss-flat``); ``None`` for numpy."""
+        if self.backend == "numpy":
+            return None
+        if self._faiss_index is None:
+            self._faiss_index = self._build_faiss()
+        return self._faiss_index
+
+    @property
+    def dim(self) -> int:
+        """Embedding dimension."""
+        return int(self.embeddings.shape[1])
+
+    # ------------------------------------------------------------------ search
+    def search(self, queries: np.ndarray, k: int,
+               allowed: np.ndarray | Sequence[int] | None = None) -> list[Hits]:
+        """Top-``k`` ``(rows, scores)`` per query vector, best first.
+
+        With ``allowed`` (rows of this index; see :meth:`rows_for` for SKB node indices)
+        only those docs are returned, fewer than ``k`` if fewer are allowed.
+        """
+        q = normalize(np.atleast_2d(queries))
+        if q.shape[1] != self.dim:
+            raise InputError(f"query vectors have dim {q.shape[1]}, index has {self.dim}", field="dim")
+        if k <= 0 or len(self) == 0:
+            return [(np.zeros(0, np.int64), np.zeros(0, np.float32)) for _ in range(len(q))]
+        if allowed is not None:
+            return self._search_filtered(q, k, self.check_rows(allowed))
+        if self.backend == "numpy":
+            return exact_topk(self.embeddings, q, k)
+        return self._faiss_search(q, min(k, len(self)))
+
+    def _faiss_search(self, q: np.ndarray, k: int, rows: np.ndarray | None = None) -> list[Hits]:
+        faiss = _faiss()
+        params = None
+        sel = faiss.IDSelectorBatch(rows) if rows is not None else None
+        if self.backend == "faiss-hnsw":
+            params = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, k))
+            if sel is not None:
+                params.sel = sel
+        elif sel is not None:
+            params = faiss.SearchParameters(sel=sel)
+        scores, idx = self.faiss_index.search(q, k, params=params)
+        return [(i[i >= 0].astype(np.int64), s[i >= 0].astype(np.float32))
+                for s, i in zip(scores, idx, strict=True)]
+
+    def _search_filtered(self, q: np.ndarray, k: int, rows: np.ndarray) -> list[Hits]:
+        want = min(k, len(rows))
+        if want == 0:
+            return [(np.zeros(0, np.int64), np.zeros(0, np.float32)) for _ in range(len(q))]
+        if self.backend != "faiss-hnsw" or len(rows) <= self.exact_filter_max:
+            sub = np.asarray(self.embeddings[rows], dtype=np.float32)
+            return [(rows[r], s) for r, s in exact_topk(sub, q, want)]
+        hits = self._faiss_search(q, want, rows)
+        short = [j for j, (r, _) in enumerate(hits) if len(r) < want]
+        if short:  # HNSW missed some filtered docs: answer those queries exactly
+            sub = np.asarray(self.embeddings[rows], dtype=np.float32)
+            for j, (r, s) in zip(short, exact_topk(sub, q[short], want), strict=True):
+                hits[j] = (rows[r], s)
+        return hits
+
+    def score(self, queries: np.ndarray, rows: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Inner products of each query with its own candidate ``rows`` (re-scoring)."""
+        q = normalize(np.atleast_2d(queries))
+        return [np.asarray(self.embeddings[np.asarray(r, dtype=np.int64)], dtype=np.float32) @ qi
+                for qi, r in zip(q, rows, strict=True)]
+
+    # ------------------------------------------------------------------ persistence
+    @property
+    def params(self) -> dict[str, Any]:
+        """Build settings, as recorded in the manifest."""
+        return {"backend": self.backend, "encoder": self.encoder, "model_id": self.model_id,
+                "dim": self.dim, "hnsw_m": self.hnsw_m, "ef_search": self.ef_search,
+                "ef_construction": self.ef_construction, "exact_filter_max": self.exact_filter_max}
+
+    def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
+        """Write the index directory atomically (see the module docstring)."""
+        path = Path(path)
+        with atomic_dir(path, overwrite=overwrite) as tmp:
+            np.save(tmp / "embeddings.npy", np.ascontiguousarray(self.embeddings, dtype=np.float32))
+            write_doc_ids(tmp, self.doc_ids)
+            if self.node_index is not None:
+                np.save(tmp / "node_index.npy", self.node_index)
+            if self.backend == "faiss-hnsw":
+                _faiss().write_index(self.faiss_index, str(tmp / "faiss.index"))
+            write_manifest(tmp, Manifest(KIND, FORMAT_VERSION, len(self), self.params, self.source))
+        self.path = path
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path, *, mmap: bool = True) -> DenseIndex:
+        """Open a saved index; ``embeddings.npy`` is memory-mapped unless ``mmap=False``."""
+        path = Path(path)
+        man = read_manifest(path, KIND, FORMAT_VERSION)
+        p = man.params
+        doc_ids = read_doc_ids(path, man.num_docs, KIND)
+        emb = load_npy(path / "embeddings.npy", mmap)
+        if emb.ndim != 2 or emb.shape != (man.num_docs, p.get("dim", emb.shape[-1])):
+            raise IndexError_(f"{path / 'embeddings.npy'}: shape {emb.shape} does not match "
+                              f"the manifest; {rebuild_hint(KIND)}")
+        node_file = path / "node_index.npy"
+        node_index = load_npy(node_file, False) if node_file.is_file() else None
+        faiss_index = None
+        if p.get("backend") == "faiss-hnsw":
+            try:
+                faiss_index = _faiss().read_index(str(path / "faiss.index"))
+            except RuntimeError as e:
+                raise IndexError_(f"{path / 'faiss.index'}: unreadable ({e}); "
+                                  f"{rebuild_hint(KIND)}") from None
+        settings = {k: p[k] for k in ("hnsw_m", "ef_construction", "ef_search",
+                                      "exact_filter_max") if k in p}
+        index = cls(doc_ids, emb, backend=p.get("backend", "numpy"), encoder=p.get("encoder"),
+                    model_id=p.get("model_id"), node_index=node_index, normalized=True,
+                    source=man.source, faiss_index=faiss_index, **settings)
+        index.path = path
+        return index
+
+    def __repr__(self) -> str:
+        return (f"DenseIndex({len(self)} docs, dim={self.dim}, backend={self.backend!r}, "
+                f"encoder={self.encoder!r})")
+
+
+def load_npy(path: Path, mmap: bool, kind: str = KIND) -> np.ndarray:
+    """``np.load`` without pickle (memory-mapped if asked); problems raise IndexError_."""
+    try:
+        return np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
+    except FileNotFoundError:
+        raise IndexError_(f"{path} is missing; {rebuild_hint(kind)}") from None
+    except (OSError, ValueError) as e:
+        raise IndexError_(f"{path}: unreadable ({e}); {rebuild_hint(kind)}") from None

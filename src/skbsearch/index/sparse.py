@@ -1,0 +1,337 @@
+"""BM25 index (bm25s): tokenised with stopwords and optional stemming, memory-mapped on load.
+
+**Multi-field documents.** A document may have several fields (title, description, ...)
+with weights. Each field gets its *own* BM25 statistics (document frequencies and average
+length per field, over one shared vocabulary), and the score of a document is the weighted
+sum of its per-field BM25 scores::
+
+    score(q, d) = sum_f w_f * BM25_f(q, d) = sum_{t in q} sum_f w_f * S_f[d, t]
+
+Because the sum is linear, the per-field score matrices are summed once at build time into
+one sparse matrix ``M = sum_f w_f S_f``: querying costs the same as a single-field index
+and bm25s's own retrieval code (numba or numpy) runs on it unchanged. Repeating a field's
+text ``w`` times instead would distort its length normalisation and document frequencies,
+and only allows integer weights. With no fields given, a node's whole rendered document
+(:class:`skbsearch.documents.DocumentRenderer`) is the single field ``document``.
+
+The directory is a valid bm25s index too (``bm25s.BM25.load(path)`` opens it), plus
+``manifest.json``, ``doc_ids.json`` and the tokenizer's vocabulary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import bm25s
+import numpy as np
+import scipy.sparse as sp
+from bm25s.tokenization import Tokenizer
+
+from skbsearch.atomic import atomic_dir
+from skbsearch.errors import IndexError_, InputError
+from skbsearch.index import base
+from skbsearch.index.base import Manifest, ProgressFn, no_progress
+
+KIND = "bm25"
+FORMAT_VERSION = 1
+METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
+_NONOCC_METHODS = ("bm25l", "bm25+")
+_STOPWORDS_FILE = "stopwords.tokenizer.json"
+
+
+def make_stemmer(name: str | None) -> Any:
+    """A PyStemmer stemmer for ``name`` (``english``, ``french``...); ``None``/``none``: no stemming."""
+    if name is None or str(name).lower() in ("", "none", "no", "off"):
+        return None
+    import Stemmer
+
+    try:
+        return Stemmer.Stemmer(str(name).lower())
+    except KeyError:
+        langs = ", ".join(Stemmer.algorithms())
+        raise InputError(f"unknown stemmer language {name!r}; use one of: {langs}, or 'none'",
+                         field="stemmer") from None
+
+
+def _make_tokenizer(stemmer: str | None, stopwords: str | Sequence[str] | None) -> Tokenizer:
+    sw = list(stopwords) if stopwords is not None and not isinstance(stopwords, str) else stopwords
+    return Tokenizer(lower=True, stopwords=sw, stemmer=make_stemmer(stemmer))
+
+
+class BM25Index:
+    """A BM25 index over documents with external string ids.
+
+    Build with :meth:`build`, :meth:`from_texts` or :meth:`from_skb`; :meth:`save` to a
+    directory and :meth:`load` it back (arrays memory-mapped).
+    """
+
+    def __init__(
+        self,
+        bm25: bm25s.BM25,
+        tokenizer: Tokenizer,
+        doc_ids: Sequence[str],
+        params: dict[str, Any],
+        source: dict[str, Any] | None = None,
+        path: Path | None = None,
+    ) -> None:
+        self.bm25 = bm25
+        self.tokenizer = tokenizer
+        self.doc_ids = list(doc_ids)
+        self.params = dict(params)
+        self.source = dict(source or {})
+        self.path = path
+        # bm25l / bm25+ add a per-term constant to every document; keep it aside so that
+        # "matches the query" stays "has a positive sparse score" and add it back after.
+        self.nonoccurrence = bm25.nonoccurrence_array
+        bm25.nonoccurrence_array = None
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def build(
+        cls,
+        fields: Mapping[str, Sequence[str]] | Sequence[str],
+        doc_ids: Sequence[str],
+        *,
+        field_weights: Mapping[str, float] | None = None,
+        k1: float = 1.5,
+        b: float = 0.75,
+        method: str = "lucene",
+        delta: float = 0.5,
+        stemmer: str | None = "english",
+        stopwords: str | Sequence[str] | None = "en",
+        source: dict[str, Any] | None = None,
+        progress: ProgressFn = no_progress,
+    ) -> BM25Index:
+        """Index documents given as one text per doc, or as ``{field: texts}`` (one per doc).
+
+        Args:
+            fields: the texts; with a mapping, every field must have ``len(doc_ids)`` texts
+                (``None`` or ``""`` where a document lacks the field).
+            doc_ids: unique external ids, one per document.
+            field_weights: weight per field (default 1.0 each; must be >= 0).
+            k1, b, method, delta: BM25 parameters (``method`` in :data:`METHODS`).
+            stemmer: PyStemmer language or ``None``; stopwords: ``"en"``, a list or ``None``.
+            source: where the documents came from (recorded in the manifest).
+            progress: ``progress(stage, done, total)`` callback.
+        """
+        parts = {"document": fields} if not isinstance(fields, Mapping) else dict(fields)
+        weights = {f: 1.0 for f in parts}
+        for f, w in (field_weights or {}).items():
+            if f not in parts:
+                raise InputError(f"weight given for unknown field {f!r}; fields are {list(parts)}",
+                                 field="field_weights")
+            if not w >= 0:
+                raise InputError(f"weight of {f!r} must be >= 0, got {w}", field="field_weights")
+            weights[f] = float(w)
+        if method not in METHODS:
+            raise InputError(f"unknown BM25 method {method!r}; use one of {METHODS}", field="method")
+        if not k1 >= 0 or not 0 <= b <= 1:
+            raise InputError(f"need k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}", field="k1/b")
+        n = len(doc_ids)
+        if len(set(doc_ids)) != n:
+            raise InputError("document ids are not unique", field="doc_id")
+        for f, texts in parts.items():
+            if len(texts) != n:
+                raise InputError(f"{len(texts)} texts for {n} documents", field=f)
+
+        tokenizer = _make_tokenizer(stemmer, stopwords)
+        tokens: dict[str, list[list[int]]] = {}
+        for f, texts in parts.items():
+            out: list[list[int]] = []
+            stream = tokenizer.streaming_tokenize((t or "" for t in texts), update_vocab=True,
+                                                  allow_empty=False)
+            for i, ids in enumerate(stream, start=1):
+                out.append(ids)
+                if i % 20000 == 0:
+                    progress(f"tokenize {f}", i, n)
+            progress(f"tokenize {f}", n, n)
+            tokens[f] = out
+        vocab = {str(k): int(v) for k, v in tokenizer.get_vocab_dict().items()}
+        n_vocab = max(len(vocab), 1)
+
+        matrix = sp.csc_matrix((n, n_vocab), dtype=np.float32)
+        nonocc = np.zeros(n_vocab, dtype=np.float32) if method in _NONOCC_METHODS else None
+        for f, ids in tokens.items():
+            progress(f"score {f}", 0, 1)
+            if weights[f] == 0 or not any(ids):
+                continue
+            part = bm25s.BM25(k1=k1, b=b, delta=delta, method=method, csc_backend="scipy")
+            s = part.build_index_from_ids(list(range(n_vocab)), ids, show_progress=False)
+            m = sp.csc_matrix((s["data"], s["indices"], s["indptr"]), shape=(n, n_vocab))
+            matrix = matrix + np.float32(weights[f]) * m.astype(np.float32)
+            if nonocc is not None and part.nonoccurrence_array is not None:
+                nonocc += np.float32(weights[f]) * part.nonoccurrence_array
+            progress(f"score {f}", 1, 1)
+        matrix = sp.csc_matrix(matrix, dtype=np.float32)
+        matrix.sum_duplicates()
+        matrix.eliminate_zeros()
+        matrix.sort_indices()
+
+        bm = bm25s.BM25(k1=k1, b=b, delta=delta, method=method, backend="numpy")
+        bm.scores = {
+            "data": matrix.data.astype(np.float32),
+            "indices": matrix.indices.astype(np.int32),
+            # int64 like bm25s's own builder: numba's scoring loop is ~10% slower on int32
+            "indptr": matrix.indptr.astype(np.int64),
+            "num_docs": n,
+        }
+        bm.vocab_dict = vocab
+        bm.unique_token_ids_set = set(vocab.values())
+        bm.nonoccurrence_array = nonocc
+        params = {
+            "k1": k1, "b": b, "method": method, "delta": delta, "stemmer": stemmer,
+            "stopwords": stopwords if stopwords is None or isinstance(stopwords, str)
+            else list(stopwords),
+            "fields": list(parts), "field_weights": weights,
+        }
+        return cls(bm, tokenizer, [str(d) for d in doc_ids], params, source)
+
+    @classmethod
+    def from_texts(cls, docs: Iterable[tuple[str, str]], **params: Any) -> BM25Index:
+        """Index ``(doc_id, text)`` pairs; ``params`` as for :meth:`build`."""
+        pairs = list(docs)
+        return cls.build([t for _, t in pairs], [d for d, _ in pairs],
+                         source=params.pop("source", {"kind": "texts"}), **params)
+
+    @classmethod
+    def from_skb(
+        cls,
+        skb: Any,
+        *,
+        fields: Sequence[str] | None = None,
+        field_weights: Mapping[str, float] | None = None,
+        add_rel: bool = False,
+        max_per_relation: int = 10,
+        progress: ProgressFn = no_progress,
+        **params: Any,
+    ) -> BM25Index:
+        """Index every node of an SKB.
+
+        Args:
+            skb: the :class:`skbsearch.kb.SKB`.
+            fields: node columns to index as separate weighted fields (``name`` allowed);
+                ``None``: one field ``document``, the node rendered by ``DocumentRenderer``.
+            field_weights: per-field weights (``relations`` names the relation field).
+            add_rel: add the node's relations (names of related nodes): into the rendered
+                document, or, with ``fields``, as an extra field ``relations``.
+            params: BM25 parameters, as for :meth:`build`.
+        """
+        from skbsearch.documents import DocumentRenderer
+
+        n = skb.num_nodes
+        progress("render", 0, n)
+        if fields is None:
+            renderer = DocumentRenderer(add_rel=add_rel, max_per_relation=max_per_relation)
+            parts: dict[str, Sequence[str]] = {"document": renderer.render_many(skb)}
+        else:
+            fields = [f.strip() for f in fields if f.strip()]
+            if not fields:
+                raise InputError("no fields given", field="fields")
+            parts = {f: skb.column(f) for f in fields}
+            if add_rel:
+                rel = DocumentRenderer(fields=[], add_rel=True, include_type=False,
+                                       max_per_relation=max_per_relation).render_many(skb)
+                parts["relations"] = [d.partition("\n")[2] for d in rel]  # drop the name line
+        progress("render", n, n)
+        source = {
+            "kind": "skb",
+            "path": str(Path(skb.path).absolute()) if getattr(skb, "path", None) else None,
+            "num_nodes": n,
+            "fields": list(fields) if fields is not None else None,
+            "add_rel": add_rel,
+            "max_per_relation": max_per_relation,
+        }
+        return cls.build(parts, skb.ids, field_weights=field_weights, source=source,
+                         progress=progress, **params)
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
+        """Write the index directory atomically; returns its path."""
+        path = Path(path)
+        with atomic_dir(path, overwrite=overwrite) as tmp:
+            self.bm25.nonoccurrence_array = self.nonoccurrence
+            try:
+                self.bm25.save(tmp, show_progress=False)
+            finally:
+                self.bm25.nonoccurrence_array = None
+            self.tokenizer.save_vocab(tmp)
+            self.tokenizer.save_stopwords(tmp, _STOPWORDS_FILE)
+            base.write_doc_ids(tmp, self.doc_ids)
+            base.write_manifest(tmp, Manifest(KIND, FORMAT_VERSION, self.num_docs,
+                                              self.params, self.source))
+        self.path = path
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path, *, mmap: bool = True) -> BM25Index:
+        """Open a saved index; score arrays are memory-mapped unless ``mmap=False``."""
+        path = Path(path)
+        m = base.read_manifest(path, kind=KIND, version=FORMAT_VERSION)
+        doc_ids = base.read_doc_ids(path, m.num_docs, KIND)
+        try:
+            bm = bm25s.BM25.load(path, mmap=mmap, load_corpus=False, show_progress=False,
+                                 backend="numpy")
+            tokenizer = _make_tokenizer(m.params.get("stemmer"), None)
+            tokenizer.load_vocab(path)
+            tokenizer.load_stopwords(path, _STOPWORDS_FILE)
+        except (OSError, ValueError, KeyError) as e:
+            raise IndexError_(f"{path}: damaged bm25 index ({e}); {base.rebuild_hint(KIND)}") from None
+        if bm.scores.get("num_docs") != m.num_docs:
+            raise IndexError_(f"{path}: bm25s params say {bm.scores.get('num_docs')} documents, "
+                              f"manifest says {m.num_docs}; {base.rebuild_hint(KIND)}")
+        return cls(bm, tokenizer, doc_ids, m.params, m.source, path)
+
+    # ------------------------------------------------------------------ accessors
+    @property
+    def num_docs(self) -> int:
+        """Number of indexed documents."""
+        return len(self.doc_ids)
+
+    @cached_property
+    def ids_array(self) -> np.ndarray:
+        """Doc ids as a numpy object array (for fancy indexing)."""
+        return np.array(self.doc_ids, dtype=object)
+
+    @cached_property
+    def position(self) -> dict[str, int]:
+        """Doc id -> row in the index."""
+        return {d: i for i, d in enumerate(self.doc_ids)}
+
+    def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
+        """Token ids of query texts (unknown words and stopwords dropped; may be empty)."""
+        return list(self.tokenizer.streaming_tokenize(texts, update_vocab=False, allow_empty=False))
+
+    def constant(self, token_ids: Sequence[int]) -> float:
+        """The score every document gets for these tokens (non-zero only for bm25l/bm25+)."""
+        if self.nonoccurrence is None or not len(token_ids):
+            return 0.0
+        return float(self.nonoccurrence[np.asarray(token_ids, dtype=np.int64)].sum())
+
+    def score_docs(self, token_ids: Sequence[int], rows: np.ndarray) -> np.ndarray:
+        """Sparse (matched-term) BM25 scores of the given document rows, without touching others.
+
+        Cost is ``O(len(rows) * log df)`` per query term: each term's postings are sorted by
+        document, so the rows are binary-searched in them.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        out = np.zeros(len(rows), dtype=np.float32)
+        sc = self.bm25.scores
+        indptr, indices, data = sc["indptr"], sc["indices"], sc["data"]
+        for t in token_ids:
+            a, b = int(indptr[t]), int(indptr[t + 1])
+            if a == b:
+                continue
+            post = indices[a:b]
+            pos = np.searchsorted(post, rows)
+            pos_c = np.minimum(pos, b - a - 1)
+            hit = post[pos_c] == rows
+            out[hit] += data[a:b][pos_c[hit]]
+        return out
+
+    def __repr__(self) -> str:
+        p = self.params
+        return (f"BM25Index({self.num_docs} docs, method={p.get('method')}, k1={p.get('k1')}, "
+                f"b={p.get('b')}, fields={p.get('field_weights')})")

@@ -1,0 +1,291 @@
+"""G-RAG re-ranking stage: features of a query's candidates and the GNN that scores them.
+
+For each query the candidates of the Run become a document graph
+(:mod:`skbsearch.rerank.docgraph`); node features are ``Encode(document ⊕ aᵢ)`` (Eq. 2),
+aᵢ the concepts on the shortest paths from ``question`` in the pair's semantic graph
+(:mod:`skbsearch.semgraph.paths`); the question is encoded alike (Eq. 10). Semantic graphs
+come from user-supplied AMR (``amr={(qid, docid): ConceptGraph}``, see
+:mod:`skbsearch.semgraph.penman_input`) or the built-in spaCy parser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from skbsearch.errors import InputError
+from skbsearch.pipeline import StageBase
+from skbsearch.rerank.docgraph import build_document_graph
+from skbsearch.rerank.gnn_models import GNNScorer, load_model, torch_threads
+from skbsearch.semgraph.depparse import DEFAULT_SPACY_MODEL, DependencyParser
+from skbsearch.semgraph.graph import ConceptGraph
+from skbsearch.semgraph.paths import path_text
+from skbsearch.types import Qrels, Query, Run
+
+DocText = Callable[[str], str] | Mapping[str, str]
+
+
+def resolve_doc_text(doc_text: DocText) -> Callable[[str], str]:
+    """A ``doc_id -> text`` function from a function or a mapping (InputError if missing)."""
+    if isinstance(doc_text, Mapping):
+        mapping = doc_text
+
+        def lookup(doc_id: str) -> str:
+            try:
+                return str(mapping[doc_id])
+            except KeyError:
+                raise InputError(
+                    f"no text for document {doc_id!r}; the doc_text mapping must cover every "
+                    "candidate of the run",
+                    field="doc_text",
+                ) from None
+
+        return lookup
+    return doc_text
+
+
+@dataclass
+class QueryGraph:
+    """The model input of one query: candidates, node features and document graph."""
+
+    query_id: str
+    doc_ids: list[str]
+    x: Tensor  # (n, d) node features
+    y: Tensor  # (d,) question embedding
+    edge_index: Tensor  # (2, E) int64
+    edge_attr: Tensor  # (E, 2) float32
+    first_stage: Tensor  # (n,) first-stage scores
+    labels: Tensor | None = None  # (n,) graded relevance, when qrels are given
+
+
+class GraphFeaturizer:
+    """Builds :class:`QueryGraph` inputs: semantic graphs, path texts, embeddings.
+
+    Args:
+        encoder: an encoder name for :func:`skbsearch.encoders.load_encoder` (default
+            ``"minilm"``) or an ``Encoder``.
+        parser: the built-in parser to use when no AMR is given for a pair.
+        amr: user-supplied semantic graphs ``{(qid, docid): ConceptGraph}``; pairs found
+            here are not parsed.
+        use_paths: append the path text aᵢ to each document (Eq. 2); ``False`` gives
+            Eq. 1 (document text only).
+        labelled_edges: match edges with their relation when counting common edges.
+        embedding_cache: directory of the embedding cache (``None``: no disk cache).
+        progress: show progress bars.
+    """
+
+    def __init__(
+        self,
+        encoder: Any = "minilm",
+        parser: DependencyParser | None = None,
+        *,
+        amr: Mapping[tuple[str, str], ConceptGraph] | None = None,
+        use_paths: bool = True,
+        labelled_edges: bool = True,
+        embedding_cache: str | Path | None = None,
+        progress: bool = False,
+    ) -> None:
+        self.encoder_name = encoder
+        self._encoder: Any = None
+        self.parser = parser or DependencyParser()
+        self.amr = amr or {}
+        self.use_paths = use_paths
+        self.labelled_edges = labelled_edges
+        self.embedding_cache = embedding_cache
+        self.progress = progress
+
+    @property
+    def encoder(self) -> Any:
+        """The text encoder (loaded on first use)."""
+        if self._encoder is None:
+            from skbsearch.encoders import load_encoder
+
+            self._encoder = load_encoder(self.encoder_name)
+        return self._encoder
+
+    def settings(self) -> dict[str, Any]:
+        """Feature settings saved with a model, so inference builds the same features."""
+        name = self.encoder_name if isinstance(self.encoder_name, str) else self.encoder.name
+        return {
+            "encoder": name,
+            "use_paths": self.use_paths,
+            "labelled_edges": self.labelled_edges,
+            "spacy_model": self.parser.model,
+        }
+
+    def _encode(self, texts: list[str], what: str) -> np.ndarray:
+        from skbsearch.encoders import encode_texts
+
+        return encode_texts(
+            self.encoder,
+            texts,
+            self.embedding_cache,
+            batch_size=32,
+            progress=self.progress,
+            description=what,
+        )
+
+    def semantic_graphs(self, pairs: Sequence[tuple[str, str, str, str]]) -> list[ConceptGraph]:
+        """Concept graphs for ``(qid, docid, question, document)`` tuples (AMR first)."""
+        out: list[ConceptGraph | None] = [self.amr.get((q, d)) for q, d, _, _ in pairs]
+        todo = [i for i, g in enumerate(out) if g is None]
+        if todo:
+            texts = [(pairs[i][2], pairs[i][3]) for i in todo]
+            if self.progress:
+                from rich.progress import Progress
+
+                with Progress(transient=True) as bar:
+                    task = bar.add_task("parsing", total=len(texts))
+                    parsed = self.parser.parse_many(texts, progress=lambda k: bar.advance(task, k))
+            else:
+                parsed = self.parser.parse_many(texts)
+            for i, g in zip(todo, parsed, strict=True):
+                out[i] = g
+        return out  # type: ignore[return-value]
+
+    def featurize(
+        self,
+        queries: Sequence[Query],
+        run: Run,
+        doc_text: DocText,
+        qrels: Qrels | None = None,
+        k: int | None = None,
+    ) -> list[QueryGraph]:
+        """Features of every query's candidates (its top ``k``, or all, in run order)."""
+        text_of = resolve_doc_text(doc_text)
+        per_query: list[tuple[Query, list[tuple[str, float]]]] = []
+        pairs: list[tuple[str, str, str, str]] = []
+        for q in queries:
+            ranked = run.ranked(q.id)
+            ranked = ranked[:k] if k is not None else ranked
+            per_query.append((q, ranked))
+            pairs.extend((q.id, d, q.text, text_of(d)) for d, _ in ranked)
+        graphs = self.semantic_graphs(pairs)
+        docs = [p[3] for p in pairs]
+        if self.use_paths:
+            node_texts = [f"{d} {path_text(g)}".strip() for d, g in zip(docs, graphs, strict=True)]
+        else:
+            node_texts = docs
+        x_all = self._encode(node_texts, "encoding documents")
+        y_all = self._encode([q.text for q in queries], "encoding questions")
+        out, start = [], 0
+        for qi, (q, ranked) in enumerate(per_query):
+            n = len(ranked)
+            dg = build_document_graph(graphs[start : start + n], labelled_edges=self.labelled_edges)
+            labels = None
+            if qrels is not None:
+                grades = qrels.get(q.id, {})
+                labels = torch.tensor([grades.get(d, 0) for d, _ in ranked], dtype=torch.float32)
+            out.append(
+                QueryGraph(
+                    query_id=q.id,
+                    doc_ids=[d for d, _ in ranked],
+                    x=torch.from_numpy(x_all[start : start + n].copy()),
+                    y=torch.from_numpy(y_all[qi].copy()),
+                    edge_index=torch.from_numpy(dg.edge_index),
+                    edge_attr=torch.from_numpy(dg.edge_attr),
+                    first_stage=torch.tensor([s for _, s in ranked], dtype=torch.float32),
+                    labels=labels,
+                )
+            )
+            start += n
+        return out
+
+
+@torch.no_grad()
+def score_graphs(model: GNNScorer, graphs: Sequence[QueryGraph]) -> list[Tensor]:
+    """Scores of each query's candidates with ``model`` in eval mode (no gradients)."""
+    was_training = model.training
+    model.eval()
+    try:
+        with torch_threads(1):
+            return [model(g.x, g.edge_index, g.edge_attr, g.y) for g in graphs]
+    finally:
+        model.train(was_training)
+
+
+def graphs_to_run(graphs: Sequence[QueryGraph], scores: Sequence[Tensor], name: str = "gnn") -> Run:
+    """A Run from per-query candidate scores."""
+    return Run(
+        {
+            g.query_id: dict(zip(g.doc_ids, s.tolist(), strict=True))
+            for g, s in zip(graphs, scores, strict=True)
+        },
+        name=name,
+    )
+
+
+class GNNReranker(StageBase):
+    """Re-scores each query's candidates with a trained G-RAG GNN.
+
+    Args:
+        model: the trained :class:`GNNScorer`.
+        doc_text: ``doc_id -> text`` (function or mapping) for the candidates.
+        featurizer: builds the features (must match the model's training settings).
+        k: re-rank only the top ``k`` candidates; the rest keep their order below them.
+    """
+
+    def __init__(
+        self,
+        model: GNNScorer,
+        doc_text: DocText,
+        featurizer: GraphFeaturizer | None = None,
+        *,
+        k: int | None = None,
+    ) -> None:
+        self.model = model.eval()
+        self.doc_text = doc_text
+        self.featurizer = featurizer or GraphFeaturizer()
+        self.k = k
+
+    @classmethod
+    def load(
+        cls,
+        directory: str | Path,
+        doc_text: DocText,
+        *,
+        amr: Mapping[tuple[str, str], ConceptGraph] | None = None,
+        embedding_cache: str | Path | None = None,
+        parse_cache: str | Path | None = None,
+        k: int | None = None,
+        progress: bool = False,
+    ) -> GNNReranker:
+        """A re-ranker from a model directory written by training (features as trained)."""
+        model, extra = load_model(directory)
+        parser = DependencyParser(
+            extra.get("spacy_model", DEFAULT_SPACY_MODEL), cache_dir=parse_cache
+        )
+        featurizer = GraphFeaturizer(
+            extra.get("encoder", "minilm"),
+            parser,
+            amr=amr,
+            use_paths=bool(extra.get("use_paths", True)),
+            labelled_edges=bool(extra.get("labelled_edges", True)),
+            embedding_cache=embedding_cache,
+            progress=progress,
+        )
+        return cls(model, doc_text, featurizer, k=k)
+
+    def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
+        """Re-score the candidates of ``run`` for ``queries``."""
+        if run is None:
+            raise ValueError("GNNReranker needs a run of candidates from a previous stage")
+        queries = [q for q in queries if run.get(q.id)]
+        graphs = self.featurizer.featurize(queries, run, self.doc_text, k=self.k)
+        out = graphs_to_run(graphs, score_graphs(self.model, graphs), name="gnn")
+        if self.k is not None:  # keep candidates past k, in order, below the re-ranked ones
+            for q in queries:
+                scores = out[q.id]
+                floor = min(scores.values(), default=0.0)
+                for j, (d, _) in enumerate(run.ranked(q.id)[self.k :], start=1):
+                    scores[d] = floor - j
+        return out
+
+    def __repr__(self) -> str:
+        return f"GNNReranker({self.model.config.kind}, k={self.k})"

@@ -1,0 +1,191 @@
+"""Hybrid retrieval: fuse the Runs of several stages.
+
+- Reciprocal rank fusion (Cormack, Clarke & Buettcher, SIGIR 2009)::
+
+      rrf(d) = sum_i w_i / (k + rank_i(d))      (rank 1-based; k = 60)
+
+  summed over the runs that rank ``d`` (within their top ``depth`` if given).
+- Weighted score fusion::
+
+      wsum(d) = sum_i w_i * norm_i(s_i(d))
+
+  with each run's scores normalised per query: ``"minmax"`` to [0, 1] (all 1 when every
+  score is equal), ``"zscore"`` to mean 0 and unit (population) standard deviation (all 0
+  when every score is equal), or ``"none"``. A document that a run did not return gets that
+  run's lowest normalised score for the query (0 under min-max), as it ranked below them.
+
+Ranks within a run follow :meth:`Run.ranked` (score descending, its tie-breaking by doc id).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from skbsearch.errors import InputError
+from skbsearch.pipeline import Stage, StageBase
+from skbsearch.types import Query, Run
+
+NORMS = ("minmax", "zscore", "none")
+
+
+def _weights(weights: Sequence[float] | None, n: int) -> list[float]:
+    if weights is None:
+        return [1.0] * n
+    w = [float(x) for x in weights]
+    if len(w) != n:
+        raise InputError(f"{len(w)} weights for {n} runs; give one weight per run", field="weights")
+    if not all(math.isfinite(x) for x in w):
+        raise InputError("weights must be finite numbers", field="weights")
+    return w
+
+
+def _query_ids(runs: Sequence[Run]) -> list[str]:
+    seen: dict[str, None] = {}
+    for r in runs:
+        seen.update(dict.fromkeys(r))
+    return list(seen)
+
+
+def rrf(
+    runs: Sequence[Run],
+    k: int = 60,
+    weights: Sequence[float] | None = None,
+    depth: int | None = None,
+    name: str = "rrf",
+) -> Run:
+    """Reciprocal rank fusion of ``runs`` (see the module docstring).
+
+    Args:
+        runs: the Runs to fuse.
+        k: the RRF constant (60 in the original paper); must be >= 0.
+        weights: one weight per run (default: all 1).
+        depth: only each run's top ``depth`` candidates count (default: all).
+        name: the fused Run's name.
+    """
+    if k < 0:
+        raise InputError("the RRF constant k must be >= 0", field="k")
+    w = _weights(weights, len(runs))
+    out = Run(name=name)
+    for qid in _query_ids(runs):
+        fused: dict[str, float] = {}
+        for run, wi in zip(runs, w, strict=True):
+            ranked = run.ranked(qid)
+            for rank, (doc, _) in enumerate(ranked[:depth] if depth else ranked, start=1):
+                fused[doc] = fused.get(doc, 0.0) + wi / (k + rank)
+        out[qid] = fused
+    return out
+
+
+def normalize_scores(scores: dict[str, float], norm: str = "minmax") -> dict[str, float]:
+    """One query's scores normalised by ``"minmax"``, ``"zscore"`` or ``"none"``."""
+    if norm not in NORMS:
+        raise InputError(f"unknown normalisation {norm!r}; use one of {NORMS}", field="norm")
+    if not scores or norm == "none":
+        return dict(scores)
+    vals = list(scores.values())
+    if norm == "minmax":
+        lo, hi = min(vals), max(vals)
+        if hi == lo:
+            return dict.fromkeys(scores, 1.0)
+        return {d: (s - lo) / (hi - lo) for d, s in scores.items()}
+    mean = sum(vals) / len(vals)
+    std = math.sqrt(sum((v - mean) ** 2 for v in vals) / len(vals))
+    if std == 0:
+        return dict.fromkeys(scores, 0.0)
+    return {d: (s - mean) / std for d, s in scores.items()}
+
+
+def weighted_fusion(
+    runs: Sequence[Run],
+    weights: Sequence[float] | None = None,
+    norm: str = "minmax",
+    name: str = "wsum",
+) -> Run:
+    """Weighted sum of per-query normalised scores (see the module docstring)."""
+    if norm not in NORMS:
+        raise InputError(f"unknown normalisation {norm!r}; use one of {NORMS}", field="norm")
+    w = _weights(weights, len(runs))
+    out = Run(name=name)
+    for qid in _query_ids(runs):
+        normed = [normalize_scores(r.get(qid, {}), norm) for r in runs]
+        docs: dict[str, None] = {}
+        for n in normed:
+            docs.update(dict.fromkeys(n))
+        floor = [min(n.values()) if n else 0.0 for n in normed]
+        out[qid] = {
+            d: sum(wi * n.get(d, f) for n, wi, f in zip(normed, w, floor, strict=True) if n)
+            for d in docs
+        }
+    return out
+
+
+class RRF(StageBase):
+    """Stage: run every stage on the same queries (and Run) and fuse them with :func:`rrf`.
+
+    Example: ``RRF(BM25Retriever(bm25_dir), DenseRetriever(dense_dir)) % 10``.
+    """
+
+    def __init__(
+        self,
+        *stages: Stage,
+        k: int = 60,
+        weights: Sequence[float] | None = None,
+        depth: int | None = None,
+        name: str = "rrf",
+    ) -> None:
+        if not stages:
+            raise InputError("RRF needs at least one stage", field="stages")
+        if k < 0:
+            raise InputError("the RRF constant k must be >= 0", field="k")
+        self.stages = list(stages)
+        self.weights = _weights(weights, len(self.stages))
+        self.k, self.depth, self.name = k, depth, name
+
+    def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
+        queries = list(queries)
+        runs = [s(queries, run) for s in self.stages]
+        fused = rrf(runs, self.k, self.weights, self.depth, self.name)
+        for q in queries:
+            fused.setdefault(q.id, {})
+        return fused
+
+    def __repr__(self) -> str:
+        inner = ", ".join(repr(s) for s in self.stages)
+        return f"RRF({inner}, k={self.k})"
+
+
+class WeightedFusion(StageBase):
+    """Stage: weighted score fusion of several stages (see :func:`weighted_fusion`).
+
+    Args:
+        stages: ``[(stage, weight), ...]`` or plain stages (weight 1 each).
+        norm: ``"minmax"`` (default), ``"zscore"`` or ``"none"``.
+
+    Example: ``WeightedFusion([(bm25, 0.7), (dense, 0.3)], norm="minmax")``.
+    """
+
+    def __init__(
+        self, stages: Sequence[tuple[Stage, float] | Stage], norm: str = "minmax", name: str = "wsum"
+    ) -> None:
+        if not stages:
+            raise InputError("WeightedFusion needs at least one stage", field="stages")
+        if norm not in NORMS:
+            raise InputError(f"unknown normalisation {norm!r}; use one of {NORMS}", field="norm")
+        pairs = [s if isinstance(s, tuple) else (s, 1.0) for s in stages]
+        self.stages = [s for s, _ in pairs]
+        self.weights = _weights([w for _, w in pairs], len(pairs))
+        self.norm, self.name = norm, name
+
+    def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
+        queries = list(queries)
+        runs = [s(queries, run) for s in self.stages]
+        fused = weighted_fusion(runs, self.weights, self.norm, self.name)
+        for q in queries:
+            fused.setdefault(q.id, {})
+        return fused
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"({repr(s)}, {w:g})" for s, w in zip(self.stages, self.weights,
+                                                                  strict=True))
+        return f"WeightedFusion([{inner}], norm={self.norm!r})"

@@ -1,0 +1,247 @@
+"""The BM25 retrieval stage: batch retrieval with bm25s, hard filters, re-scoring a Run.
+
+Only documents that *match* the query (a positive BM25 score from at least one query term)
+and pass the filters are returned: never zero-scored fillers, for any ``k``. Filters are
+applied as a bm25s ``weight_mask`` (0 for excluded documents), so the top-k selection runs
+over allowed documents only, inside bm25s's numba or numpy kernels.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from skbsearch.errors import InputError
+from skbsearch.index.sparse import BM25Index
+from skbsearch.pipeline import StageBase
+from skbsearch.retrieve.filters import NodeFilter
+from skbsearch.types import Query, Run
+
+try:  # bm25s's numba backend, only when numba is installed
+    import numba  # noqa: F401
+
+    NUMBA_AVAILABLE = True
+except ImportError:  # pragma: no cover - depends on the environment
+    NUMBA_AVAILABLE = False
+
+#: Numba compiles on first use (several seconds); below this many query x document score
+#: updates per call, the numpy backend is faster end to end ("auto" backend).
+NUMBA_MIN_WORK = 2e8
+_numba_compiled = False
+
+
+class BM25Retriever(StageBase):
+    """Retrieve (or re-score) candidates with a :class:`BM25Index`.
+
+    Args:
+        index: a loaded index or its directory.
+        k: number of candidates per query (fewer when fewer documents match).
+        filter: a hard :class:`NodeFilter` (node types and/or SQL predicate).
+        skb: the SKB the filter is evaluated on (default: the SKB the index was built
+            from, loaded from the path in its manifest).
+        mask: an optional boolean mask over the index's documents (True = allowed).
+        n_threads: threads for batch retrieval (-1: all cores, 0/1: one).
+        backend: ``"numba"``, ``"numpy"`` or ``"auto"`` (numba when installed and the batch
+            is large enough to repay its compile time, or once it has been compiled).
+        name: the name of the Runs it returns.
+    """
+
+    def __init__(
+        self,
+        index: BM25Index | str | Path,
+        k: int = 100,
+        *,
+        filter: NodeFilter | None = None,
+        skb: Any = None,
+        mask: np.ndarray | None = None,
+        n_threads: int = -1,
+        backend: str = "auto",
+        name: str = "bm25",
+    ) -> None:
+        if k < 0:
+            raise ValueError("k must be >= 0")
+        if backend not in ("auto", "numba", "numpy"):
+            raise InputError(f"unknown backend {backend!r}; use auto, numba or numpy",
+                             field="backend")
+        if backend == "numba" and not NUMBA_AVAILABLE:
+            raise InputError("backend 'numba' needs the numba package (pip install numba)",
+                             field="backend")
+        self.index = index if isinstance(index, BM25Index) else BM25Index.load(index)
+        self.k = k
+        self.filter = filter if filter is not None and not filter.is_empty else None
+        self.skb = skb
+        if mask is not None:
+            mask = np.asarray(mask, dtype=bool)
+            if mask.shape != (self.index.num_docs,):
+                raise InputError(f"mask has shape {mask.shape}, index has "
+                                 f"{self.index.num_docs} documents", field="mask")
+        self._explicit_mask = mask
+        self._mask: np.ndarray | None = None
+        self._weight: np.ndarray | None = None
+        self._mask_ready = False
+        self.n_threads = n_threads
+        self.backend = backend
+        self.name = name
+
+    # ------------------------------------------------------------------ filters
+    def _resolve_skb(self) -> Any:
+        if self.skb is None:
+            from skbsearch.kb.store import SKB
+
+            path = self.index.source.get("path")
+            if not path or not Path(path).is_dir():
+                raise InputError("a filter needs the SKB: pass skb=..., the index does not "
+                                 "record a readable SKB path", field="skb")
+            self.skb = SKB.load(path)
+        return self.skb
+
+    def allowed_mask(self) -> np.ndarray | None:
+        """Boolean mask of documents that pass the filters (``None``: no filtering)."""
+        if not self._mask_ready:
+            mask = self._explicit_mask
+            if self.filter is not None:
+                fm = self.filter.doc_mask(self._resolve_skb(), self.index.doc_ids)
+                mask = fm if mask is None else (mask & fm)
+            self._mask = mask
+            self._weight = None if mask is None else mask.astype(np.float32)
+            self._mask_ready = True
+        return self._mask
+
+    # ------------------------------------------------------------------ stage
+    def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
+        """Top-``k`` matching documents per query, or re-scored candidates of ``run``."""
+        return self._call(list(queries), run, self.k)
+
+    def search(self, text: str, k: int = 10) -> list[tuple[str, float]]:
+        """Single-query helper: the top-``k`` ``(doc_id, score)`` pairs for ``text``."""
+        return self._call([Query("q0", text)], None, k).ranked("q0")[:k]
+
+    def _call(self, queries: list[Query], run: Run | None, k: int) -> Run:
+        tokens = self.index.tokenize([q.text for q in queries])
+        out = Run(name=self.name)
+        if run is None:
+            self._retrieve(queries, tokens, k, out)
+        else:
+            self._rescore(queries, tokens, run, k, out)
+        return out
+
+    def _choose_numba(self, n_queries: int) -> bool:
+        if self.backend != "auto":
+            return self.backend == "numba"
+        return NUMBA_AVAILABLE and (
+            _numba_compiled or n_queries * self.index.num_docs >= NUMBA_MIN_WORK
+        )
+
+    def _retrieve(self, queries: list[Query], tokens: list[list[int]], k: int, out: Run) -> None:
+        global _numba_compiled
+        mask = self.allowed_mask()
+        n_allowed = self.index.num_docs if mask is None else int(mask.sum())
+        kk = min(k, n_allowed)
+        todo = [i for i, t in enumerate(tokens) if t]
+        for q in queries:
+            out[q.id] = {}
+        if kk == 0 or not todo:
+            return
+        bm = self.index.bm25
+        use_numba = self._choose_numba(len(todo))
+        bm.backend = "numba" if use_numba else "numpy"
+        weight = self._weight
+        res = bm.retrieve(
+            [tokens[i] for i in todo],
+            k=kk,
+            sorted=True,
+            show_progress=False,
+            n_threads=self.n_threads,
+            weight_mask=weight,
+            **({} if use_numba else {"backend_selection": "numpy"}),
+        )
+        _numba_compiled = _numba_compiled or use_numba
+        # Rows are sorted best first and every score is >= 0 (excluded documents score
+        # exactly 0), so the matching documents of a row are a prefix of it.
+        counts = (res.scores > 0).sum(axis=1).tolist()
+        names = self.index.ids_array[res.documents].tolist()
+        scores = res.scores.tolist()
+        has_constant = self.index.nonoccurrence is not None
+        for row, i in enumerate(todo):
+            n, sc, nm = counts[row], scores[row], names[row]
+            if n < kk:  # (slicing only when needed: this loop is the stage's overhead)
+                sc, nm = sc[:n], nm[:n]
+            if has_constant:
+                c = self.index.constant(tokens[i])
+                sc = [v + c for v in sc]
+            out[queries[i].id] = dict(zip(nm, sc, strict=True))
+
+    def _rescore(self, queries: list[Query], tokens: list[list[int]], run: Run, k: int,
+                 out: Run) -> None:
+        mask = self.allowed_mask()
+        pos = self.index.position
+        ids = self.index.ids_array
+        for q, toks in zip(queries, tokens, strict=True):
+            cands = run.get(q.id, {})
+            rows = np.fromiter((pos.get(d, -1) for d in cands), dtype=np.int64, count=len(cands))
+            rows = rows[rows >= 0]
+            if mask is not None:
+                rows = rows[mask[rows]]
+            if not toks or not len(rows):
+                out[q.id] = {}
+                continue
+            s = self.index.score_docs(toks, rows)
+            keep = s > 0
+            rows, s = rows[keep], s[keep]
+            order = np.lexsort((rows, -s))[:k]
+            c = self.index.constant(toks)
+            out[q.id] = dict(zip(ids[rows[order]].tolist(), (s[order] + np.float32(c)).tolist(),
+                                 strict=True))
+
+    def warmup(self) -> None:
+        """Compile the numba kernels now (if numba is used) instead of on the first batch."""
+        global _numba_compiled
+        if not NUMBA_AVAILABLE or self.backend == "numpy" or self.index.num_docs == 0:
+            return
+        sc = self.index.bm25.scores
+        t = int(np.argmax(np.diff(np.asarray(sc["indptr"]))))
+        self.index.bm25.backend = "numba"
+        self.allowed_mask()
+        self.index.bm25.retrieve([[t]], k=1, show_progress=False, n_threads=self.n_threads,
+                                 weight_mask=self._weight)
+        _numba_compiled = True
+
+    def __repr__(self) -> str:
+        f = f", filter={self.filter}" if self.filter is not None else ""
+        return f"BM25Retriever(k={self.k}{f})"
+
+
+_WORD = re.compile(r"(?u)\b\w\w+\b")
+
+
+def _words(texts: Sequence[str]) -> list[list[str]]:
+    return [_WORD.findall(t.lower()) for t in texts]
+
+
+def evidence_lines(
+    query: str,
+    document: str,
+    tokenize: Callable[[Sequence[str]], Sequence[Sequence[Any]]] | None = None,
+    max_lines: int = 2,
+    width: int = 160,
+) -> list[str]:
+    """The lines of ``document`` that share most terms with ``query`` (at most ``max_lines``).
+
+    Lines are ranked by the number of distinct query terms they contain, ties in document
+    order, and cut to ``width`` characters. ``tokenize`` maps texts to term lists; pass
+    :meth:`BM25Index.tokenize` to match with the index's own stemming and stopwords
+    (default: lower-cased words). With no matching line, the document's first line.
+    """
+    tok = tokenize or _words
+    qset = {t for toks in tok([query]) for t in toks}
+    lines = [ln.strip() for ln in document.splitlines() if ln.strip()]
+    if not lines:
+        return []
+    counts = [len(qset.intersection(t)) for t in tok(lines)] if qset else [0] * len(lines)
+    ranked = sorted((i for i, c in enumerate(counts) if c > 0), key=lambda i: (-counts[i], i))
+    chosen = sorted(ranked[:max_lines]) or [0]
+    return [ln if len(ln) <= width else ln[: width - 1] + "…" for ln in (lines[i] for i in chosen)]

@@ -1,0 +1,183 @@
+"""BM25 index: parity with bm25s, weighted fields, persistence, load errors."""
+
+from __future__ import annotations
+
+import json
+
+import bm25s
+import numpy as np
+import pytest
+import Stemmer
+
+from skbsearch.errors import IndexError_, InputError
+from skbsearch.index import available_kinds, get_kind, load_index
+from skbsearch.index.sparse import BM25Index
+from skbsearch.kb import SKBBuilder
+
+CORPUS = [
+    "Red running shoes with cushioned soles for marathon runners",
+    "Blue trail running shorts, lightweight and quick drying",
+    "A cookbook of Italian pasta recipes and sauces",
+    "Waterproof hiking boots for mountain trails",
+    "Running socks: breathable, cushioned, pack of three",
+    "Stainless steel pasta pot with strainer lid",
+    "Kids' running shoes in bright colours",
+    "The history of marathon running",
+]
+IDS = [f"d{i}" for i in range(len(CORPUS))]
+QUERIES = ["running shoes", "pasta", "cushioned marathon", "trail boots waterproof", "the of and"]
+
+
+def _all_scores(index: BM25Index, text: str) -> np.ndarray:
+    toks = index.tokenize([text])[0]
+    return index.score_docs(toks, np.arange(index.num_docs)) + index.constant(toks)
+
+
+def _bm25s_scores(texts, query, method="lucene", **kw) -> np.ndarray:
+    stem = Stemmer.Stemmer("english")
+    ref = bm25s.BM25(method=method, **kw)
+    ref.index(bm25s.tokenize(texts, stopwords="en", stemmer=stem, show_progress=False),
+              show_progress=False)
+    q = bm25s.tokenize([query], stopwords="en", stemmer=stem, show_progress=False,
+                       return_ids=False)[0]
+    q = [t for t in q if t in ref.vocab_dict]
+    if not q:
+        return np.zeros(len(texts), dtype=np.float32)
+    return ref.get_scores(q)
+
+
+@pytest.mark.parametrize("method", ["lucene", "robertson", "atire", "bm25+", "bm25l"])
+def test_scores_match_bm25s(method):
+    index = BM25Index.from_texts(zip(IDS, CORPUS, strict=True), method=method, k1=1.2, b=0.7)
+    for q in QUERIES[:4]:
+        ours = _all_scores(index, q)
+        ref = _bm25s_scores(CORPUS, q, method=method, k1=1.2, b=0.7)
+        np.testing.assert_allclose(ours, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_stopword_only_query_has_no_tokens():
+    index = BM25Index.from_texts(zip(IDS, CORPUS, strict=True))
+    assert index.tokenize(["the of and"]) == [[]]
+    assert index.tokenize(["zzzunknown"]) == [[]]
+
+
+def test_weighted_fields_are_weighted_sum_of_per_field_bm25():
+    titles = ["Red shoes", "Blue shorts", "Pasta book", "Hiking boots"]
+    descs = ["Shoes for running", "Running shorts, red trim", "Recipes", "Red leather boots"]
+    ids = ["a", "b", "c", "d"]
+    index = BM25Index.build({"title": titles, "description": descs}, ids,
+                            field_weights={"title": 2.0})
+    assert index.params["field_weights"] == {"title": 2.0, "description": 1.0}
+    for q in ["red shoes", "running", "boots red", "recipes"]:
+        expected = 2 * _bm25s_scores(titles, q) + _bm25s_scores(descs, q)
+        np.testing.assert_allclose(_all_scores(index, q), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_field_weight_zero_drops_field_and_bad_weights_raise():
+    index = BM25Index.build({"title": ["x apple", "y"], "body": ["y", "apple"]}, ["1", "2"],
+                            field_weights={"body": 0})
+    assert _all_scores(index, "apple")[1] == 0
+    with pytest.raises(InputError, match="unknown field"):
+        BM25Index.build({"title": ["a"]}, ["1"], field_weights={"nope": 1})
+    with pytest.raises(InputError, match=">= 0"):
+        BM25Index.build({"title": ["a"]}, ["1"], field_weights={"title": -1})
+    with pytest.raises(InputError, match="not unique"):
+        BM25Index.build(["a", "b"], ["1", "1"])
+    with pytest.raises(InputError, match="method"):
+        BM25Index.build(["a"], ["1"], method="bm26")
+    with pytest.raises(InputError, match="texts for"):
+        BM25Index.build({"t": ["a"]}, ["1", "2"])
+
+
+def test_stemming_and_no_stemming():
+    stemmed = BM25Index.from_texts([("1", "running runners"), ("2", "walk")])
+    plain = BM25Index.from_texts([("1", "running runners"), ("2", "walk")], stemmer=None)
+    assert stemmed.tokenize(["runs"])[0] and not plain.tokenize(["runs"])[0]
+    with pytest.raises(InputError, match="stemmer"):
+        BM25Index.from_texts([("1", "a")], stemmer="klingon")
+
+
+def test_save_load_mmap_roundtrip(tmp_path):
+    index = BM25Index.from_texts(zip(IDS, CORPUS, strict=True), method="bm25+")
+    index.save(tmp_path / "ix")
+    loaded = BM25Index.load(tmp_path / "ix")
+    assert isinstance(loaded.bm25.scores["data"], np.memmap)
+    assert loaded.doc_ids == IDS and loaded.params == index.params
+    for q in QUERIES:
+        np.testing.assert_allclose(_all_scores(loaded, q), _all_scores(index, q))
+    # the directory is a plain bm25s index as well
+    raw = bm25s.BM25.load(tmp_path / "ix", mmap=True)
+    assert raw.scores["num_docs"] == len(CORPUS)
+    assert load_index(tmp_path / "ix").doc_ids == IDS
+
+
+def test_save_overwrite_false_keeps_existing(tmp_path):
+    BM25Index.from_texts([("1", "apple")]).save(tmp_path / "ix")
+    with pytest.raises(FileExistsError):
+        BM25Index.from_texts([("2", "pear")]).save(tmp_path / "ix", overwrite=False)
+    assert BM25Index.load(tmp_path / "ix").doc_ids == ["1"]
+
+
+def test_load_errors(tmp_path):
+    with pytest.raises(IndexError_, match="no such index"):
+        BM25Index.load(tmp_path / "missing")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(IndexError_, match="manifest"):
+        BM25Index.load(tmp_path / "empty")
+    ix = tmp_path / "ix"
+    BM25Index.from_texts([("1", "apple"), ("2", "pear")]).save(ix)
+    man = json.loads((ix / "manifest.json").read_text())
+    (ix / "manifest.json").write_text(json.dumps({**man, "version": 99}))
+    with pytest.raises(IndexError_, match="version 99"):
+        BM25Index.load(ix)
+    (ix / "manifest.json").write_text(json.dumps({**man, "kind": "dense"}))
+    with pytest.raises(IndexError_, match="'dense' index"):
+        BM25Index.load(ix)
+    (ix / "manifest.json").write_text("{not json")
+    with pytest.raises(IndexError_, match="corrupt manifest"):
+        BM25Index.load(ix)
+    (ix / "manifest.json").write_text(json.dumps(man))
+    (ix / "doc_ids.json").write_text(json.dumps(["1"]))
+    with pytest.raises(IndexError_, match="1 doc ids for 2"):
+        BM25Index.load(ix)
+    (ix / "doc_ids.json").write_text(json.dumps(["1", "2"]))
+    (ix / "data.csc.index.npy").unlink()
+    with pytest.raises(IndexError_, match="damaged"):
+        BM25Index.load(ix)
+
+
+def _shop():
+    b = SKBBuilder()
+    b.add_node("p1", "product", "Trail Runner", {"description": "running shoes for trails"},
+               {"price": 80.0})
+    b.add_node("p2", "product", "Pasta Pot", {"description": "a steel pot"}, {"price": 15.0})
+    b.add_node("b1", "brand", "Acme")
+    b.add_edge("p1", "has_brand", "b1")
+    b.add_edge("p2", "has_brand", "b1")
+    return b.build()
+
+
+def test_from_skb_rendered_and_fields():
+    skb = _shop()
+    doc = BM25Index.from_skb(skb, add_rel=True)
+    assert doc.doc_ids == skb.ids and doc.source["kind"] == "skb"
+    # with add_rel, the brand's document names its products
+    acme = skb.ids.index("b1")
+    assert _all_scores(doc, "pasta pot")[acme] > 0
+    fields = BM25Index.from_skb(skb, fields=["name", "description"], add_rel=True,
+                                field_weights={"name": 3, "relations": 0.5})
+    assert fields.params["fields"] == ["name", "description", "relations"]
+    s = _all_scores(fields, "acme")
+    assert s[acme] > 0 and s[skb.ids.index("p1")] > 0  # via the relations field
+    with pytest.raises(InputError):
+        BM25Index.from_skb(skb, fields=["nope"])
+
+
+def test_registry():
+    assert "bm25" in available_kinds()
+    kind = get_kind("bm25")
+    index = kind.build(_shop())
+    assert index.num_docs == 3
+    assert kind.retriever(index, k=2).search("pasta")[0][0] == "p2"
+    with pytest.raises(InputError, match="unknown index kind"):
+        get_kind("nope")

@@ -1,0 +1,110 @@
+"""Rank and score fusion: hand-computed examples and the fusion stages."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from skbsearch.errors import InputError
+from skbsearch.pipeline import FunctionStage
+from skbsearch.retrieve.hybrid import RRF, WeightedFusion, normalize_scores, rrf, weighted_fusion
+from skbsearch.types import Query, Run
+
+A = Run({"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"x": 1.0}}, name="A")
+B = Run({"q1": {"c": 0.9, "a": 0.5, "d": 0.1}}, name="B")
+
+
+def test_rrf_hand_computed():
+    out = rrf([A, B], k=60)
+    assert out["q1"]["a"] == pytest.approx(1 / 61 + 1 / 62)
+    assert out["q1"]["b"] == pytest.approx(1 / 62)
+    assert out["q1"]["c"] == pytest.approx(1 / 63 + 1 / 61)
+    assert out["q1"]["d"] == pytest.approx(1 / 63)
+    assert [d for d, _ in out.ranked("q1")] == ["a", "c", "b", "d"]
+    assert out["q2"] == {"x": pytest.approx(1 / 61)}  # a query only one run has
+
+
+def test_rrf_weights_depth_and_k():
+    out = rrf([A, B], k=0, weights=[1.0, 3.0], depth=1)
+    assert out["q1"] == {"a": pytest.approx(1.0), "c": pytest.approx(3.0)}
+    ties = Run({"q": {"z": 1.0, "y": 1.0}})  # equal scores: ranked as Run.ranked breaks ties
+    first, second = (d for d, _ in ties.ranked("q"))
+    assert rrf([ties], k=1)["q"] == {first: pytest.approx(1 / 2), second: pytest.approx(1 / 3)}
+    with pytest.raises(InputError, match="weights"):
+        rrf([A, B], weights=[1.0])
+    with pytest.raises(InputError):
+        rrf([A], k=-1)
+
+
+def test_minmax_weighted_fusion_hand_computed():
+    out = weighted_fusion([A, B], weights=[0.7, 0.3], norm="minmax")
+    # A normalised: a=1, b=0.5, c=0; B normalised: c=1, a=0.5, d=0; absent -> 0
+    assert out["q1"]["a"] == pytest.approx(0.7 * 1 + 0.3 * 0.5)
+    assert out["q1"]["b"] == pytest.approx(0.7 * 0.5 + 0.3 * 0.0)
+    assert out["q1"]["c"] == pytest.approx(0.7 * 0 + 0.3 * 1)
+    assert out["q1"]["d"] == pytest.approx(0.0)
+    assert out["q2"] == {"x": pytest.approx(0.7)}  # one candidate: normalised to 1
+
+
+def test_zscore_fusion_hand_computed():
+    r1 = Run({"q": {"a": 1.0, "b": 2.0, "c": 3.0}})
+    r2 = Run({"q": {"a": 10.0, "b": 30.0}})
+    out = weighted_fusion([r1, r2], norm="zscore")
+    sd = math.sqrt(2 / 3)
+    z1 = {"a": -1 / sd, "b": 0.0, "c": 1 / sd}
+    z2 = {"a": -1.0, "b": 1.0}  # mean 20, population std 10
+    assert out["q"]["a"] == pytest.approx(z1["a"] + z2["a"])
+    assert out["q"]["b"] == pytest.approx(z1["b"] + z2["b"])
+    assert out["q"]["c"] == pytest.approx(z1["c"] + z2["a"])  # absent: r2's lowest z-score
+
+
+def test_normalize_scores_edge_cases():
+    assert normalize_scores({"a": 2.0, "b": 2.0}, "minmax") == {"a": 1.0, "b": 1.0}
+    assert normalize_scores({"a": 2.0, "b": 2.0}, "zscore") == {"a": 0.0, "b": 0.0}
+    assert normalize_scores({"a": 5.0}, "none") == {"a": 5.0}
+    assert normalize_scores({}, "minmax") == {}
+    with pytest.raises(InputError, match="normalisation"):
+        normalize_scores({"a": 1.0}, "softmax")
+
+
+def _fixed(run: Run, name: str) -> FunctionStage:
+    """A stage that answers from a precomputed Run (restricted to the candidates given)."""
+
+    def fn(queries, prev):
+        out = Run(name=name)
+        for q in queries:
+            docs = run.get(q.id, {})
+            out[q.id] = {d: s for d, s in docs.items() if prev is None or d in prev.get(q.id, {})}
+        return out
+
+    return FunctionStage(fn, name)
+
+
+def test_rrf_and_weighted_stages_fuse_their_stages():
+    qs = [Query("q1", "anything"), Query("q3", "no results")]
+    sa, sb = _fixed(A, "A"), _fixed(B, "B")
+    fused = RRF(sa, sb)(qs)
+    assert fused["q1"] == rrf([A, B])["q1"]
+    assert fused["q3"] == {}
+    top2 = (RRF(sa, sb, k=60) % 2)(qs)
+    assert list(top2["q1"]) == ["a", "c"]
+    w = WeightedFusion([(sa, 0.7), (sb, 0.3)], norm="minmax")(qs)
+    assert w["q1"] == weighted_fusion([A, B], [0.7, 0.3])["q1"]
+    assert "RRF(" in repr(RRF(sa, sb)) and "0.7" in repr(WeightedFusion([(sa, 0.7), (sb, 0.3)]))
+
+
+def test_fusion_stage_passes_the_run_on_for_rescoring():
+    prev = Run({"q1": {"b": 1.0, "d": 1.0}})
+    fused = RRF(_fixed(A, "A"), _fixed(B, "B"))([Query("q1", "x")], prev)
+    assert set(fused["q1"]) == {"b", "d"}
+    assert fused["q1"]["b"] == pytest.approx(1 / 61)  # rank 1 among A's re-scored candidates
+
+
+def test_stage_arguments_are_checked():
+    with pytest.raises(InputError):
+        RRF()
+    with pytest.raises(InputError):
+        WeightedFusion([])
+    with pytest.raises(InputError):
+        WeightedFusion([(_fixed(A, "A"), 1.0)], norm="l2")
