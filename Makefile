@@ -18,7 +18,7 @@ $(DEMO_STAMP): pyproject.toml | $(BIN)/python
 	touch $@
 
 $(TEST_STAMP): pyproject.toml $(DEMO_STAMP)
-	$(PIP) install -e ".[dense,llm,llama,server,plot,test]"
+	$(PIP) install -e ".[all,llama,test]"
 	touch $@
 
 demo: $(DEMO_STAMP)
