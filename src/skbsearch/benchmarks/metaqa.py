@@ -18,7 +18,6 @@ the qtype is known, else within h hops) and per-question latency.
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -97,10 +96,12 @@ def in_train_half(question: str, train_fraction: float = 0.5) -> bool:
 
 # ---------------------------------------------------------------------- caching
 def cache_root(cache_dir: str | Path | None = None) -> Path:
-    """``cache_dir``, else ``$SKB_CACHE``, else ``~/.cache/skbsearch``."""
+    """``cache_dir``, else ``$SKB_CACHE_DIR``, else ``~/.cache/skbsearch``."""
     if cache_dir is not None:
         return Path(cache_dir)
-    return Path(os.environ.get("SKB_CACHE") or Path.home() / ".cache" / "skbsearch")
+    from skbsearch.paths import cache_root as default_root
+
+    return default_root()
 
 
 def _digest(*parts: bytes) -> str:

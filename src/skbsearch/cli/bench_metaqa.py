@@ -31,7 +31,7 @@ def metaqa(
     pipeline: str = typer.Option("graph", "--pipeline", help="graph (linking + relation paths) or text (BM25 baseline)."),
     link: str = typer.Option("brackets", "--link", help="brackets (topic given) or ngram (brackets removed)."),
     train_on: str = typer.Option("all", "--train-on", help="all: dev questions of every hop; hop: same hop only."),
-    cache: Path | None = typer.Option(None, "--cache", help="Cache dir (default $SKB_CACHE or ~/.cache/skbsearch)."),
+    cache: Path | None = typer.Option(None, "--cache", help="Cache dir (default $SKB_CACHE_DIR or ~/.cache/skbsearch)."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
 ) -> None:

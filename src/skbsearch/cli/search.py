@@ -11,6 +11,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from skbsearch.cli.output import console, err_console, handle_errors, print_json, print_table
 from skbsearch.errors import InputError
+from skbsearch.index import available_kinds
+
+_KINDS = "|".join(available_kinds())
 
 SkbArg = Annotated[Path, typer.Argument(help="An SKB directory (from 'skb kb build').")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
@@ -44,7 +47,7 @@ def default_index_dir(skb_dir: Path, kind_name: str) -> Path:
 
 def index_cmd(
     skb_dir: SkbArg,
-    kind: Annotated[str, typer.Option("--kind", help="Index kind: bm25 (see 'skb index --help').")] = "bm25",
+    kind: Annotated[str, typer.Option("--kind", help=f"Index kind: {_KINDS}.")] = "bm25",
     fields: Annotated[str | None, typer.Option(
         help="Comma-separated node columns indexed as separate weighted fields "
              "(default: the whole rendered node document).")] = None,
@@ -56,6 +59,11 @@ def index_cmd(
     b: Annotated[float, typer.Option(help="BM25 b.")] = 0.75,
     method: Annotated[str, typer.Option(help="BM25 variant: lucene|robertson|atire|bm25l|bm25+.")] = "lucene",
     stemmer: Annotated[str, typer.Option(help="Stemmer language (english, ...) or none.")] = "english",
+    encoder: Annotated[str, typer.Option(
+        help="dense/multivector: encoder name ('minilm' = packaged all-MiniLM-L6-v2), "
+             "sentence-transformers hub name or local path.")] = "minilm",
+    backend: Annotated[str, typer.Option(
+        help="dense: numpy (exact) | faiss-flat | faiss-hnsw.")] = "numpy",
     force: Annotated[bool, typer.Option("--force", help="Replace an existing index.")] = False,
     json_out: JsonOpt = False,
     quiet: QuietOpt = False,
@@ -71,6 +79,12 @@ def index_cmd(
     params: dict[str, Any] = {}
     if kind == "bm25":
         params = {"k1": k1, "b": b, "method": method, "stemmer": stemmer}
+    elif kind in ("dense", "multivector"):
+        from skbsearch.encoders import default_cache_dir
+
+        params = {"encoder": encoder, "cache": default_cache_dir()}
+        if kind == "dense":
+            params["backend"] = backend
     field_list = [f.strip() for f in fields.split(",") if f.strip()] if fields else None
     t0 = time.perf_counter()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -104,7 +118,7 @@ def search_cmd(
     skb_dir: SkbArg,
     query: Annotated[str, typer.Argument(help="The query text.")],
     k: Annotated[int, typer.Option("-k", "--k", help="Number of results.")] = 10,
-    retriever: Annotated[str, typer.Option(help="Index kind to search: bm25.")] = "bm25",
+    retriever: Annotated[str, typer.Option(help=f"Index kind to search: {_KINDS}.")] = "bm25",
     index_dir: Annotated[Path | None, typer.Option(
         "--index", help="Index directory (default SKB_DIR/indexes/RETRIEVER).")] = None,
     types: Annotated[list[str] | None, typer.Option(
@@ -141,8 +155,10 @@ def search_cmd(
         node = skb.node(doc_id) if known else None
         ev: list[str] = []
         if evidence > 0 and known:
-            doc = renderer.render(skb, int(skb.index_of(doc_id)))
-            ev = evidence_lines(query, doc, tokenize, max_lines=evidence)
+            # Drop the "type: name" header and lines repeating the name: columns show them.
+            lines = renderer.render(skb, int(skb.index_of(doc_id))).split("\n")[1:]
+            body = "\n".join(ln for ln in lines if ln.partition(": ")[2] != node.name)
+            ev = evidence_lines(query, body, tokenize, max_lines=evidence)
         rows.append({"rank": rank, "id": doc_id, "type": node.type if node else "",
                      "name": node.name if node else "", "score": float(score), "evidence": ev})
     if json_out:

@@ -47,13 +47,13 @@ def register(app: typer.Typer) -> None:
     def catalogue(
         out: Path = typer.Argument(..., help="Output directory (skb/, queries.jsonl, qrels.trec)."),
         products: int = typer.Option(1000, "--products", "-n", min=1, help="Number of products."),
-        queries: int = typer.Option(100, "--queries", "-q", min=0, help="Number of queries."),
+        queries: int = typer.Option(100, "--queries", min=0, help="Number of queries."),
         seed: int = typer.Option(0, "--seed", help="Random seed (same seed, same dataset)."),
         no_text: bool = typer.Option(False, "--no-text", help="Skip titles/descriptions/reviews."),
         max_answers: int = typer.Option(20, "--max-answers", min=1, help="Most answers a query may have."),
         force: bool = typer.Option(False, "--force", help="Replace OUT if it exists."),
         json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
-        quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     ) -> None:
         """Generate a SYNTHETIC STaRK-Amazon-like product catalogue SKB with queries and qrels."""
         from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn

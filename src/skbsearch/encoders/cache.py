@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
@@ -41,9 +40,9 @@ def text_key(text: str) -> bytes:
 
 def default_cache_dir() -> Path:
     """``$SKB_CACHE_DIR/embeddings`` or ``~/.cache/skbsearch/embeddings``."""
-    base = os.environ.get("SKB_CACHE_DIR")
-    root = Path(base) if base else Path.home() / ".cache" / "skbsearch"
-    return root / "embeddings"
+    from skbsearch.paths import cache_root
+
+    return cache_root() / "embeddings"
 
 
 class EmbeddingCache:

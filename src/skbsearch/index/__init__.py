@@ -98,3 +98,21 @@ register_kind(
         description="BM25 (bm25s) over rendered node documents or weighted fields",
     )
 )
+register_kind(
+    IndexKind(
+        name="dense",
+        builder="skbsearch.index.dense:DenseIndex.from_skb",
+        loader="skbsearch.index.dense:DenseIndex.load",
+        stage="skbsearch.retrieve.dense:DenseRetriever",
+        description="dense embeddings (MiniLM by default; numpy exact, FAISS flat or HNSW)",
+    )
+)
+register_kind(
+    IndexKind(
+        name="multivector",
+        builder="skbsearch.index.multivector:MultiVectorIndex.from_skb",
+        loader="skbsearch.index.multivector:MultiVectorIndex.load",
+        stage="skbsearch.retrieve.dense:MultiVectorRetriever",
+        description="overlapping word chunks, one embedding each; doc score = max / mean-topN",
+    )
+)
