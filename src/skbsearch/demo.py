@@ -18,6 +18,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.documents import DocumentRenderer
 from skbsearch.eval import evaluate
 from skbsearch.eval.latency import LatencyRecorder
@@ -40,6 +41,15 @@ class DemoResult:
     latency_ms: dict[str, dict[str, float]] = field(default_factory=dict)
     runs: dict[str, Run] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
+
+    def to_benchmark_result(self) -> BenchmarkResult:
+        """The common benchmark JSON shape: ``groups`` per system, ``metrics`` of the best."""
+        best = max(self.metrics, key=lambda s: self.metrics[s]["mrr"])
+        lat = {f"{s}.{k.removesuffix('_ms')}": v for s, d in self.latency_ms.items() for k, v in d.items()}
+        return BenchmarkResult(
+            "demo", config={**self.config, "best": best}, metrics=self.metrics[best],
+            groups=self.metrics, latency_ms=lat,
+        )
 
 
 def _systems(skb: SKB, work: Path, say: Callable[[str], None]) -> dict[str, Callable[[list[Query]], Run]]:

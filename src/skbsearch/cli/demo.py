@@ -21,10 +21,13 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(0, "--seed", help="Generator seed."),
         show: int = typer.Option(3, "--show", min=0, help="Queries to print with results and evidence."),
         as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON only."),
+        save_result: Path | None = typer.Option(None, "--save-result", help="Write the common benchmark JSON here."),
     ) -> None:
         """Build a synthetic catalogue SKB, index it, run its queries and evaluate them."""
         from skbsearch.demo import run_demo
 
         result = run_demo(out, products=products, queries=queries, seed=seed, show=show, quiet=as_json)
+        if save_result is not None:
+            result.to_benchmark_result().to_json(save_result)
         if as_json:
             print_json({"config": result.config, "metrics": result.metrics, "latency_ms": result.latency_ms})
