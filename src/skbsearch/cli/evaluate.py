@@ -52,8 +52,11 @@ def eval_command(
     gains: str = typer.Option("linear", "--gains", help="nDCG gains: linear (trec_eval) or exp."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress output."),
 ) -> None:
-    """Evaluate TREC runs against qrels (trec_eval conventions: ties by doc id descending;
-    qrels queries missing from a run score 0; grade >= --min-grade is relevant)."""
+    """Evaluate TREC runs against qrels, as trec_eval does.
+
+    Ties by doc id descending; qrels queries missing from a run score 0; a grade >=
+    --min-grade is relevant.
+    """
     from rich.progress import Progress
 
     from skbsearch.eval.evaluate import evaluate, parse_metrics
