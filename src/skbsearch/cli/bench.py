@@ -2,10 +2,12 @@
 
 Each ``bench_<name>.py`` module adds its command to :data:`bench_app` when imported
 (``@bench_app.command("<name>")``); to add a benchmark, write the module and add one
-import line below.
+name to ``BENCHMARKS``.
 """
 
 from __future__ import annotations
+
+import importlib
 
 import typer
 
@@ -15,10 +17,12 @@ bench_app = typer.Typer(
     no_args_is_help=True,
 )
 
-# One line a benchmark (each module registers its command on ``bench_app``).
-from skbsearch.cli import bench_metaqa  # noqa: E402,F401
+#: One name a benchmark: ``skbsearch.cli.bench_<name>`` registers its command on ``bench_app``.
+BENCHMARKS = ("metaqa", "trecdl")
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``bench`` command group to ``app``."""
+    """Add the ``bench`` command group (with every benchmark's command) to ``app``."""
+    for name in BENCHMARKS:
+        importlib.import_module(f"skbsearch.cli.bench_{name}")
     app.add_typer(bench_app, name="bench")

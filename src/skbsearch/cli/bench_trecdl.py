@@ -1,0 +1,82 @@
+"""`skb bench trecdl`: TREC DL passage re-ranking of the BM25 top-100 (DL19 / DL20)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from skbsearch.cli.bench import bench_app
+from skbsearch.cli.output import console, handle_errors, print_json, print_table
+
+
+@bench_app.command("trecdl")
+@handle_errors
+def trecdl(
+    data: Path = typer.Option(..., "--data", help="Folder with {year}_bm25_top100.json and {year}_qrels.json."),
+    year: str = typer.Option("dl19", "--year", help="dl19 or dl20."),
+    reranker: str = typer.Option("none", "--reranker", help="none | bi-encoder | cross-encoder | llm | gnn | gnn-rl | fusion:<a>+<b> | run:FILE."),
+    model: str | None = typer.Option(None, "--model", help="Model of the re-ranker: a cross-encoder / GNN dir, an encoder, a GGUF (llm); with --cv-folds the start weights."),
+    top_k: int = typer.Option(100, "--top-k", min=1, help="Re-rank the BM25 top-k."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N queries (qrels cut alike)."),
+    cv_folds: int | None = typer.Option(None, "--cv-folds", min=2, help="Cross-encoder: train with K-fold query-level cross-validation."),
+    cv_steps: int | None = typer.Option(None, "--cv-steps", min=1, help="Training steps per fold."),
+    cv_time: float | None = typer.Option(None, "--cv-time-budget", min=1, help="Training seconds per fold."),
+    cv_epochs: int = typer.Option(1, "--cv-epochs", min=1, help="Training epochs per fold."),
+    cv_lr: float = typer.Option(5e-5, "--cv-lr", help="Learning rate of each fold's training."),
+    train_data: list[str] = typer.Option([], "--train-data", help="Extra training data per fold (nq:FILE), repeatable."),
+    save_models: Path | None = typer.Option(None, "--save-models", help="Write each fold's model under this dir."),
+    fusion: str = typer.Option("rrf", "--fusion", help="rrf or wsum, for fusion:<a>+<b>."),
+    batch_size: int = typer.Option(32, "--batch-size", min=1, help="Pairs per forward pass."),
+    threads: int | None = typer.Option(None, "--threads", min=1, help="torch threads while training."),
+    cache: Path | None = typer.Option(None, "--cache", help="Embedding cache dir (bi-encoder, gnn)."),
+    save_run: Path | None = typer.Option(None, "--save-run", help="Write the final run as a TREC run file."),
+    json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
+) -> None:
+    """Re-rank TREC DL's BM25 top-100: nDCG@10, MRR@10, MTRR, TMHits@10 and latency per stage."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from skbsearch.benchmarks.trecdl import run_trecdl
+
+    cv_options = None
+    if cv_folds:
+        from skbsearch.train.cross_encoder import TrainConfig
+
+        cv_options = {"train_data": list(train_data), "save_dir": save_models,
+                      "config": TrainConfig(epochs=cv_epochs, max_steps=cv_steps,
+                                            time_budget_s=cv_time, threads=threads,
+                                            lr=cv_lr)}
+    with Progress(TextColumn("{task.description}"), BarColumn(),
+                  TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
+                  console=console, transient=True, disable=quiet) as bar:
+        tasks: dict[str, int] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            key = stage.split(" (")[0]
+            if key not in tasks:
+                tasks[key] = bar.add_task(stage, total=total)
+            bar.update(tasks[key], completed=done, total=total, description=stage)
+
+        result = run_trecdl(data, year, reranker, model=model, top_k=top_k, limit=limit,
+                            cv_folds=cv_folds, cv_options=cv_options, fusion=fusion,
+                            batch_size=batch_size, cache_dir=cache, save_run=save_run,
+                            progress=progress)
+    if json_out is not None and str(json_out) == "-":
+        print_json(result.to_dict())
+        return
+    if json_out is not None:
+        result.to_json(json_out)
+    if not quiet:
+        console.print(f"[bold]TREC DL {year}[/] re-ranker {reranker}, data: {data}", highlight=False)
+        console.print(f"protocol: {result.config['protocol']}", highlight=False)
+        console.print(f"queries: {result.config['n_queries']}  ({result.config['seconds']} s)",
+                      highlight=False)
+        result.print(title=f"TREC DL {year} ({reranker}; metrics in %; 'all' = the re-ranked run)")
+        stages = sorted({k.rsplit(".", 1)[0] for k in result.latency_ms if "." in k})
+        if stages:
+            rows = [{"stage": s, "p50 ms": result.latency_ms[f"{s}.p50"],
+                     "p95 ms": result.latency_ms[f"{s}.p95"]} for s in stages]
+            print_table(rows, title="latency per query", floatfmt="{:.1f}")
+        if json_out is not None:
+            console.print(f"wrote {json_out}", highlight=False)

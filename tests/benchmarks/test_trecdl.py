@@ -1,0 +1,87 @@
+"""TREC DL harness: loading, the published BM25 figure, folds, fusion, errors and the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from skbsearch.benchmarks.trecdl import folds_of, load_trecdl, parse_reranker, run_trecdl
+from skbsearch.errors import InputError
+
+
+def _dir(shared_data: Path) -> Path:
+    d = shared_data / "trec-dl"
+    if not (d / "dl19_bm25_top100.json").is_file():
+        pytest.skip("trec-dl data not present")
+    return d
+
+
+def test_load_dl19(shared_data: Path) -> None:
+    data = load_trecdl(_dir(shared_data), "dl19")
+    assert len(data.queries) == 43 and len(data.run) == 43
+    assert all(len(docs) == 100 for docs in data.run.values())
+    assert len(data.doc_text) > 4000 and set(data.qrels) == {q.id for q in data.queries}
+
+
+def test_bm25_reproduces_published_ndcg(shared_data: Path) -> None:
+    result = run_trecdl(_dir(shared_data), "dl19", "none")
+    assert result.metrics["ndcg@10"] == pytest.approx(0.5058, abs=5e-5)
+    assert result.groups["bm25"] == result.metrics
+    assert result.config["n_queries"] == 43
+    # BM25 scores do not tie at the top: the tie-aware MTRR is below MRR only by its 1/n
+    assert 0 < result.metrics["mtrr"] <= result.metrics["mrr@10"]
+
+
+def test_fusion_of_identical_runs_keeps_order(shared_data: Path) -> None:
+    result = run_trecdl(_dir(shared_data), "dl19", "fusion:bm25+none", limit=10)
+    bm25 = run_trecdl(_dir(shared_data), "dl19", "none", limit=10)
+    assert result.config["n_queries"] == 10
+    assert result.metrics["ndcg@10"] == pytest.approx(bm25.metrics["ndcg@10"])
+
+
+def test_run_file_component(shared_data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "bm25.run"
+    run_trecdl(_dir(shared_data), "dl19", "none", save_run=out)
+    again = run_trecdl(_dir(shared_data), "dl19", f"run:{out}")
+    assert again.metrics["ndcg@10"] == pytest.approx(0.5058, abs=5e-5)
+
+
+def test_folds_partition_queries() -> None:
+    ids = [str(i) for i in range(43)]
+    folds = folds_of(ids, 5, seed=0)
+    assert sorted(x for f in folds for x in f) == sorted(ids)
+    assert {len(f) for f in folds} <= {8, 9}
+    assert folds == folds_of(ids, 5, seed=0)
+    with pytest.raises(InputError):
+        folds_of(ids, 1)
+
+
+def test_errors(shared_data: Path, tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="dl20_bm25_top100"):
+        load_trecdl(tmp_path, "dl20")
+    with pytest.raises(InputError, match="unknown re-ranker"):
+        parse_reranker("bogus")
+    with pytest.raises(InputError, match="fusion"):
+        parse_reranker("fusion:bm25")
+    with pytest.raises(InputError, match="--model"):
+        run_trecdl(_dir(shared_data), "dl19", "cross-encoder", limit=1)
+    with pytest.raises(InputError, match="--model"):
+        run_trecdl(_dir(shared_data), "dl19", "gnn", limit=1)
+
+
+def test_cli_json(shared_data: Path) -> None:
+    import skbsearch.cli.bench_trecdl  # noqa: F401  (registers `bench trecdl`)
+    from skbsearch.cli import app
+
+    res = CliRunner().invoke(app, ["bench", "trecdl", "--data", str(_dir(shared_data)),
+                                   "--reranker", "none", "--json", "-", "--quiet"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["benchmark"] == "trecdl"
+    assert out["metrics"]["ndcg@10"] == pytest.approx(0.5058, abs=5e-5)
+    bad = CliRunner().invoke(app, ["bench", "trecdl", "--data", str(_dir(shared_data)),
+                                   "--reranker", "nope", "--quiet"])
+    assert bad.exit_code == 2
