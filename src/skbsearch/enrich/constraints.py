@@ -10,6 +10,7 @@ No model at query time: rules only.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -117,7 +118,18 @@ def _parse_dates(q: str, reference: date | None, order: str) -> list[Constraint]
 
 
 def _place_index(places: Iterable[str] | Gazetteer | None) -> dict[tuple[str, ...], str]:
-    names = places.place_names if isinstance(places, Gazetteer) else list(places or [])
+    """Normalised-token index of place names (built once per gazetteer or name list)."""
+    if isinstance(places, Gazetteer):
+        cached = getattr(places, "_constraint_place_index", None)
+        if cached is None:
+            cached = _build_place_index(tuple(places.place_names))
+            places._constraint_place_index = cached  # type: ignore[attr-defined]
+        return cached
+    return _build_place_index(tuple(places or ()))
+
+
+@functools.lru_cache(maxsize=8)
+def _build_place_index(names: tuple[str, ...]) -> dict[tuple[str, ...], str]:
     index = {tuple(normalize_tokens(n)): n for n in names if normalize_tokens(n)}
     known = set(index.values())
     for alias, canon in PLACE_ALIASES.items():

@@ -1,0 +1,227 @@
+"""Constrained retrieval: BM25 on enriched text plus query constraints met by document facts.
+
+For each query (no model at query time, rules only):
+
+1. ``text``: BM25 over every document's *enriched* index text (original text + the
+   derived tokens, e.g. absolute dates, computed prices, landmark countries);
+2. ``constraints``: :func:`~skbsearch.enrich.parse_constraints` reads the date, time,
+   price and place the query states, and :func:`~skbsearch.enrich.constraint_score`
+   scores each document's stored facts against them (0..1);
+3. combined (mode ``"full"``)::
+
+       score(d) = text(d) / max_d' text(d') + weight * constraints(d)
+
+   as :func:`~skbsearch.enrich.combine_scores`. Mode ``"text"`` keeps the BM25 score
+   alone; mode ``"constraints"`` ranks by the constraint score, BM25 breaking ties.
+
+Only documents with a positive score are returned. A :class:`FactIndex` finds the
+documents that have a fact of the right kind and value, so constraint scoring touches
+only those. A retriever saves to a directory (``bm25/``, ``enriched.jsonl``,
+``constrained.json``) atomically.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from skbsearch.atomic import atomic_dir
+from skbsearch.enrich import (
+    Constraint,
+    EnrichedDocument,
+    Gazetteer,
+    constraint_score,
+    parse_constraints,
+)
+from skbsearch.enrich.gazetteer import normalize_tokens
+from skbsearch.enrich.store import load_enriched, save_enriched
+from skbsearch.errors import IndexError_, InputError
+from skbsearch.index.sparse import BM25Index
+from skbsearch.pipeline import StageBase
+from skbsearch.types import Query, Run
+
+MODES = ("full", "text", "constraints")
+_CONFIG = "constrained.json"
+
+
+def _key(s: Any) -> str:
+    return " ".join(normalize_tokens(str(s))) if s else ""
+
+
+class FactIndex:
+    """Documents by the values of their facts, to find constraint candidates fast."""
+
+    def __init__(self, docs: Sequence[EnrichedDocument]) -> None:
+        self.facts = [list(d.facts) for d in docs]
+        self.by_date: dict[str, set[int]] = {}
+        self.by_place: dict[str, set[int]] = {}
+        prices: list[tuple[float, int]] = []
+        for row, facts in enumerate(self.facts):
+            for f in facts:
+                if f.kind == "date":
+                    self.by_date.setdefault(str(f.value), set()).add(row)
+                elif f.kind == "price":
+                    try:
+                        prices.append((float(f.value), row))
+                    except (TypeError, ValueError):
+                        continue
+                elif f.kind == "place":
+                    for v in (f.value, *(f.attrs.get(k) for k in ("country", "region", "city", "location"))):
+                        if v:
+                            self.by_place.setdefault(_key(v), set()).add(row)
+        self.dates = sorted(self.by_date)
+        self.date_rows = {r for rows in self.by_date.values() for r in rows}
+        self.price_values = np.array([p for p, _ in prices], dtype=np.float64)
+        self.price_rows = np.array([r for _, r in prices], dtype=np.int64)
+
+    def _date_rows(self, c: Constraint) -> set[int]:
+        if c.value is not None:
+            return set(self.by_date.get(str(c.value), ()))
+        lo = bisect.bisect_left(self.dates, c.low) if c.low is not None else 0
+        hi = bisect.bisect_right(self.dates, c.high) if c.high is not None else len(self.dates)
+        return {r for d in self.dates[lo:hi] for r in self.by_date[d]}
+
+    def _price_rows(self, c: Constraint) -> set[int]:
+        v = self.price_values
+        if c.value is not None:
+            tol = max(abs(c.value) * max(c.tolerance, 0.001), 0.01) * 1.01
+            mask = np.abs(v - c.value) <= tol
+        else:
+            mask = np.ones(len(v), dtype=bool)
+            if c.low is not None:
+                mask &= v >= c.low
+            if c.high is not None:
+                mask &= v <= c.high
+        return set(self.price_rows[mask].tolist())
+
+    def candidates(self, constraints: Sequence[Constraint]) -> list[int]:
+        """Rows with at least one fact that may meet one of the constraints."""
+        rows: set[int] = set()
+        for c in constraints:
+            if c.kind == "date":
+                rows |= self._date_rows(c)
+            elif c.kind == "time":
+                rows |= self.date_rows
+            elif c.kind == "price":
+                rows |= self._price_rows(c)
+            elif c.kind == "place":
+                rows |= self.by_place.get(_key(c.value), set())
+        return sorted(rows)
+
+    def scores(self, constraints: Sequence[Constraint]) -> np.ndarray:
+        """:func:`constraint_score` of every document (0 for non-candidates, exactly)."""
+        out = np.zeros(len(self.facts), dtype=np.float64)
+        if constraints:
+            for r in self.candidates(constraints):
+                out[r] = constraint_score(constraints, self.facts[r])
+        return out
+
+
+class ConstrainedRetriever(StageBase):
+    """Stage: BM25 on enriched text combined with constraint scores (module docstring).
+
+    Args:
+        docs: the enriched documents (index order = ``index`` order when given).
+        index: a BM25 index over ``[d.index_text for d in docs]`` (built when omitted).
+        places: place names for query constraints (a :class:`Gazetteer` or names).
+        weight: weight of the constraint score in mode ``"full"``.
+        mode: ``"full"``, ``"text"`` or ``"constraints"``.
+        k: candidates per query.
+        name: the name of the Runs it returns.
+    """
+
+    def __init__(
+        self,
+        docs: Sequence[EnrichedDocument],
+        index: BM25Index | None = None,
+        *,
+        places: Gazetteer | Iterable[str] | None = None,
+        weight: float = 1.0,
+        mode: str = "full",
+        k: int = 100,
+        name: str | None = None,
+    ) -> None:
+        if mode not in MODES:
+            raise InputError(f"unknown mode {mode!r}; use one of {MODES}", field="mode")
+        if k < 0:
+            raise ValueError("k must be >= 0")
+        self.docs = list(docs)
+        self.index = index if index is not None else BM25Index.from_texts(
+            [(d.id, d.index_text) for d in self.docs], source={"kind": "enriched"})
+        if self.index.doc_ids != [d.id for d in self.docs]:
+            raise InputError("the BM25 index and the enriched documents list different ids; "
+                             "rebuild the index", field="index")
+        self.facts = FactIndex(self.docs)
+        self.places = places
+        self.weight, self.mode, self.k = float(weight), mode, k
+        self.name = name or {"full": "enrich", "text": "bm25+enrich", "constraints": "constraints-only"}[mode]
+        self._all_rows = np.arange(len(self.docs), dtype=np.int64)
+
+    # ------------------------------------------------------------------ scoring
+    def constraints(self, text: str) -> list[Constraint]:
+        """The constraints parsed from a query text."""
+        return parse_constraints(text, places=self.places)
+
+    def score(self, text: str) -> np.ndarray:
+        """The combined score of every document for one query text."""
+        toks = self.index.tokenize([text])[0]
+        s = self.index.score_docs(toks, self._all_rows).astype(np.float64) if toks else np.zeros(len(self.docs))
+        if self.mode == "text":
+            return s
+        top = s.max() if len(s) and s.max() > 0 else 1.0
+        c = self.facts.scores(self.constraints(text))
+        if self.mode == "constraints":
+            return c + 1e-6 * s / top
+        return s / top + self.weight * c
+
+    def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
+        """Top-``k`` documents per query (only ``run``'s candidates, when given)."""
+        out = Run(name=self.name)
+        ids = self.index.ids_array
+        pos = self.index.position
+        for q in queries:
+            s = self.score(q.text)
+            if run is not None:
+                keep = np.zeros(len(s), dtype=bool)
+                keep[[pos[d] for d in run.get(q.id, {}) if d in pos]] = True
+                s = np.where(keep, s, 0.0)
+            rows = np.flatnonzero(s > 0)
+            order = rows[np.lexsort((rows, -s[rows]))][: self.k]
+            out[q.id] = dict(zip(ids[order].tolist(), s[order].tolist(), strict=True))
+        return out
+
+    def document(self, doc_id: str) -> EnrichedDocument:
+        """The enriched document with this id."""
+        return self.docs[self.index.position[doc_id]]
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
+        """Write ``bm25/``, ``enriched.jsonl`` and ``constrained.json`` atomically."""
+        path = Path(path)
+        with atomic_dir(path, overwrite=overwrite) as tmp:
+            self.index.save(tmp / "bm25")
+            save_enriched(tmp, self.docs)
+            cfg = {"kind": "constrained", "weight": self.weight, "mode": self.mode, "k": self.k,
+                   "num_docs": len(self.docs)}
+            (tmp / _CONFIG).write_text(json.dumps(cfg, indent=2) + "\n", encoding="utf-8")
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path, *, places: Gazetteer | Iterable[str] | None = None,
+             **overrides: Any) -> ConstrainedRetriever:
+        """Open a saved retriever; ``overrides`` replace saved settings (``mode``, ``k``...)."""
+        path = Path(path)
+        cfg_file = path / _CONFIG
+        if not cfg_file.is_file():
+            raise IndexError_(f"{path}: not a constrained-retrieval index (no {_CONFIG}); build it again")
+        cfg = json.loads(cfg_file.read_text(encoding="utf-8"))
+        settings = {k: cfg[k] for k in ("weight", "mode", "k") if k in cfg} | overrides
+        return cls(load_enriched(path), BM25Index.load(path / "bm25"), places=places, **settings)
+
+    def __repr__(self) -> str:
+        return f"ConstrainedRetriever({len(self.docs)} docs, mode={self.mode!r}, weight={self.weight:g})"
