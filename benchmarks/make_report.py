@@ -38,11 +38,17 @@ def _fmt(v: Any, percent: bool) -> str:
     return f"{v:,}"
 
 
+def _is_unit(column: str) -> bool:
+    """Columns holding times, sizes or counts, never shown as percentages."""
+    c = column.lower()
+    return c.endswith(("ms", "_s", "seconds")) or "latency" in c or c.startswith(("n_", "queries"))
+
+
 def _table(rows: list[dict[str, Any]], percent: bool) -> str:
     cols = list(dict.fromkeys(k for r in rows for k in r))
     out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in rows:
-        out.append("| " + " | ".join(_fmt(r.get(c, ""), percent and c != cols[0]) for c in cols) + " |")
+        out.append("| " + " | ".join(_fmt(r.get(c, ""), percent and c != cols[0] and not _is_unit(c)) for c in cols) + " |")
     return "\n".join(out)
 
 
@@ -89,6 +95,28 @@ def render(result: dict[str, Any], name: str) -> str:
     return "\n".join(lines)
 
 
+def summaries(results: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """One table per ``config.summary`` group: a row per result (``config.label``), overall metrics."""
+    groups: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for name, r in results:
+        if r.get("config", {}).get("summary"):
+            groups.setdefault(r["config"]["summary"], []).append((name, r))
+    out = []
+    for title, items in groups.items():
+        rows, cmds = [], []
+        for name, r in items:
+            cfg = r["config"]
+            keep = cfg.get("columns") or list(_scalars(r.get("metrics", {})))
+            row = {"system": cfg.get("label", name)}
+            row.update({k: v for k, v in _scalars(r.get("metrics", {})).items() if k in keep})
+            if "p50" in r.get("latency_ms", {}):
+                row["p50 ms"] = r["latency_ms"]["p50"]
+            rows.append(row)
+            cmds.append(f"- `{cfg.get('label', name)}`: `{cfg.get('command', '')}`")
+        out.append("\n".join([f"## {title}", "", _table(rows, True), "", "Commands:", *cmds]))
+    return out
+
+
 def main() -> None:
     """Rewrite BENCHMARKS.md (or print it with ``--stdout``)."""
     ap = argparse.ArgumentParser(description=__doc__)
@@ -96,8 +124,9 @@ def main() -> None:
     args = ap.parse_args()
     files = sorted(RESULTS.glob("*.json"))
     order = [json.loads(f.read_text()).get("config", {}).get("order", 99) for f in files]
-    sections = [
-        render(json.loads(f.read_text()), f.name) for _, f in sorted(zip(order, files, strict=True))
+    loaded = [(f.name, json.loads(f.read_text())) for _, f in sorted(zip(order, files, strict=True))]
+    sections = summaries(loaded) + [
+        render(r, name) for name, r in loaded if r.get("config", {}).get("detail", True)
     ]
     text = INTRO + "\n" + "\n\n".join(sections) + "\n"
     if args.stdout:
