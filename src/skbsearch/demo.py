@@ -41,6 +41,7 @@ class DemoResult:
     latency_ms: dict[str, dict[str, float]] = field(default_factory=dict)
     runs: dict[str, Run] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
+    implicit: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def to_benchmark_result(self) -> BenchmarkResult:
         """The common benchmark JSON shape: ``groups`` per system, ``metrics`` of the best."""
@@ -48,7 +49,8 @@ class DemoResult:
         lat = {f"{s}.{k.removesuffix('_ms')}": v for s, d in self.latency_ms.items() for k, v in d.items()}
         return BenchmarkResult(
             "demo", config={**self.config, "best": best}, metrics=self.metrics[best],
-            groups=self.metrics, latency_ms=lat,
+            groups={**self.metrics, **{f"implicit: {k}": v for k, v in self.implicit.items()}},
+            latency_ms=lat,
         )
 
 
@@ -124,7 +126,12 @@ def run_demo(
             best = max(result.metrics, key=lambda s: result.metrics[s]["mrr"])
             _print_examples(console, ds, skb, result.runs[best], best, show)
             _print_table(console, result)
-            console.print(f"[dim]demo finished in {time.perf_counter() - t0:.1f} s; data under {work}[/]"
+        from skbsearch.demo_implicit import run_implicit_demo
+
+        implicit = run_implicit_demo(seed=seed, console=console, quiet=quiet)
+        result.implicit = implicit
+        if not quiet:
+            console.print(f"\n[dim]demo finished in {time.perf_counter() - t0:.1f} s; data under {work}[/]"
                           if tmp is None else f"[dim]demo finished in {time.perf_counter() - t0:.1f} s[/]")
         return result
     finally:

@@ -30,4 +30,5 @@ def register(app: typer.Typer) -> None:
         if save_result is not None:
             result.to_benchmark_result().to_json(save_result)
         if as_json:
-            print_json({"config": result.config, "metrics": result.metrics, "latency_ms": result.latency_ms})
+            print_json({"config": result.config, "metrics": result.metrics, "implicit": result.implicit,
+                        "latency_ms": result.latency_ms})
