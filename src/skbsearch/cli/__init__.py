@@ -18,7 +18,7 @@ app = typer.Typer(
 )
 
 #: Modules that add commands; imported lazily-light (heavy deps load inside commands).
-COMMAND_MODULES = ("kb", "synth", "search", "evaluate", "bench", "train", "demo")
+COMMAND_MODULES = ("kb", "synth", "search", "evaluate", "bench", "train", "serve", "demo")
 
 
 def _register_all() -> None:
