@@ -7,7 +7,7 @@ and ir-measures use), with helpers for cut-offs and TREC files.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,19 @@ def as_queries(queries: Iterable[Query] | Iterable[str] | Mapping[str, str] | st
     for i, q in enumerate(queries):
         out.append(q if isinstance(q, Query) else Query(f"q{i}", str(q)))
     return out
+
+
+def _trec_rows(path: Path, columns: str) -> Iterator[tuple[int, list[str]]]:
+    """``(line_number, fields)`` of a whitespace-separated TREC file with ``columns``."""
+    want = len(columns.split())
+    with path.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            parts = line.split()
+            if len(parts) != want:
+                raise InputError(f"expected {want} columns '{columns}', got {len(parts)}", file=path, line=n)
+            yield n, parts
 
 
 def _sorted_items(scores: Mapping[str, float]) -> list[tuple[str, float]]:
@@ -77,24 +90,14 @@ class Run(dict[str, dict[str, float]]):
         """Read a TREC run file (6 whitespace-separated columns a line)."""
         run: dict[str, dict[str, float]] = {}
         path = Path(path)
-        with path.open(encoding="utf-8") as fh:
-            for n, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                parts = line.split()
-                if len(parts) != 6:
-                    raise InputError(
-                        f"expected 6 columns 'qid Q0 docid rank score tag', got {len(parts)}",
-                        file=path,
-                        line=n,
-                    )
-                try:
-                    score = float(parts[4])
-                except ValueError:
-                    raise InputError(
-                        f"score {parts[4]!r} is not a number", file=path, line=n, field="score"
-                    ) from None
-                run.setdefault(parts[0], {})[parts[2]] = score
+        for n, parts in _trec_rows(path, "qid Q0 docid rank score tag"):
+            try:
+                score = float(parts[4])
+            except ValueError:
+                raise InputError(
+                    f"score {parts[4]!r} is not a number", file=path, line=n, field="score"
+                ) from None
+            run.setdefault(parts[0], {})[parts[2]] = score
         return cls(run, name=name or path.stem)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
@@ -130,24 +133,14 @@ class Qrels(dict[str, dict[str, int]]):
         """Read a TREC qrels file (``qid iter docid grade``)."""
         qrels: dict[str, dict[str, int]] = {}
         path = Path(path)
-        with path.open(encoding="utf-8") as fh:
-            for n, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                parts = line.split()
-                if len(parts) != 4:
-                    raise InputError(
-                        f"expected 4 columns 'qid iter docid grade', got {len(parts)}",
-                        file=path,
-                        line=n,
-                    )
-                try:
-                    grade = int(parts[3])
-                except ValueError:
-                    raise InputError(
-                        f"grade {parts[3]!r} is not an integer", file=path, line=n, field="grade"
-                    ) from None
-                qrels.setdefault(parts[0], {})[parts[2]] = grade
+        for n, parts in _trec_rows(path, "qid iter docid grade"):
+            try:
+                grade = int(parts[3])
+            except ValueError:
+                raise InputError(
+                    f"grade {parts[3]!r} is not an integer", file=path, line=n, field="grade"
+                ) from None
+            qrels.setdefault(parts[0], {})[parts[2]] = grade
         return cls(qrels)
 
     @classmethod

@@ -18,7 +18,6 @@ scores over the documents' facts; the default) and ``constraints-only``.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ import numpy as np
 from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.errors import InputError
 from skbsearch.eval.evaluate import evaluate
+from skbsearch.jsonl import iter_jsonl
 from skbsearch.types import Qrels, Query, Run
 
 CATEGORIES = ("arithmetic", "temporal", "wknow")
@@ -65,27 +65,18 @@ def load_pool(path: str | Path) -> list[ImpliretRecord]:
     path = Path(path)
     out: list[ImpliretRecord] = []
     seen: set[str] = set()
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise InputError(f"malformed JSON ({e.msg}); one object a line", file=path, line=n) from None
-            if not isinstance(rec, dict):
-                raise InputError("expected a JSON object", file=path, line=n)
-            for key in ("document", "question"):
-                if not isinstance(rec.get(key), str) or not rec[key].strip():
-                    raise InputError(f"missing or empty '{key}'", file=path, line=n, field=key)
-            rid = str(rec.get("id", n - 1))
-            if rid in seen:
-                raise InputError(f"duplicate id {rid!r}; ids must be unique within a pool", file=path,
-                                 line=n, field="id")
-            seen.add(rid)
-            extra = {k: v for k, v in rec.items() if k not in ("id", "tuple_set_id", "document", "question", "answer")}
-            out.append(ImpliretRecord(rid, str(rec.get("tuple_set_id", "")), rec["document"], rec["question"],
-                                      str(rec.get("answer", "")), extra))
+    for n, rec in iter_jsonl(path):
+        for key in ("document", "question"):
+            if not isinstance(rec.get(key), str) or not rec[key].strip():
+                raise InputError(f"missing or empty '{key}'", file=path, line=n, field=key)
+        rid = str(rec.get("id", n - 1))
+        if rid in seen:
+            raise InputError(f"duplicate id {rid!r}; ids must be unique within a pool", file=path,
+                             line=n, field="id")
+        seen.add(rid)
+        extra = {k: v for k, v in rec.items() if k not in ("id", "tuple_set_id", "document", "question", "answer")}
+        out.append(ImpliretRecord(rid, str(rec.get("tuple_set_id", "")), rec["document"], rec["question"],
+                                  str(rec.get("answer", "")), extra))
     if not out:
         raise InputError("pool file has no records", file=path)
     return out

@@ -10,7 +10,6 @@ words (region, city, country names); a tie keeps every reading at lower confiden
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -22,6 +21,7 @@ import numpy as np
 
 from skbsearch.enrich.base import Enrichment, Fact
 from skbsearch.errors import InputError
+from skbsearch.jsonl import iter_jsonl
 from skbsearch.kb.builder import SKBBuilder
 from skbsearch.kb.store import SKB
 
@@ -62,26 +62,19 @@ def load_wikidata_landmarks(path: str | Path) -> SKB:
     path = Path(path)
     b = SKBBuilder(on_duplicate="first")
     required = ("itemQ", "itemLabel", "countryQ", "countryLabel")
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise InputError(f"malformed JSON ({e.msg}); one object a line", file=path, line=n) from None
-            for k in required:
-                if not rec.get(k):
-                    raise InputError(f"missing '{k}'", file=path, line=n, field=k)
-            fields = {k: rec.get(k) for k in ("cityLabel", "locationLabel", "streetNameLabel", "instanceOf")}
-            b.add_node(rec["itemQ"], "landmark", rec["itemLabel"], fields=fields, file=str(path), line=n)
-            b.add_node(rec["countryQ"], "country", rec["countryLabel"], file=str(path), line=n)
-            if rec.get("adminEntityQ"):
-                b.add_node(rec["adminEntityQ"], "region", rec.get("adminEntityLabel") or rec["adminEntityQ"], file=str(path), line=n)
-                b.add_edge(rec["itemQ"], "located_in", rec["adminEntityQ"], file=str(path), line=n)
-                b.add_edge(rec["adminEntityQ"], "in_country", rec["countryQ"], file=str(path), line=n)
-            else:
-                b.add_edge(rec["itemQ"], "in_country", rec["countryQ"], file=str(path), line=n)
+    for n, rec in iter_jsonl(path):
+        for k in required:
+            if not rec.get(k):
+                raise InputError(f"missing '{k}'", file=path, line=n, field=k)
+        fields = {k: rec.get(k) for k in ("cityLabel", "locationLabel", "streetNameLabel", "instanceOf")}
+        b.add_node(rec["itemQ"], "landmark", rec["itemLabel"], fields=fields, file=str(path), line=n)
+        b.add_node(rec["countryQ"], "country", rec["countryLabel"], file=str(path), line=n)
+        if rec.get("adminEntityQ"):
+            b.add_node(rec["adminEntityQ"], "region", rec.get("adminEntityLabel") or rec["adminEntityQ"], file=str(path), line=n)
+            b.add_edge(rec["itemQ"], "located_in", rec["adminEntityQ"], file=str(path), line=n)
+            b.add_edge(rec["adminEntityQ"], "in_country", rec["countryQ"], file=str(path), line=n)
+        else:
+            b.add_edge(rec["itemQ"], "in_country", rec["countryQ"], file=str(path), line=n)
     return b.build(meta={"source": str(path), "kind": "gazetteer"})
 
 

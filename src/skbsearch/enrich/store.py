@@ -20,6 +20,7 @@ from typing import Any
 from skbsearch.atomic import atomic_write_bytes
 from skbsearch.enrich.base import EnrichedDocument, Fact
 from skbsearch.errors import InputError
+from skbsearch.jsonl import iter_jsonl
 
 #: The file name inside an index directory.
 ENRICHED_FILE = "enriched.jsonl"
@@ -69,16 +70,6 @@ def load_enriched(path: str | Path) -> list[EnrichedDocument]:
         raise InputError(f"no enriched documents at {f}; build the index with enrichment first",
                          file=f)
     docs: list[EnrichedDocument] = []
-    with f.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise InputError(f"malformed JSON ({e.msg}); rebuild the index", file=f,
-                                 line=n) from None
-            if not isinstance(rec, dict):
-                raise InputError("expected one JSON object a line", file=f, line=n)
-            docs.append(document_from_dict(rec, file=f, line=n))
+    for n, rec in iter_jsonl(f, what="one JSON object a line (rebuild the index if it is damaged)"):
+        docs.append(document_from_dict(rec, file=f, line=n))
     return docs

@@ -9,11 +9,11 @@ graphs (a multi-sentence parse) becomes their disjoint union.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
 from skbsearch.errors import InputError, MissingDependencyError
+from skbsearch.jsonl import iter_jsonl
 from skbsearch.semgraph.graph import ROOT_CONCEPT, ConceptGraph
 
 #: File suffixes read by :func:`load_penman_dir`.
@@ -148,38 +148,25 @@ def load_penman_jsonl(
     """Read a JSONL file of ``{qid, docid, amr}`` records into ``{(qid, docid): graph}``."""
     path = Path(path)
     out: dict[tuple[str, str], ConceptGraph] = {}
-    try:
-        fh = path.open(encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"cannot read AMR JSONL: {e.strerror}", file=path) from None
-    with fh:
-        for n, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                rec = json.loads(raw)
-            except json.JSONDecodeError as e:
-                raise InputError(f"malformed JSON: {e.msg}", file=path, line=n) from None
-            if not isinstance(rec, dict):
-                raise InputError("expected a JSON object a line", file=path, line=n)
-            for name in (qid_field, docid_field, field):
-                if rec.get(name) in (None, ""):
-                    raise InputError(
-                        f"missing field '{name}' (each line needs '{qid_field}', "
-                        f"'{docid_field}' and '{field}')",
-                        file=path,
-                        line=n,
-                        field=name,
-                    )
-            key = (str(rec[qid_field]), str(rec[docid_field]))
-            if key in out:
+    for n, rec in iter_jsonl(path):
+        for name in (qid_field, docid_field, field):
+            if rec.get(name) in (None, ""):
                 raise InputError(
-                    f"duplicate AMR for query {key[0]!r}, document {key[1]!r}",
+                    f"missing field '{name}' (each line needs '{qid_field}', "
+                    f"'{docid_field}' and '{field}')",
                     file=path,
                     line=n,
-                    field=docid_field,
+                    field=name,
                 )
-            out[key] = parse_penman(
-                str(rec[field]), root_concept=root_concept, file=path, line=n, field=field
+        key = (str(rec[qid_field]), str(rec[docid_field]))
+        if key in out:
+            raise InputError(
+                f"duplicate AMR for query {key[0]!r}, document {key[1]!r}",
+                file=path,
+                line=n,
+                field=docid_field,
             )
+        out[key] = parse_penman(
+            str(rec[field]), root_concept=root_concept, file=path, line=n, field=field
+        )
     return out

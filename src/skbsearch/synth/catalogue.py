@@ -25,6 +25,7 @@ import pyarrow as pa
 
 from skbsearch.atomic import atomic_dir
 from skbsearch.errors import InputError
+from skbsearch.jsonl import iter_jsonl
 from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.store import SKB
 from skbsearch.synth import catalogue_text as text
@@ -78,17 +79,11 @@ class CatalogueDataset:
                 file=qfile,
             )
         queries = []
-        with qfile.open(encoding="utf-8") as fh:
-            for n, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                    queries.append(Query(str(rec["id"]), str(rec["text"]), dict(rec.get("meta", {}))))
-                except json.JSONDecodeError as e:
-                    raise InputError(f"malformed JSON: {e.msg}", file=qfile, line=n) from None
-                except KeyError as e:
-                    raise InputError("query record lacks a field", file=qfile, line=n, field=str(e.args[0])) from None
+        for n, rec in iter_jsonl(qfile, what="one query object a line"):
+            try:
+                queries.append(Query(str(rec["id"]), str(rec["text"]), dict(rec.get("meta", {}))))
+            except KeyError as e:
+                raise InputError("query record lacks a field", file=qfile, line=n, field=str(e.args[0])) from None
         cfg_file = path / "dataset.json"
         config = json.loads(cfg_file.read_text(encoding="utf-8")) if cfg_file.is_file() else {}
         return cls(SKB.load(path / "skb"), queries, Qrels.from_trec(path / "qrels.trec"), config)
