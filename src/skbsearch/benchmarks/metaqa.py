@@ -35,7 +35,7 @@ from skbsearch.retrieve.relpath import RelationPathModel, accuracy, label_paths
 from skbsearch.types import Qrels, Query, Run
 
 HOPS = (1, 2, 3)
-PIPELINES = ("graph", "text")
+PIPELINES = ("graph", "text", "rerank")
 STAGE_METRICS = ["hit@1", "hit@5", "recall@20", "mrr"]
 
 
@@ -285,6 +285,7 @@ def run_metaqa(
     k: int = 100,
     batch_size: int = 1,
     progress: Callable[[str, int, int], None] | None = None,
+    model_dir: str | Path | None = None,
 ) -> BenchmarkResult:
     """Run the MetaQA protocol (module docstring) and return per-hop numbers.
 
@@ -301,6 +302,8 @@ def run_metaqa(
             (brackets removed; n-gram dictionary linking).
         batch_size: questions per stage call (latency = call time / batch size).
         progress: ``progress(stage, done, total)`` callback.
+        model_dir: ``rerank`` pipeline: the triple re-ranker (``skb train triple-reranker``;
+            default: trained on first use and cached, see :mod:`.metaqa_rerank`).
     """
     if split not in ("dev", "test"):
         raise InputError(f"split must be 'dev' or 'test', got {split!r}", field="split")
@@ -332,6 +335,14 @@ def run_metaqa(
     train_counts: dict[str, int] = {}
     stage_for: dict[int, Callable[[list[Query]], Run]] = {}
     text_stage = _text_stage(skb, cache_dir, k) if pipeline == "text" else None
+    rerank_info: dict[str, object] = {}
+    if pipeline == "rerank":
+        if link_mode != "brackets":
+            raise InputError("the rerank pipeline needs the bracketed topic (--link brackets)", field="link_mode")
+        from skbsearch.benchmarks.metaqa_rerank import rerank_stage
+
+        text_stage, rerank_info = rerank_stage(data_dir, split, model_dir, cache_dir=cache_dir,
+                                               train_fraction=train_fraction, progress=report, k=k)
     for h in hops:
         if text_stage is not None:
             stage_for[h] = text_stage
@@ -393,6 +404,9 @@ def run_metaqa(
         + (" of every hop" if train_on == "all" else " of the same hop")
         + ("; scored on the other half" if split == "dev" else f"; scored on qa_{split}.txt")
         if pipeline == "graph"
+        else f"{split}: BM25 + graph-path candidate triples, contextual re-ranker and relation-path "
+        + "model trained on " + ("all dev questions" if split == "test" else "the hash train-half of dev")
+        + ", extractive answers" if pipeline == "rerank"
         else f"{split}: BM25 over entity-centric documents (10 triples max), answers = their entities, no training"
         + ("; scored on the dev half not used for training by the graph pipeline" if split == "dev" else "")
     )
@@ -400,7 +414,7 @@ def run_metaqa(
         "data": str(data_dir), "split": split, "hops": list(hops), "limit": limit,
         "pipeline": pipeline, "train_on": train_on, "link_mode": link_mode,
         "top_paths": top_paths, "k": k, "batch_size": batch_size, "protocol": protocol,
-        "n_questions": counts, "n_train": train_counts,
+        "n_questions": counts, "n_train": train_counts, **({"reranker": rerank_info} if rerank_info else {}),
         "kb": {"nodes": skb.num_nodes, "edges": skb.num_edges},
         "seconds": round(time.perf_counter() - t_start, 2),
     }

@@ -13,6 +13,8 @@ per stage (p50/p95). A cross-encoder is either a given model, or trained with qu
 k-fold cross-validation (``cv_folds``): per fold, the start model is fine-tuned on the
 other folds' judgements (plus any ``train_data``) and scores the held-out fold; the fold
 runs are stitched into one run, so no query is scored by a model that saw its judgements.
+The GNN rows (``mlp``, ``gcn``, ``gnn`` = G-RAG, ``gnn-rl`` = G-RAG-RL) are cross-validated
+the same way (:mod:`skbsearch.benchmarks.trecdl_gnn`) or scored with a saved model.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from skbsearch.eval.evaluate import evaluate
 from skbsearch.eval.latency import LatencyRecorder
 from skbsearch.types import Qrels, Query, Run
 
-RERANKERS = ("none", "bm25", "bi-encoder", "cross-encoder", "llm", "gnn", "gnn-rl")
+RERANKERS = ("none", "bm25", "bi-encoder", "cross-encoder", "llm", "gnn", "gnn-rl", "mlp", "gcn")
 Progress = Callable[[str, int, int], None]
 
 
@@ -142,8 +144,9 @@ def _pairs_progress(progress: Progress | None, label: str) -> Callable[[int, int
 def rerank(name: str, data: TrecDLData, queries: Sequence[Query], run: Run, *,
            model: str | None = None, top_k: int = 100, batch_size: int = 32,
            cv_folds: int | None = None, cv_options: dict[str, Any] | None = None,
+           gnn_options: dict[str, Any] | None = None,
            cache_dir: str | Path | None = None, recorder: LatencyRecorder | None = None,
-           progress: Progress | None = None) -> Run:
+           progress: Progress | None = None, qrels: Qrels | None = None) -> Run:
     """The run of one re-ranker (``none``/``bm25``: the input run) over ``queries``."""
     rec = recorder or LatencyRecorder()
     n = max(1, len(queries))
@@ -183,26 +186,36 @@ def rerank(name: str, data: TrecDLData, queries: Sequence[Query], run: Run, *,
                             kind="passage")
         with rec.stage("llm", n_queries=n):
             return stage(queries, run)
-    if name in ("gnn", "gnn-rl"):
-        return _gnn(name, data, queries, run, model, top_k, cache_dir, rec)
+    if name in ("gnn", "gnn-rl", "mlp", "gcn"):
+        return _gnn(name, data, queries, run, model=model, cv_folds=cv_folds,
+                    options=gnn_options if gnn_options is not None else {}, qrels=qrels,
+                    cache_dir=cache_dir, rec=rec, progress=progress)
     raise InputError(f"unknown re-ranker {name!r}; use one of {', '.join(RERANKERS)}, "
                      "fusion:<a>+<b> or run:FILE", field="reranker")
 
 
-def _gnn(name: str, data: TrecDLData, queries: Sequence[Query], run: Run, model: str | None,
-         top_k: int, cache_dir: str | Path | None, rec: LatencyRecorder) -> Run:
+def _gnn(name: str, data: TrecDLData, queries: Sequence[Query], run: Run, *, model: str | None,
+         cv_folds: int | None, options: dict[str, Any], qrels: Qrels | None,
+         cache_dir: str | Path | None, rec: LatencyRecorder, progress: Progress | None) -> Run:
+    """A GNN row: k-fold CV training (``cv_folds``) or a saved model (``model``)."""
     try:
-        from skbsearch.rerank.gnn import GNNReranker
+        from skbsearch.benchmarks import trecdl_gnn
     except ImportError as e:
         raise InputError(f"the {name} re-ranker is not available: {e}", field="reranker") from None
+    if cv_folds:
+        opts = dict(options)
+        save_dir = opts.pop("save_dir", None)
+        row = trecdl_gnn.GNNRowConfig.for_row(name, **opts)
+        out, info = trecdl_gnn.kfold_gnn(queries, run, data.doc_text, qrels or data.qrels, row,
+                                         folds=cv_folds, name=name, cache_dir=cache_dir,
+                                         save_dir=save_dir, recorder=rec, progress=progress)
+        options["_row"], options["_folds"] = row, info
+        return out
     if model is None:
-        raise InputError(f"--reranker {name} needs --model DIR, a G-RAG model trained with "
-                         f"{'the pairwise loss' if name == 'gnn-rl' else 'the CE loss'}",
-                         field="model")
-    stage = GNNReranker.load(model, data.doc_text, k=top_k,
-                             embedding_cache=Path(cache_dir) if cache_dir else None)
-    with rec.stage(name, n_queries=max(1, len(queries))):
-        return stage(queries, run)
+        raise InputError(f"--reranker {name} needs --cv-folds K (train per fold) or --model DIR "
+                         "(from 'skb train gnn-reranker')", field="model")
+    return trecdl_gnn.score_with_model(model, queries, run, data.doc_text, name=name,
+                                       cache_dir=cache_dir, recorder=rec, progress=progress)
 
 
 def parse_reranker(spec: str) -> tuple[str, list[str]]:
@@ -221,7 +234,7 @@ def parse_reranker(spec: str) -> tuple[str, list[str]]:
 def run_trecdl(data_dir: str | Path, year: str = "dl19", reranker: str = "none", *,
                model: str | None = None, top_k: int = 100, limit: int | None = None,
                cv_folds: int | None = None, cv_options: dict[str, Any] | None = None,
-               fusion: str = "rrf", batch_size: int = 32, cache_dir: str | Path | None = None,
+               gnn_options: dict[str, Any] | None = None, fusion: str = "rrf", batch_size: int = 32, cache_dir: str | Path | None = None,
                save_run: str | Path | None = None, progress: Progress | None = None) -> BenchmarkResult:
     """Re-rank the BM25 top-``top_k`` of a TREC DL year and score it (module docstring).
 
@@ -239,8 +252,10 @@ def run_trecdl(data_dir: str | Path, year: str = "dl19", reranker: str = "none",
     qrels = Qrels({q: d for q, d in data.qrels.items() if q in ids})
     base = Run({q: d for q, d in data.run.items() if q in ids}, name="bm25").top(top_k)
     rec = LatencyRecorder()
+    gnn_options = dict(gnn_options or {})
     opts = dict(model=model, top_k=top_k, batch_size=batch_size, cv_folds=cv_folds,
-                cv_options=cv_options, cache_dir=cache_dir, recorder=rec, progress=progress)
+                cv_options=cv_options, gnn_options=gnn_options, cache_dir=cache_dir,
+                recorder=rec, progress=progress, qrels=qrels)
     start = time.perf_counter()
     groups = {"bm25": metrics_of(base, qrels)}
     if kind == "fusion":
@@ -268,10 +283,21 @@ def run_trecdl(data_dir: str | Path, year: str = "dl19", reranker: str = "none",
                 "gain = grade), MRR@10/MTRR/TMHits@10 with grade >= 2 relevant")
     if cv_folds and "cross-encoder" in [kind, *parts]:
         protocol += f"; cross-encoder trained with {cv_folds}-fold query-level cross-validation"
+    gnn_rows = [p for p in [kind, *parts] if p in ("gnn", "gnn-rl", "mlp", "gcn")]
+    if cv_folds and gnn_rows:
+        protocol += (f"; {'/'.join(gnn_rows)} trained with {cv_folds}-fold query-level "
+                     "cross-validation (per fold: train on the other folds, early stopping on a "
+                     "seeded dev part of them); latency = feature building (warm parse and "
+                     "embedding caches) + GNN scoring")
     config = {"protocol": protocol, "data": str(Path(data_dir)), "year": year,
               "reranker": reranker, "model": model, "top_k": top_k, "cv_folds": cv_folds,
               "fusion": fusion if kind == "fusion" else None, "n_queries": len(queries),
               "seconds": round(time.perf_counter() - start, 1)}
+    if "_row" in gnn_options:
+        from dataclasses import asdict
+
+        config["gnn"] = asdict(gnn_options["_row"])
+        config["gnn_folds"] = gnn_options["_folds"]
     if cv_options:
         config["cv_options"] = {k: (v.__dict__ if hasattr(v, "__dict__") else v)
                                 for k, v in cv_options.items()}

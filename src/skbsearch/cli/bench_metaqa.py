@@ -28,7 +28,10 @@ def metaqa(
     split: str = typer.Option("dev", "--split", help="dev (train on a hash half, score the other) or test."),
     hops: str = typer.Option("1,2,3", "--hops", help="Hops to score, e.g. 1,2,3."),
     limit: int | None = typer.Option(None, "--limit", min=1, help="At most N questions per hop."),
-    pipeline: str = typer.Option("graph", "--pipeline", help="graph (linking + relation paths) or text (BM25 baseline)."),
+    pipeline: str = typer.Option("graph", "--pipeline", help="graph (linking + relation paths), text (BM25 baseline) "
+                                 "or rerank (BM25 + path triples -> contextual re-ranker -> answer)."),
+    model: Path | None = typer.Option(None, "--model", help="rerank: a 'skb train triple-reranker' directory "
+                                      "(--scope half for --split dev; default: trained on first use and cached)."),
     link: str = typer.Option("brackets", "--link", help="brackets (topic given) or ngram (brackets removed)."),
     train_on: str = typer.Option("all", "--train-on", help="all: dev questions of every hop; hop: same hop only."),
     cache: Path | None = typer.Option(None, "--cache", help="Cache dir (default $SKB_CACHE_DIR or ~/.cache/skbsearch)."),
@@ -54,7 +57,7 @@ def metaqa(
 
         result = run_metaqa(
             data, split=split, hops=hop_list, limit=limit, pipeline=pipeline, train_on=train_on,
-            cache_dir=cache, link_mode=link, progress=progress,
+            cache_dir=cache, link_mode=link, progress=progress, model_dir=model,
         )
     if json_out is not None and str(json_out) == "-":
         print_json(result.to_dict())

@@ -15,21 +15,29 @@ from skbsearch.cli.output import console, handle_errors, print_json, print_table
 def trecdl(
     data: Path = typer.Option(..., "--data", help="Folder with {year}_bm25_top100.json and {year}_qrels.json."),
     year: str = typer.Option("dl19", "--year", help="dl19 or dl20."),
-    reranker: str = typer.Option("none", "--reranker", help="none | bi-encoder | cross-encoder | llm | gnn | gnn-rl | fusion:<a>+<b> | run:FILE."),
+    reranker: str = typer.Option("none", "--reranker", help="none | bi-encoder | cross-encoder | llm | mlp | gcn | gnn (G-RAG) | gnn-rl (G-RAG-RL) | fusion:<a>+<b> | run:FILE."),
     model: str | None = typer.Option(None, "--model", help="Model of the re-ranker: a cross-encoder / GNN dir, an encoder, a GGUF (llm); with --cv-folds the start weights."),
     top_k: int = typer.Option(100, "--top-k", min=1, help="Re-rank the BM25 top-k."),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N queries (qrels cut alike)."),
-    cv_folds: int | None = typer.Option(None, "--cv-folds", min=2, help="Cross-encoder: train with K-fold query-level cross-validation."),
+    cv_folds: int | None = typer.Option(None, "--cv-folds", min=2, help="Cross-encoder / mlp / gcn / gnn / gnn-rl: train with K-fold query-level cross-validation."),
     cv_steps: int | None = typer.Option(None, "--cv-steps", min=1, help="Training steps per fold."),
     cv_time: float | None = typer.Option(None, "--cv-time-budget", min=1, help="Training seconds per fold."),
     cv_epochs: int = typer.Option(1, "--cv-epochs", min=1, help="Training epochs per fold."),
     cv_lr: float = typer.Option(5e-5, "--cv-lr", help="Learning rate of each fold's training."),
     train_data: list[str] = typer.Option([], "--train-data", help="Extra training data per fold (nq:FILE), repeatable."),
     save_models: Path | None = typer.Option(None, "--save-models", help="Write each fold's model under this dir."),
+    gnn_paths: bool | None = typer.Option(None, "--gnn-paths/--gnn-no-paths", help="GNN rows: path text in node features (default: the paper's, on for gnn/gnn-rl)."),
+    gnn_min_common: int | None = typer.Option(None, "--gnn-min-common", min=1, help="GNN rows: join documents sharing at least N concepts (default 1)."),
+    gnn_first_stage: float | None = typer.Option(None, "--gnn-first-stage", help="GNN rows: add the z-scored BM25 score as a node feature with this weight."),
+    gnn_select: str | None = typer.Option(None, "--gnn-select-first-stage", help="GNN rows: comma-separated BM25-feature weights, chosen per fold by dev nDCG@10 on the training folds (e.g. 0,0.05,0.1,0.2)."),
+    gnn_epochs: int | None = typer.Option(None, "--gnn-epochs", min=1, help="GNN rows: max epochs per fold (default 40)."),
+    gnn_lr: float | None = typer.Option(None, "--gnn-lr", help="GNN rows: learning rate (default 1e-3)."),
+    gnn_hidden: int | None = typer.Option(None, "--gnn-hidden", min=1, help="GNN rows: hidden dimension (default 64)."),
+    gnn_seed: int | None = typer.Option(None, "--gnn-seed", help="GNN rows: seed of init and dev split (default 0)."),
     fusion: str = typer.Option("rrf", "--fusion", help="rrf or wsum, for fusion:<a>+<b>."),
     batch_size: int = typer.Option(32, "--batch-size", min=1, help="Pairs per forward pass."),
     threads: int | None = typer.Option(None, "--threads", min=1, help="torch threads while training."),
-    cache: Path | None = typer.Option(None, "--cache", help="Embedding cache dir (bi-encoder, gnn)."),
+    cache: Path | None = typer.Option(None, "--cache", help="bi-encoder: embedding cache dir; mlp/gcn/gnn/gnn-rl: cache root (embeddings/, semgraphs/; default ~/.cache/skbsearch)."),
     save_run: Path | None = typer.Option(None, "--save-run", help="Write the final run as a TREC run file."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
@@ -47,6 +55,11 @@ def trecdl(
                       "config": TrainConfig(epochs=cv_epochs, max_steps=cv_steps,
                                             time_budget_s=cv_time, threads=threads,
                                             lr=cv_lr)}
+    gnn_options = {k: v for k, v in {
+        "use_paths": gnn_paths, "min_common_nodes": gnn_min_common,
+        "first_stage_weight": gnn_first_stage, "epochs": gnn_epochs, "lr": gnn_lr,
+        "hidden_dim": gnn_hidden, "seed": gnn_seed,
+        "select_first_stage": _floats(gnn_select) if gnn_select else None, "save_dir": save_models}.items() if v is not None}
     with Progress(TextColumn("{task.description}"), BarColumn(),
                   TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
                   console=console, transient=True, disable=quiet) as bar:
@@ -59,7 +72,8 @@ def trecdl(
             bar.update(tasks[key], completed=done, total=total, description=stage)
 
         result = run_trecdl(data, year, reranker, model=model, top_k=top_k, limit=limit,
-                            cv_folds=cv_folds, cv_options=cv_options, fusion=fusion,
+                            cv_folds=cv_folds, cv_options=cv_options, gnn_options=gnn_options,
+                            fusion=fusion,
                             batch_size=batch_size, cache_dir=cache, save_run=save_run,
                             progress=progress)
     if json_out is not None and str(json_out) == "-":
@@ -80,3 +94,14 @@ def trecdl(
             print_table(rows, title="latency per query", floatfmt="{:.1f}")
         if json_out is not None:
             console.print(f"wrote {json_out}", highlight=False)
+
+
+def _floats(text: str) -> tuple[float, ...]:
+    """``"0,0.1"`` -> ``(0.0, 0.1)`` (InputError naming the option otherwise)."""
+    from skbsearch.errors import InputError
+
+    try:
+        return tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise InputError(f"--gnn-select-first-stage expects comma-separated numbers, got {text!r}",
+                         field="gnn_select_first_stage") from None

@@ -75,7 +75,7 @@ def cross_encoder(
 
 
 #: Sibling trainer modules ``skbsearch.cli.train_<name>`` (each registers on ``train_app``).
-TRAINERS: tuple[str, ...] = ()
+TRAINERS: tuple[str, ...] = ("gnn", "triples")
 
 
 def register(app: typer.Typer) -> None:

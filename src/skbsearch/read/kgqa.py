@@ -43,6 +43,14 @@ def order(scores: np.ndarray) -> np.ndarray:
     return np.lexsort((np.arange(len(scores)), -scores))
 
 
+def fused_scores(candidates: Sequence[TripleCandidate], logits: np.ndarray, graph_weight: float,
+                 floor: float = 1e-4) -> np.ndarray:
+    """Re-ranker logits plus ``graph_weight * log(graph score)`` (a product of experts with
+    the relation-path prior; triples no predicted path reaches get ``floor``)."""
+    g = np.array([max(c.graph_score, floor) for c in candidates], dtype=np.float64)
+    return np.asarray(logits, dtype=np.float64) + graph_weight * np.log(g)
+
+
 def rank_answers(candidates: Sequence[TripleCandidate], scores: np.ndarray, topics: Sequence[int],
                  k: int = 100) -> list[tuple[int, float]]:
     """Answer nodes, best first: each scores its best triple; topic nodes left out."""
@@ -92,15 +100,19 @@ class RerankKGQA(StageBase):
         reader: ``None`` (extractive: :func:`rank_answers`) or an :class:`LLMTripleReader`,
             whose answer, when it names a candidate's answer node, goes first.
         k: answers kept per question.
+        graph_weight: add ``graph_weight * log(graph score)`` to the re-ranker logits
+            (:func:`fused_scores`; 0: the re-ranker alone, as in the paper).
         batch_size: questions re-ranked per scoring pass.
         progress: ``progress(n)`` after every ``n`` questions answered.
     """
 
     def __init__(self, retriever: TripleRetriever, reranker: TripleReranker | None = None,
-                 reader: LLMTripleReader | None = None, *, k: int = 100, batch_size: int = 16,
+                 reader: LLMTripleReader | None = None, *, k: int = 100, graph_weight: float = 0.0,
+                 batch_size: int = 16,
                  name: str = "rerank-kgqa", progress: Callable[[int], None] | None = None) -> None:
         self.retriever, self.reranker, self.reader = retriever, reranker, reader
         self.k, self.batch_size, self.name, self.progress = k, batch_size, name, progress
+        self.graph_weight = graph_weight
         self._names = retriever.skb.column("name")
 
     def scored(self, texts: Sequence[str]) -> list[tuple[Retrieved, np.ndarray]]:
@@ -113,6 +125,8 @@ class RerankKGQA(StageBase):
                 scores = [retrieval_scores(len(r.candidates)) for r in got]
             else:
                 scores = self.reranker.score(chunk, [r.candidates for r in got])
+                if self.graph_weight:
+                    scores = [fused_scores(r.candidates, s, self.graph_weight) for r, s in zip(got, scores, strict=True)]
             out.extend(zip(got, scores, strict=True))
             if self.progress is not None:
                 self.progress(len(chunk))

@@ -1,0 +1,98 @@
+"""GNN rows (mlp / gcn / gnn / gnn-rl) of the TREC DL harness, on a 3-query fixture."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("torch_geometric")
+
+from skbsearch.benchmarks.trecdl import parse_reranker, run_trecdl  # noqa: E402
+from skbsearch.benchmarks.trecdl_gnn import GNNRowConfig, split_dev  # noqa: E402
+from skbsearch.errors import InputError  # noqa: E402
+
+TOPICS = {
+    "q1": ("how do volcanoes erupt", "magma rises through the crust and the volcano erupts lava"),
+    "q2": ("what causes ocean tides", "the moon's gravity pulls the ocean and causes the tides"),
+    "q3": ("how do bees make honey", "bees collect nectar from flowers and turn it into honey"),
+}
+FILLER = ["the stock market closed higher on friday", "a recipe for tomato soup with basil",
+          "the football team won the league title", "new smartphones have larger screens"]
+
+
+@pytest.fixture()
+def tiny(tmp_path: Path) -> Path:
+    """A 3-query TREC DL folder; BM25 puts the relevant passage last."""
+    records, qrels = [], {}
+    for qid, (query, answer) in TOPICS.items():
+        docs = [(f"{qid}-f{i}", f"{f} ({qid})", 0) for i, f in enumerate(FILLER)]
+        docs.append((f"{qid}-rel", answer, 3))
+        hits = [{"qid": qid, "docid": d, "content": t, "score": 9.0 - r, "rank": r + 1}
+                for r, (d, t, _) in enumerate(docs)]
+        records.append({"query": query, "hits": hits})
+        qrels[qid] = {d: str(g) for d, _, g in docs}
+    (tmp_path / "dl19_bm25_top100.json").write_text(json.dumps(records), encoding="utf-8")
+    (tmp_path / "dl19_qrels.json").write_text(json.dumps(qrels), encoding="utf-8")
+    return tmp_path
+
+
+def test_rows_are_known_and_configured() -> None:
+    for name in ("mlp", "gcn", "gnn", "gnn-rl"):
+        assert parse_reranker(name) == (name, [])
+    assert parse_reranker("fusion:gnn-rl+bi-encoder") == ("fusion", ["gnn-rl", "bi-encoder"])
+    rl = GNNRowConfig.for_row("gnn-rl", use_paths=False, first_stage_weight=0.1, epochs=3)
+    assert (rl.kind, rl.loss, rl.features.use_paths, rl.features.first_stage_weight,
+            rl.epochs) == ("grag", "pairwise", False, 0.1, 3)
+    sel = GNNRowConfig.for_row("gnn-rl", select_first_stage=[0.0, 0.2])
+    assert sel.select_first_stage == (0.0, 0.2) and sel.features.first_stage_weight == 0.2
+    assert GNNRowConfig.for_row("gnn").loss == "ce" and GNNRowConfig.for_row("gnn").features.use_paths
+    assert GNNRowConfig.for_row("mlp").kind == "mlp" and not GNNRowConfig.for_row("gcn").features.use_paths
+    with pytest.raises(InputError):
+        GNNRowConfig.for_row("transformer")
+
+
+def test_split_dev_is_seeded_and_disjoint() -> None:
+    ids = [f"q{i}" for i in range(20)]
+    train, dev = split_dev(ids, 0.15, seed=3)
+    assert len(dev) == 3 and not set(train) & set(dev) and sorted(train + dev) == sorted(ids)
+    assert (train, dev) == split_dev(list(reversed(ids)), 0.15, seed=3)
+    with pytest.raises(InputError):
+        split_dev(["q1"], 0.5)
+
+
+def test_gnn_row_needs_folds_or_model(tiny: Path) -> None:
+    with pytest.raises(InputError, match="--cv-folds K"):
+        run_trecdl(tiny, "dl19", "gnn")
+
+
+@pytest.mark.parametrize("row,options", [
+    pytest.param("mlp", {}, marks=pytest.mark.slow),
+    pytest.param("gcn", {}, marks=pytest.mark.slow),
+    pytest.param("gnn", {}, marks=pytest.mark.slow),
+    ("gnn-rl", {"use_paths": False, "min_common_nodes": 2, "select_first_stage": (0.0, 0.1)}),
+])
+def test_cv_row_scores_every_query_once(tiny: Path, row: str, options: dict) -> None:
+    result = run_trecdl(tiny, "dl19", row, cv_folds=3, cache_dir=tiny / "cache",
+                        gnn_options={**options, "epochs": 2, "save_dir": tiny / "models"})
+    cfg = result.config
+    assert cfg["n_queries"] == 3 and "3-fold query-level cross-validation" in cfg["protocol"]
+    assert [f["held_out"] for f in cfg["gnn_folds"]] == [1, 1, 1]
+    assert cfg["gnn"]["kind"] == {"mlp": "mlp", "gcn": "gcn"}.get(row, "grag")
+    assert 0.0 <= result.metrics["ndcg@10"] <= 1.0 and result.latency_ms[f"{row}.p50"] > 0
+    assert sorted(p.name for p in (tiny / "models").iterdir()) == ["fold1", "fold2", "fold3"]
+    if row == "gnn-rl":  # the extra BM25 feature widens the input; its weight is chosen per fold
+        assert cfg["gnn"]["features"]["first_stage_weight"] == 0.1
+        assert {f["first_stage_weight"] for f in cfg["gnn_folds"]} <= {0.0, 0.1}
+        saved = json.loads((tiny / "models" / "fold1" / "config.json").read_text())
+        assert saved["model"]["in_dim"] == 385
+        assert saved["extra"]["first_stage_weight"] == cfg["gnn_folds"][0]["first_stage_weight"]
+
+
+@pytest.mark.slow
+def test_fusion_with_a_cv_gnn_row(tiny: Path) -> None:
+    result = run_trecdl(tiny, "dl19", "fusion:mlp+bm25", cv_folds=3, cache_dir=tiny / "cache")
+    assert set(result.groups) == {"bm25", "mlp"} and result.config["n_queries"] == 3
+    assert len(result.config["gnn_folds"]) == 3  # recorded with default options too
