@@ -114,7 +114,10 @@ def _load_tensor(path: Path, torch: Any, ndim: int) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def _load_pickle(path: Path) -> Any:
+def _load_pickle(path: Path, *, trusted: bool) -> Any:
+    """Unpickle ``path`` — only when the user passed the trust flag (unpickling runs code)."""
+    if not trusted:
+        raise UntrustedFileError(f"{path}: refusing to unpickle without trust_pickles=True (CLI: --trust-pickles)")
     try:
         with open(path, "rb") as fh:
             return pickle.load(fh)  # noqa: S301 - only with trust_pickles=True
@@ -124,9 +127,9 @@ def _load_pickle(path: Path) -> Any:
         raise InputError(f"cannot unpickle ({type(e).__name__}: {e})", file=path) from None
 
 
-def _type_dict(path: Path, default: dict[int, str] | None, what: str) -> dict[int, str]:
+def _type_dict(path: Path, default: dict[int, str] | None, what: str, *, trusted: bool) -> dict[int, str]:
     if path.is_file():
-        d = _load_pickle(path)
+        d = _load_pickle(path, trusted=trusted)
         if not isinstance(d, Mapping):
             raise InputError(f"expected a dict {{code: {what} name}}", file=path)
         return {int(k): str(v) for k, v in d.items()}
@@ -268,7 +271,7 @@ def load_stark(
             "to match edge_types.pt",
             file=d / "edge_index.pt",
         )
-    node_info = _load_pickle(d / "node_info.pkl")
+    node_info = _load_pickle(d / "node_info.pkl", trusted=trust_pickles)
     if not isinstance(node_info, Mapping):
         raise InputError(f"expected a dict {{index: fields}}, found {type(node_info).__name__}", file=d / "node_info.pkl")
     nt_file = d / "node_types.pt"
@@ -284,8 +287,8 @@ def load_stark(
                 file=nt_file,
             )
         node_types = np.zeros(len(node_info), np.int64)
-    node_type_dict = _type_dict(ntd_file, defaults[0], "node type")
-    edge_type_dict = _type_dict(d / "edge_type_dict.pkl", defaults[1], "edge type")
+    node_type_dict = _type_dict(ntd_file, defaults[0], "node type", trusted=trust_pickles)
+    edge_type_dict = _type_dict(d / "edge_type_dict.pkl", defaults[1], "edge type", trusted=trust_pickles)
     n = len(node_types)
     bad = np.flatnonzero(~np.isin(node_types, list(node_type_dict)))
     if len(bad):
