@@ -113,10 +113,8 @@ def build_graphs(queries: Sequence[Query], run: Run, doc_text: dict[str, str] | 
     to ``semgraphs/``, embeddings to ``embeddings/``. ``timings`` receives the seconds spent
     per query id (its chunk's time split evenly).
     """
-    import torch
 
     from skbsearch.paths import cache_root
-    from skbsearch.rerank.docgraph import build_document_graph
     from skbsearch.rerank.gnn import GraphFeaturizer, resolve_doc_text
     from skbsearch.semgraph.depparse import DependencyParser
 
@@ -124,6 +122,8 @@ def build_graphs(queries: Sequence[Query], run: Run, doc_text: dict[str, str] | 
     parser = DependencyParser(features.spacy_model, cache_dir=root / "semgraphs")
     fz = GraphFeaturizer(features.encoder, parser, use_paths=features.use_paths,
                          labelled_edges=features.labelled_edges,
+                         min_common_nodes=features.min_common_nodes,
+                         first_stage_weight=features.first_stage_weight,
                          embedding_cache=root / "embeddings", progress=False)
     text_of = resolve_doc_text(doc_text)
     out: list[Any] = []
@@ -134,18 +134,6 @@ def build_graphs(queries: Sequence[Query], run: Run, doc_text: dict[str, str] | 
         part = queries[s:s + chunk]
         t = time.perf_counter()
         graphs = fz.featurize(part, run, text_of, qrels=qrels)
-        for q, g in zip(part, graphs, strict=True):
-            if features.min_common_nodes > 1:
-                sem = fz.semantic_graphs([(q.id, d, q.text, text_of(d)) for d in g.doc_ids])
-                dg = build_document_graph(sem, labelled_edges=features.labelled_edges,
-                                          min_common_nodes=features.min_common_nodes)
-                g.edge_index = torch.from_numpy(dg.edge_index)
-                g.edge_attr = torch.from_numpy(dg.edge_attr)
-            if features.first_stage_weight:
-                fs = g.first_stage
-                z = (fs - fs.mean()) / (fs.std() if len(fs) > 1 and fs.std() > 0 else 1.0)
-                g.x = torch.cat([g.x, z[:, None]], dim=1)
-                g.y = torch.cat([g.y, g.y.new_tensor([features.first_stage_weight])])
         if timings is not None:
             per = (time.perf_counter() - t) / max(1, len(part))
             timings.update({q.id: per for q in part})

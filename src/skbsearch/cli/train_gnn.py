@@ -117,7 +117,3 @@ def gnn_reranker(
                       f"{summary['best_epoch']} of {summary['epochs_run']}, dev nDCG@10 "
                       f"{summary['dev_ndcg@10_start']:.4f} -> {summary['dev_ndcg@10']:.4f} "
                       f"({summary['seconds']} s); wrote {out}", highlight=False)
-        if min_common_nodes > 1 or first_stage_weight:
-            console.print("note: --min-common-nodes / --first-stage-weight are applied by "
-                          "'skb bench trecdl --model DIR'; GNNReranker.load does not build them yet",
-                          highlight=False)

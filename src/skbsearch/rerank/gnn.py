@@ -76,6 +76,11 @@ class GraphFeaturizer:
         use_paths: append the path text aᵢ to each document (Eq. 2); ``False`` gives
             Eq. 1 (document text only).
         labelled_edges: match edges with their relation when counting common edges.
+        min_common_nodes: link two documents only when their concept graphs share at least
+            this many concepts (1: the paper's rule; larger: sparser document graphs).
+        first_stage_weight: when non-zero, append each candidate's z-scored first-stage
+            score to its features and this weight to the question vector, so the score
+            ``y·x`` includes ``weight * z`` (not in the paper).
         embedding_cache: directory of the embedding cache (``None``: no disk cache).
         progress: show progress bars.
     """
@@ -88,9 +93,13 @@ class GraphFeaturizer:
         amr: Mapping[tuple[str, str], ConceptGraph] | None = None,
         use_paths: bool = True,
         labelled_edges: bool = True,
+        min_common_nodes: int = 1,
+        first_stage_weight: float = 0.0,
         embedding_cache: str | Path | None = None,
         progress: bool = False,
     ) -> None:
+        self.min_common_nodes = int(min_common_nodes)
+        self.first_stage_weight = float(first_stage_weight)
         self.encoder_name = encoder
         self._encoder: Any = None
         self.parser = parser or DependencyParser()
@@ -116,6 +125,8 @@ class GraphFeaturizer:
             "encoder": name,
             "use_paths": self.use_paths,
             "labelled_edges": self.labelled_edges,
+            "min_common_nodes": self.min_common_nodes,
+            "first_stage_weight": self.first_stage_weight,
             "spacy_model": self.parser.model,
         }
 
@@ -177,7 +188,19 @@ class GraphFeaturizer:
         out, start = [], 0
         for qi, (q, ranked) in enumerate(per_query):
             n = len(ranked)
-            dg = build_document_graph(graphs[start : start + n], labelled_edges=self.labelled_edges)
+            dg = build_document_graph(
+                graphs[start : start + n],
+                labelled_edges=self.labelled_edges,
+                min_common_nodes=self.min_common_nodes,
+            )
+            x = torch.from_numpy(x_all[start : start + n].copy())
+            y = torch.from_numpy(y_all[qi].copy())
+            first_stage = torch.tensor([s for _, s in ranked], dtype=torch.float32)
+            if self.first_stage_weight:
+                sd = first_stage.std() if n > 1 else torch.tensor(0.0)
+                z = (first_stage - first_stage.mean()) / (sd if sd > 0 else 1.0)
+                x = torch.cat([x, z[:, None]], dim=1)
+                y = torch.cat([y, y.new_tensor([self.first_stage_weight])])
             labels = None
             if qrels is not None:
                 grades = qrels.get(q.id, {})
@@ -186,11 +209,11 @@ class GraphFeaturizer:
                 QueryGraph(
                     query_id=q.id,
                     doc_ids=[d for d, _ in ranked],
-                    x=torch.from_numpy(x_all[start : start + n].copy()),
-                    y=torch.from_numpy(y_all[qi].copy()),
+                    x=x,
+                    y=y,
                     edge_index=torch.from_numpy(dg.edge_index),
                     edge_attr=torch.from_numpy(dg.edge_attr),
-                    first_stage=torch.tensor([s for _, s in ranked], dtype=torch.float32),
+                    first_stage=first_stage,
                     labels=labels,
                 )
             )
@@ -267,6 +290,8 @@ class GNNReranker(StageBase):
             amr=amr,
             use_paths=bool(extra.get("use_paths", True)),
             labelled_edges=bool(extra.get("labelled_edges", True)),
+            min_common_nodes=int(extra.get("min_common_nodes", 1)),
+            first_stage_weight=float(extra.get("first_stage_weight", 0.0)),
             embedding_cache=embedding_cache,
             progress=progress,
         )
