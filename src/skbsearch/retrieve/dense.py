@@ -20,7 +20,7 @@ from skbsearch.errors import InputError
 from skbsearch.index.dense import DenseIndex, Hits
 from skbsearch.index.multivector import MultiVectorIndex, parse_agg
 from skbsearch.pipeline import StageBase
-from skbsearch.retrieve.filters import NodeFilter
+from skbsearch.retrieve.filters import NodeFilter, filter_mask, index_skb
 from skbsearch.types import Query, Run
 
 
@@ -108,23 +108,15 @@ class EmbeddingRetriever(StageBase):
 
     # ------------------------------------------------------------------ filters
     def _resolve_skb(self) -> Any:
-        if self.skb is None:
-            from skbsearch.kb.store import SKB
-
-            path = self.index.source.get("path")
-            if not path or not Path(path).is_dir():
-                raise InputError("a filter needs the SKB: pass skb=..., the index does not "
-                                 "record a readable SKB path", field="skb")
-            self.skb = SKB.load(path)
+        self.skb = index_skb(self.index, self.skb)
         return self.skb
 
     def allowed_rows(self) -> np.ndarray | None:
         """Sorted index rows that pass every filter (``None``: no filtering)."""
         if not self._rows_ready:
-            mask = None if self._mask is None else self._mask.copy()
-            if self.filter is not None:
-                fm = self.filter.doc_mask(self._resolve_skb(), self.index.doc_ids)
-                mask = fm if mask is None else mask & fm
+            skb = self._resolve_skb() if self.filter is not None else None
+            mask = filter_mask(self.filter, skb, self.index.doc_ids,
+                               None if self._mask is None else self._mask.copy())
             if self._allowed is not None:
                 am = np.zeros(len(self.index), dtype=bool)
                 am[self.index.rows_for(self._allowed)] = True

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -85,3 +87,25 @@ class NodeFilter:
 
 def _same_ids(doc_ids: Sequence[str], skb: SKB) -> bool:
     return len(doc_ids) == skb.num_nodes and list(doc_ids) == skb.ids
+
+
+def index_skb(index: Any, skb: Any = None) -> Any:
+    """``skb`` if given, else the SKB an index was built from (its manifest's source path)."""
+    if skb is not None:
+        return skb
+    from skbsearch.kb.store import SKB
+
+    path = (getattr(index, "source", None) or {}).get("path")
+    if not path or not Path(path).is_dir():
+        raise InputError("a filter needs the SKB: pass skb=..., the index does not "
+                         "record a readable SKB path", field="skb")
+    return SKB.load(path)
+
+
+def filter_mask(flt: NodeFilter | None, skb: Any, doc_ids: Sequence[str],
+                base: np.ndarray | None = None) -> np.ndarray | None:
+    """``base`` AND the filter's document mask (``None`` when neither restricts anything)."""
+    if flt is None:
+        return base
+    fm = flt.doc_mask(skb, doc_ids)
+    return fm if base is None else base & fm

@@ -18,7 +18,7 @@ import numpy as np
 from skbsearch.errors import InputError
 from skbsearch.index.sparse import BM25Index
 from skbsearch.pipeline import StageBase
-from skbsearch.retrieve.filters import NodeFilter
+from skbsearch.retrieve.filters import NodeFilter, filter_mask, index_skb
 from skbsearch.types import Query, Run
 
 try:  # bm25s's numba backend, only when numba is installed
@@ -89,23 +89,14 @@ class BM25Retriever(StageBase):
 
     # ------------------------------------------------------------------ filters
     def _resolve_skb(self) -> Any:
-        if self.skb is None:
-            from skbsearch.kb.store import SKB
-
-            path = self.index.source.get("path")
-            if not path or not Path(path).is_dir():
-                raise InputError("a filter needs the SKB: pass skb=..., the index does not "
-                                 "record a readable SKB path", field="skb")
-            self.skb = SKB.load(path)
+        self.skb = index_skb(self.index, self.skb)
         return self.skb
 
     def allowed_mask(self) -> np.ndarray | None:
         """Boolean mask of documents that pass the filters (``None``: no filtering)."""
         if not self._mask_ready:
-            mask = self._explicit_mask
-            if self.filter is not None:
-                fm = self.filter.doc_mask(self._resolve_skb(), self.index.doc_ids)
-                mask = fm if mask is None else (mask & fm)
+            skb = self._resolve_skb() if self.filter is not None else None
+            mask = filter_mask(self.filter, skb, self.index.doc_ids, self._explicit_mask)
             self._mask = mask
             self._weight = None if mask is None else mask.astype(np.float32)
             self._mask_ready = True
