@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from skbsearch.cli.bench import bench_app
-from skbsearch.cli.output import console, handle_errors, print_json, print_table
+from skbsearch.cli.output import console, handle_errors, print_table, save_result, stage_progress
 
 
 @bench_app.command("impliret")
@@ -27,23 +27,12 @@ def impliret(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
 ) -> None:
     """Run IMPLIRET's official protocol: nDCG@10 / MRR@10 / Recall@10 per pool, category and overall."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from skbsearch.benchmarks.impliret import run_impliret, table_rows
     from skbsearch.benchmarks.impliret_read import parse_ks, reader_table, run_impliret_reader
 
     ks = parse_ks(reader_k) if reader else None
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-        TimeElapsedColumn(), console=console, transient=True, disable=quiet or str(json_out) == "-",
-    ) as bar:
-        tasks: dict[str, int] = {}
-
-        def progress(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=total)
-            bar.update(tasks[stage], completed=done, total=total)
-
+    with stage_progress(disable=quiet or str(json_out) == "-") as progress:
         if reader:
             result = run_impliret_reader(data, reader=reader, ks=ks or [1], source=reader_source, pipeline=pipeline,
                                          limit_per_pool=limit or limit_per_pool, gazetteer=gazetteer, llm=llm,
@@ -51,11 +40,8 @@ def impliret(
         else:
             result = run_impliret(data, pipeline=pipeline, limit_per_pool=limit_per_pool, gazetteer=gazetteer,
                                   cache_dir=cache, progress=progress)
-    if json_out is not None and str(json_out) == "-":
-        print_json(result.to_dict())
+    if save_result(result, json_out):
         return
-    if json_out is not None:
-        result.to_json(json_out)
     if quiet:
         return
     cfg = result.config

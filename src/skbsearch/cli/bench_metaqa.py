@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from skbsearch.cli.bench import bench_app
-from skbsearch.cli.output import console, handle_errors, print_json
+from skbsearch.cli.output import console, handle_errors, save_result, stage_progress
 from skbsearch.errors import InputError
 
 
@@ -39,31 +39,16 @@ def metaqa(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
 ) -> None:
     """Score KGQA on MetaQA: Hits@1, Hit@k/Recall@20/MRR over answer nodes, the KB ceiling, latency."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
     from skbsearch.benchmarks.metaqa import run_metaqa
 
     hop_list = _parse_hops(hops)
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-        TimeElapsedColumn(), console=console, transient=True, disable=quiet,
-    ) as bar:
-        tasks: dict[str, int] = {}
-
-        def progress(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=total)
-            bar.update(tasks[stage], completed=done, total=total)
-
+    with stage_progress(disable=quiet) as progress:
         result = run_metaqa(
             data, split=split, hops=hop_list, limit=limit, pipeline=pipeline, train_on=train_on,
             cache_dir=cache, link_mode=link, progress=progress, model_dir=model,
         )
-    if json_out is not None and str(json_out) == "-":
-        print_json(result.to_dict())
+    if save_result(result, json_out):
         return
-    if json_out is not None:
-        result.to_json(json_out)
     if not quiet:
         console.print(f"[bold]MetaQA[/] {pipeline} pipeline, data: {data}", highlight=False)
         console.print(f"protocol: {result.config['protocol']}", highlight=False)

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from skbsearch.cli.bench import bench_app
-from skbsearch.cli.output import console, handle_errors, print_json, print_table
+from skbsearch.cli.output import console, handle_errors, print_table, save_result, stage_progress
 
 
 @bench_app.command("trecdl")
@@ -43,7 +43,6 @@ def trecdl(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
 ) -> None:
     """Re-rank TREC DL's BM25 top-100: nDCG@10, MRR@10, MTRR, TMHits@10 and latency per stage."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from skbsearch.benchmarks.trecdl import run_trecdl
 
@@ -60,27 +59,14 @@ def trecdl(
         "first_stage_weight": gnn_first_stage, "epochs": gnn_epochs, "lr": gnn_lr,
         "hidden_dim": gnn_hidden, "seed": gnn_seed,
         "select_first_stage": _floats(gnn_select) if gnn_select else None, "save_dir": save_models}.items() if v is not None}
-    with Progress(TextColumn("{task.description}"), BarColumn(),
-                  TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
-                  console=console, transient=True, disable=quiet) as bar:
-        tasks: dict[str, int] = {}
-
-        def progress(stage: str, done: int, total: int) -> None:
-            key = stage.split(" (")[0]
-            if key not in tasks:
-                tasks[key] = bar.add_task(stage, total=total)
-            bar.update(tasks[key], completed=done, total=total, description=stage)
-
+    with stage_progress(disable=quiet) as progress:
         result = run_trecdl(data, year, reranker, model=model, top_k=top_k, limit=limit,
                             cv_folds=cv_folds, cv_options=cv_options, gnn_options=gnn_options,
                             fusion=fusion,
                             batch_size=batch_size, cache_dir=cache, save_run=save_run,
                             progress=progress)
-    if json_out is not None and str(json_out) == "-":
-        print_json(result.to_dict())
+    if save_result(result, json_out):
         return
-    if json_out is not None:
-        result.to_json(json_out)
     if not quiet:
         console.print(f"[bold]TREC DL {year}[/] re-ranker {reranker}, data: {data}", highlight=False)
         console.print(f"protocol: {result.config['protocol']}", highlight=False)

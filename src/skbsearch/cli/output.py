@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
@@ -57,3 +59,35 @@ def print_table(
             cells.append(floatfmt.format(v) if isinstance(v, float) else str(v))
         table.add_row(*cells)
     console.print(table)
+
+
+@contextlib.contextmanager
+def stage_progress(disable: bool = False) -> Iterator[Callable[[str, int, int], None]]:
+    """A transient progress display and its ``progress(stage, done, total)`` callback.
+
+    One bar a stage; a stage named ``"name (detail)"`` keeps its bar while the detail changes.
+    """
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(),
+                  TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
+                  console=console, transient=True, disable=disable) as bar:
+        tasks: dict[str, Any] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            key = stage.split(" (")[0]
+            if key not in tasks:
+                tasks[key] = bar.add_task(stage, total=total)
+            bar.update(tasks[key], completed=done, total=total, description=stage)
+
+        yield progress
+
+
+def save_result(result: Any, json_out: Path | None) -> bool:
+    """Write a benchmark result to ``json_out`` (``-``: stdout). True when it went to stdout."""
+    if json_out is not None and str(json_out) == "-":
+        print_json(result.to_dict())
+        return True
+    if json_out is not None:
+        result.to_json(json_out)
+    return False
