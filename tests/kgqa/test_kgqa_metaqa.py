@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from kgqa_fixtures import MOVIES
 from typer.testing import CliRunner
 
-from skbsearch.benchmarks.metaqa import read_questions, run_metaqa
+from skbsearch.benchmarks.metaqa import ambiguity_split, read_questions, run_metaqa
 from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.errors import InputError
 
@@ -89,6 +90,17 @@ def test_run_metaqa_test_split_without_qtypes(tmp_path: Path) -> None:
     assert res.groups["2-hop"]["ceiling"] == 1.0  # reachable within 2 hops
 
 
+def test_ambiguity_split_hand_computed() -> None:
+    hits = np.array([1.0, 0.0, 1.0, 0.0, 1.0])
+    ceiling = np.array([True, False, True, True, True])
+    top1 = np.array([1.0, 0.0, 0.5, 0.25, np.nan])  # the last has no qtype: left out
+    out = ambiguity_split(hits, ceiling, top1)
+    assert out["ambiguous"] == 0.5  # 2 of the 4 with a qtype
+    assert out["hits@1_decidable"] == 0.5 and out["ceiling_decidable"] == 0.5
+    assert out["hits@1_ambiguous"] == 0.5 and out["random_ambiguous"] == 0.375
+    assert ambiguity_split(hits, ceiling, np.full(5, np.nan)) == {"ambiguous": 0.0}
+
+
 def test_run_metaqa_bad_arguments(tmp_path: Path) -> None:
     with pytest.raises(InputError):
         run_metaqa(tmp_path, split="train")
@@ -119,3 +131,4 @@ def test_real_metaqa_graph_near_ceiling(shared_data: Path, tmp_path: Path) -> No
     for g in res.groups.values():
         assert g["path_acc"] > 0.97
         assert g["hits@1"] >= g["ceiling"] - 0.03
+        assert g["hits@1_decidable"] >= g["ceiling_decidable"] - 0.01

@@ -214,6 +214,29 @@ def hits_at_1(run: Run, skb: SKB, questions: Sequence[MetaQAQuestion]) -> np.nda
     return out
 
 
+def ambiguity_split(hits: np.ndarray, ceiling: np.ndarray, top1: np.ndarray) -> dict[str, float]:
+    """Separate what the KB cannot decide from what the pipeline gets wrong.
+
+    A question is *ambiguous* when its gold path reaches both gold and non-gold answers
+    (``0 < top1 < 1``: a name the KB merges stands for several films and the question
+    means one of them; nothing in the question or KB says which). Returns the ambiguous
+    share, Hits@1 and the ceiling on the other (decidable) questions, and Hits@1 on the
+    ambiguous ones next to the expected Hits@1 of a random pick among the reached answers.
+    Questions without a qtype (``NaN``) are left out of all four.
+    """
+    known = ~np.isnan(top1)
+    amb = known & (top1 > 0) & (top1 < 1)
+    clear = known & ~amb
+    out = {"ambiguous": float(amb.sum() / max(known.sum(), 1))}
+    if clear.any():
+        out["hits@1_decidable"] = float(hits[clear].mean())
+        out["ceiling_decidable"] = float(ceiling[clear].mean())
+    if amb.any():
+        out["hits@1_ambiguous"] = float(hits[amb].mean())
+        out["random_ambiguous"] = float(top1[amb].mean())
+    return out
+
+
 def run_pipeline(
     stage: Callable[[list[Query]], Run],
     questions: Sequence[MetaQAQuestion],
@@ -245,12 +268,14 @@ def score_hop(
     gold = [answer_nodes(skb, linker, q.answers) for q in questions]
     ids = skb.ids
     qrels = Qrels({q.id: {ids[n]: 1 for n in g} for q, g in zip(questions, gold, strict=True)})
-    metrics = {"hits@1": float(hits_at_1(run, skb, questions).mean())}
+    hits = hits_at_1(run, skb, questions)
+    metrics = {"hits@1": float(hits.mean())}
     metrics.update(evaluate(run, qrels, STAGE_METRICS))
     ceiling, top1 = reachable(skb, linker, questions, gold)
     metrics["ceiling"] = float(ceiling.mean())
     if not np.isnan(top1).all():
         metrics["ceiling_top1"] = float(np.nanmean(top1))
+        metrics.update(ambiguity_split(hits, ceiling, top1))
     metrics["answer_in_kb"] = float(np.mean([bool(g) for g in gold]))
     labelled = [q for q in questions if q.qtype]
     if model is not None and labelled:
