@@ -187,7 +187,10 @@ def test_metaqa_rerank_pipeline_and_scope_guard(shared_data, tmp_path) -> None: 
     res = run_metaqa(data, "dev", hops=(1,), limit=4, pipeline="rerank", model_dir=tmp_path / "m",
                      cache_dir=tmp_path / "cache")
     assert res.config["n_questions"] == {"1-hop": 4} and 0.0 <= res.groups["1-hop"]["hits@1"] <= 1.0
-    assert res.config["reranker"]["scope"] == "half"
+    assert res.config["reranker"]["scope"] == "half" and res.config["reranker"]["graph_weight"] == 0.0
+    fused = run_metaqa(data, "dev", hops=(1,), limit=4, pipeline="rerank", model_dir=tmp_path / "m",
+                       cache_dir=tmp_path / "cache", graph_weight=1.0)
+    assert fused.config["reranker"]["graph_weight"] == 1.0 and 0.0 <= fused.groups["1-hop"]["hits@1"] <= 1.0
     marker = tmp_path / "m" / "skb_cross_encoder.json"
     info = json.loads(marker.read_text())
     info["triple_reranker"]["scope"] = "all"

@@ -311,6 +311,7 @@ def run_metaqa(
     batch_size: int = 1,
     progress: Callable[[str, int, int], None] | None = None,
     model_dir: str | Path | None = None,
+    graph_weight: float = 0.0,
 ) -> BenchmarkResult:
     """Run the MetaQA protocol (module docstring) and return per-hop numbers.
 
@@ -329,6 +330,8 @@ def run_metaqa(
         progress: ``progress(stage, done, total)`` callback.
         model_dir: ``rerank`` pipeline: the triple re-ranker (``skb train triple-reranker``;
             default: trained on first use and cached, see :mod:`.metaqa_rerank`).
+        graph_weight: ``rerank`` pipeline: add ``graph_weight * log(relation-path score)``
+            to the re-ranker's logits (0: the re-ranker alone).
     """
     if split not in ("dev", "test"):
         raise InputError(f"split must be 'dev' or 'test', got {split!r}", field="split")
@@ -367,7 +370,8 @@ def run_metaqa(
         from skbsearch.benchmarks.metaqa_rerank import rerank_stage
 
         text_stage, rerank_info = rerank_stage(data_dir, split, model_dir, cache_dir=cache_dir,
-                                               train_fraction=train_fraction, progress=report, k=k)
+                                               train_fraction=train_fraction, progress=report, k=k,
+                                               graph_weight=graph_weight)
     for h in hops:
         if text_stage is not None:
             stage_for[h] = text_stage

@@ -32,6 +32,8 @@ def metaqa(
                                  "or rerank (BM25 + path triples -> contextual re-ranker -> answer)."),
     model: Path | None = typer.Option(None, "--model", help="rerank: a 'skb train triple-reranker' directory "
                                       "(--scope half for --split dev; default: trained on first use and cached)."),
+    graph_weight: float = typer.Option(0.0, "--graph-weight", min=0.0, help="rerank: add this times the log "
+                                       "relation-path score to the re-ranker logits (0: re-ranker alone)."),
     link: str = typer.Option("brackets", "--link", help="brackets (topic given) or ngram (brackets removed)."),
     train_on: str = typer.Option("all", "--train-on", help="all: dev questions of every hop; hop: same hop only."),
     cache: Path | None = typer.Option(None, "--cache", help="Cache dir (default $SKB_CACHE_DIR or ~/.cache/skbsearch)."),
@@ -46,6 +48,7 @@ def metaqa(
         result = run_metaqa(
             data, split=split, hops=hop_list, limit=limit, pipeline=pipeline, train_on=train_on,
             cache_dir=cache, link_mode=link, progress=progress, model_dir=model,
+            graph_weight=graph_weight,
         )
     if save_result(result, json_out):
         return
