@@ -95,25 +95,50 @@ def render(result: dict[str, Any], name: str) -> str:
     return "\n".join(lines)
 
 
+def _dig(d: Any, dotted: str) -> Any:
+    """``d["a"]["b"]`` for ``"a.b"`` ("" when missing)."""
+    for part in dotted.split("."):
+        if not isinstance(d, dict) or part not in d:
+            return ""
+        d = d[part]
+    return d
+
+
 def summaries(results: list[tuple[str, dict[str, Any]]]) -> list[str]:
-    """One table per ``config.summary`` group: a row per result (``config.label``), overall metrics."""
+    """One table per ``config.summary`` group: a row per result (``config.label``), overall metrics.
+
+    A result's ``config.summary_table`` may add, for its whole table: ``include`` (other
+    result files shown first as rows), ``group_columns`` (``{column: [group, metric]}``)
+    and ``config_columns`` (``{column: "dotted.config.key"}``).
+    """
+    by_name = dict(results)
     groups: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for name, r in results:
         if r.get("config", {}).get("summary"):
             groups.setdefault(r["config"]["summary"], []).append((name, r))
     out = []
     for title, items in groups.items():
+        spec = next((r["config"]["summary_table"] for _, r in items
+                     if r["config"].get("summary_table")), {})
+        items = [(n, by_name[n]) for n in spec.get("include", []) if n in by_name] + items
         rows, cmds = [], []
         for name, r in items:
             cfg = r["config"]
             keep = cfg.get("columns") or list(_scalars(r.get("metrics", {})))
             row = {"system": cfg.get("label", name)}
             row.update({k: v for k, v in _scalars(r.get("metrics", {})).items() if k in keep})
+            for col, (group, metric) in spec.get("group_columns", {}).items():
+                row[col] = r.get("groups", {}).get(group, {}).get(metric, "")
+            for col, key in spec.get("config_columns", {}).items():
+                row[col] = _dig(cfg, key)
             if "p50" in r.get("latency_ms", {}):
                 row["p50 ms"] = r["latency_ms"]["p50"]
             rows.append(row)
             cmds.append(f"- `{cfg.get('label', name)}`: `{cfg.get('command', '')}`")
-        out.append("\n".join([f"## {title}", "", _table(rows, True), "", "Commands:", *cmds]))
+        lines = [f"## {title}", ""]
+        if spec.get("note"):
+            lines += [str(spec["note"]), ""]
+        out.append("\n".join([*lines, _table(rows, True), "", "Commands:", *cmds]))
     return out
 
 

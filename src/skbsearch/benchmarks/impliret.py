@@ -13,7 +13,9 @@ here (readers: :mod:`skbsearch.benchmarks.impliret_read`).
 
 Pipelines (:data:`PIPELINES`): ``bm25`` (raw text), ``dense`` (MiniLM), ``hybrid`` (RRF of
 the two), ``bm25+enrich`` (BM25 on enriched text), ``enrich`` (enriched text + constraint
-scores over the documents' facts; the default) and ``constraints-only``.
+scores over the documents' facts; the default) and ``constraints-only``. Re-ranking
+pipelines ``bm25>NAME`` (trained re-rankers over BM25's top-100, query-level k-fold CV) run
+in :mod:`skbsearch.benchmarks.impliret_rerank`.
 """
 
 from __future__ import annotations
@@ -224,6 +226,7 @@ def run_impliret(
     gazetteer: str | Path | None = None,
     cache_dir: str | Path | None = None,
     progress: ProgressFn = _no_progress,
+    rerank: dict[str, Any] | None = None,
 ) -> BenchmarkResult:
     """Run the official retrieval protocol on every pool present in ``data``.
 
@@ -233,10 +236,19 @@ def run_impliret(
         limit_per_pool: score only the first N queries of each pool (all documents are
             still ranked).
         gazetteer: the landmark JSONL (default: :func:`default_gazetteer`).
-        cache_dir: embedding cache for the dense pipelines.
+        cache_dir: embedding cache for the dense pipelines (``bm25>NAME``: the cache root).
+        rerank: for ``bm25>NAME`` pipelines, keyword arguments of
+            :func:`~skbsearch.benchmarks.impliret_rerank.run_impliret_rerank` (``folds``,
+            ``seed``, ``options``).
     """
+    if ">" in pipeline:
+        from skbsearch.benchmarks.impliret_rerank import run_impliret_rerank
+
+        return run_impliret_rerank(data, pipeline, limit_per_pool=limit_per_pool,
+                                   cache_dir=cache_dir, progress=progress, **(rerank or {}))
     if pipeline not in PIPELINES:
-        raise InputError(f"unknown pipeline {pipeline!r}; use one of {', '.join(PIPELINES)}", field="pipeline")
+        raise InputError(f"unknown pipeline {pipeline!r}; use one of {', '.join(PIPELINES)} "
+                         "or bm25>RERANKER", field="pipeline")
     pools, missing = discover_pools(data)
     gaz_path = Path(gazetteer) if gazetteer else default_gazetteer(data)
     t0 = time.perf_counter()

@@ -50,6 +50,8 @@ class GNNFeatures:
     min_common_nodes: int = 1
     first_stage_weight: float = 0.0
     spacy_model: str = DEFAULT_SPACY_MODEL
+    #: parse each question and document once and compose pair graphs (DependencyParser)
+    per_text: bool = False
 
     @classmethod
     def from_settings(cls, extra: dict[str, Any]) -> GNNFeatures:
@@ -83,14 +85,15 @@ class GNNRowConfig:
     def for_row(cls, row: str, **overrides: Any) -> GNNRowConfig:
         """The paper's setting of ``row`` (see :data:`GNN_ROWS`), with ``overrides``.
 
-        ``use_paths``, ``min_common_nodes`` and ``first_stage_weight`` go to the features.
+        ``use_paths``, ``min_common_nodes``, ``first_stage_weight`` and ``per_text`` go to
+        the features.
         """
         if row not in GNN_ROWS:
             raise InputError(f"unknown GNN row {row!r}; use one of {', '.join(GNN_ROWS)}",
                              field="reranker")
         kind, loss, paths = GNN_ROWS[row]
         feats = {k: overrides.pop(k) for k in ("use_paths", "min_common_nodes",
-                                                "first_stage_weight") if k in overrides}
+                                                "first_stage_weight", "per_text") if k in overrides}
         feats = {k: v for k, v in feats.items() if v is not None}
         overrides = {k: v for k, v in overrides.items() if v is not None}
         select = tuple(overrides.get("select_first_stage") or ())
@@ -119,7 +122,8 @@ def build_graphs(queries: Sequence[Query], run: Run, doc_text: dict[str, str] | 
     from skbsearch.semgraph.depparse import DependencyParser
 
     root = Path(cache_dir) if cache_dir is not None else cache_root()
-    parser = DependencyParser(features.spacy_model, cache_dir=root / "semgraphs")
+    parser = DependencyParser(features.spacy_model, cache_dir=root / "semgraphs",
+                              per_text=features.per_text)
     fz = GraphFeaturizer(features.encoder, parser, use_paths=features.use_paths,
                          labelled_edges=features.labelled_edges,
                          min_common_nodes=features.min_common_nodes,
@@ -191,11 +195,16 @@ def kfold_gnn(queries: Sequence[Query], run: Run, doc_text: dict[str, str], qrel
               row: GNNRowConfig, *, folds: int, name: str = "gnn",
               cache_dir: str | Path | None = None, save_dir: str | Path | None = None,
               recorder: LatencyRecorder | None = None,
-              progress: Progress | None = None) -> tuple[Run, list[dict[str, Any]]]:
+              progress: Progress | None = None,
+              fold_ids: Sequence[Sequence[str]] | None = None,
+              train_needs_positive: bool = False) -> tuple[Run, list[dict[str, Any]]]:
     """Cross-validated GNN run over ``queries`` (module docstring) and per-fold training info.
 
     Latency per query = its feature building (parses/embeddings from the cache when warm)
-    plus the model's scoring time.
+    plus the model's scoring time. ``fold_ids``: the query folds to use (a partition of
+    the query ids; default :func:`~skbsearch.benchmarks.trecdl.folds_of`).
+    ``train_needs_positive``: train (and early-stop) only on training-fold queries with a
+    relevant candidate (the others carry no signal); every held-out query is still scored.
     """
     from skbsearch.benchmarks.trecdl import folds_of
     from skbsearch.rerank.gnn import graphs_to_run, score_graphs
@@ -205,7 +214,8 @@ def kfold_gnn(queries: Sequence[Query], run: Run, doc_text: dict[str, str], qrel
                           progress=progress, timings=timings)
     by_id = {g.query_id: g for g in graphs}
     stitched, info = Run(name=f"{name}-cv"), []
-    for i, fold in enumerate(folds_of(list(by_id), folds)):
+    fold_lists = [list(f) for f in fold_ids] if fold_ids is not None else folds_of(list(by_id), folds)
+    for i, fold in enumerate(fold_lists):
         held = set(fold)
         if progress is not None:
             progress(f"fold {i + 1}/{folds} training", i, folds)
@@ -213,7 +223,8 @@ def kfold_gnn(queries: Sequence[Query], run: Run, doc_text: dict[str, str], qrel
         out_dir = Path(save_dir) / f"fold{i + 1}" if save_dir else None
         weight, best = row.features.first_stage_weight, None
         for w in row.select_first_stage or (weight,):
-            train_graphs = [g for g in graphs if g.query_id not in held]
+            train_graphs = [g for g in graphs if g.query_id not in held
+                            and not (train_needs_positive and not bool((g.labels > 0).any()))]
             if row.select_first_stage:
                 train_graphs = [with_first_stage_weight(g, w) for g in train_graphs]
             cand = train_row_model(train_graphs, row,
@@ -241,6 +252,7 @@ def kfold_gnn(queries: Sequence[Query], run: Run, doc_text: dict[str, str], qrel
         info.append({"fold": i + 1, "held_out": len(test), "best_epoch": result.best_epoch,
                      "dev_ndcg@10": round(result.best_dev, 4),
                      "epochs_run": len(result.history) - 1, "train_s": round(train_s, 1),
+                     **({"trained_on": len(train_graphs)} if train_needs_positive else {}),
                      **({"first_stage_weight": weight} if row.select_first_stage else {})})
         if progress is not None:
             progress(f"fold {i + 1}/{folds} training", i + 1, folds)

@@ -14,7 +14,7 @@ from skbsearch.cli.output import console, handle_errors, print_table, save_resul
 @handle_errors
 def impliret(
     data: Path = typer.Option(..., "--data", help="Folder of {arithmetic,temporal,wknow}_{multispeaker,unispeaker}.jsonl."),
-    pipeline: str = typer.Option("enrich", "--pipeline", help="enrich (default), bm25+enrich, constraints-only, bm25, dense, hybrid."),
+    pipeline: str = typer.Option("enrich", "--pipeline", help="enrich (default), bm25+enrich, constraints-only, bm25, dense, hybrid; or re-rank BM25's top-100: 'bm25>NAME' with NAME bi-encoder, mlp, gcn, grag, grag-rl, cross-encoder, or 'bm25>fusion:A+B' (RRF)."),
     limit_per_pool: int | None = typer.Option(None, "--limit-per-pool", min=1, help="Score only the first N queries of each pool (all documents are still ranked)."),
     gazetteer: Path | None = typer.Option(None, "--gazetteer", help="Landmark JSONL (default: DIR/../gazetteer/wikidata_landmarks.jsonl)."),
     reader: str | None = typer.Option(None, "--reader", help="Score a reader instead: extractive or llm."),
@@ -22,7 +22,22 @@ def impliret(
     reader_source: str = typer.Option("oracle", "--reader-source", help="oracle (positive always included) or retriever (our top-k)."),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Reader: at most N queries per pool (the LLM reader is slow)."),
     llm: str = typer.Option("smollm2", "--llm", help="LLM reader model: smollm2, a .gguf path or an http(s):// OpenAI-compatible URL."),
-    cache: Path | None = typer.Option(None, "--cache", help="Embedding cache dir for dense/hybrid (default ~/.cache/skbsearch/embeddings)."),
+    cache: Path | None = typer.Option(None, "--cache", help="Embedding cache dir for dense/hybrid (default ~/.cache/skbsearch/embeddings); for bm25>NAME the cache root (embeddings/, semgraphs/; default ~/.cache/skbsearch)."),
+    folds: int = typer.Option(2, "--folds", min=2, help="bm25>NAME: query-level cross-validation folds for trained re-rankers."),
+    fold_seed: int = typer.Option(0, "--fold-seed", help="bm25>NAME: seed of the fold hash."),
+    gnn_paths: bool | None = typer.Option(None, "--gnn-paths/--gnn-no-paths", help="GNN rows: path text in node features (default: the paper's, on for grag/grag-rl)."),
+    gnn_min_common: int | None = typer.Option(None, "--gnn-min-common", min=1, help="GNN rows: join documents sharing at least N concepts (default 1)."),
+    gnn_first_stage: float | None = typer.Option(None, "--gnn-first-stage", help="GNN rows: add the z-scored BM25 score as a node feature with this weight."),
+    gnn_select: str | None = typer.Option(None, "--gnn-select-first-stage", help="GNN rows: comma-separated BM25-feature weights, chosen per fold by dev nDCG@10 on the training folds."),
+    gnn_epochs: int | None = typer.Option(None, "--gnn-epochs", min=1, help="GNN rows: max epochs per fold (default 40)."),
+    gnn_patience: int | None = typer.Option(None, "--gnn-patience", min=1, help="GNN rows: early-stopping patience in epochs (default 8)."),
+    gnn_lr: float | None = typer.Option(None, "--gnn-lr", help="GNN rows: learning rate (default 1e-3)."),
+    gnn_seed: int | None = typer.Option(None, "--gnn-seed", help="GNN rows: seed of init and dev split (default 0)."),
+    ce_steps: int | None = typer.Option(None, "--ce-steps", min=1, help="cross-encoder: training steps per fold (default 80)."),
+    ce_lr: float | None = typer.Option(None, "--ce-lr", help="cross-encoder: learning rate (default 1e-4)."),
+    ce_max_length: int | None = typer.Option(None, "--ce-max-length", min=16, help="cross-encoder: tokens per (question, document) pair (default 256)."),
+    ce_time: float | None = typer.Option(None, "--ce-time-budget", min=1, help="cross-encoder: training seconds per fold."),
+    threads: int | None = typer.Option(None, "--threads", min=1, help="cross-encoder: torch threads while training."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
 ) -> None:
@@ -32,6 +47,17 @@ def impliret(
     from skbsearch.benchmarks.impliret_read import parse_ks, reader_table, run_impliret_reader
 
     ks = parse_ks(reader_k) if reader else None
+    rerank = None
+    if ">" in pipeline:
+        gnn = {"use_paths": gnn_paths, "min_common_nodes": gnn_min_common,
+               "first_stage_weight": gnn_first_stage, "epochs": gnn_epochs, "patience": gnn_patience,
+               "lr": gnn_lr, "seed": gnn_seed,
+               "select_first_stage": _floats(gnn_select) if gnn_select else None}
+        ce = {"max_steps": ce_steps, "lr": ce_lr, "max_length": ce_max_length,
+              "time_budget_s": ce_time, "threads": threads}
+        rerank = {"folds": folds, "seed": fold_seed,
+                  "options": {"gnn": {k: v for k, v in gnn.items() if v is not None},
+                              "cross_encoder": {k: v for k, v in ce.items() if v is not None}}}
     with stage_progress(disable=quiet or str(json_out) == "-") as progress:
         if reader:
             result = run_impliret_reader(data, reader=reader, ks=ks or [1], source=reader_source, pipeline=pipeline,
@@ -39,7 +65,7 @@ def impliret(
                                          progress=progress)
         else:
             result = run_impliret(data, pipeline=pipeline, limit_per_pool=limit_per_pool, gazetteer=gazetteer,
-                                  cache_dir=cache, progress=progress)
+                                  cache_dir=cache, progress=progress, rerank=rerank)
     if save_result(result, json_out):
         return
     if quiet:
@@ -53,6 +79,13 @@ def impliret(
         console.print(f"reader: {cfg['reader']}  source: {cfg['source']}  queries: {cfg['n_queries']}  "
                       f"({cfg['seconds']} s)", highlight=False)
         print_table(reader_table(result), title="ROUGE-1 recall (%) by k, as Table 3", floatfmt="{:.2f}")
+    elif rerank is not None:
+        top = cfg["top_k"]
+        console.print(f"pipeline: {cfg['pipeline']}  documents: {cfg['n_documents']}  queries: "
+                      f"{cfg['n_queries']}  BM25 recall@{top}: {100 * cfg[f'bm25_recall@{top}']:.2f}  "
+                      f"folds: {cfg['folds'] or '-'}  total: {cfg['seconds']} s", highlight=False)
+        print_table(table_rows(result), title=f"nDCG@10 (%), as Table 2 ({pipeline})", floatfmt="{:.2f}")
+        result.print(title=f"IMPLIRET {pipeline}: metrics in %, per pool and category")
     else:
         console.print(f"pipeline: {cfg['pipeline']}  documents: {cfg['n_documents']}  queries: "
                       f"{cfg['n_queries']}  index build: {cfg['build_seconds']} s  total: {cfg['seconds']} s",
@@ -61,3 +94,14 @@ def impliret(
         result.print(title=f"IMPLIRET {pipeline}: metrics in %, latency per query (ms)")
     if json_out is not None:
         console.print(f"wrote {json_out}", highlight=False)
+
+
+def _floats(text: str) -> list[float]:
+    """``"0,0.1"`` -> ``[0.0, 0.1]`` (InputError naming the option otherwise)."""
+    from skbsearch.errors import InputError
+
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise InputError(f"expected comma-separated numbers, got {text!r}",
+                         field="gnn_select_first_stage") from None

