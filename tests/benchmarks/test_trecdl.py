@@ -8,8 +8,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from skbsearch.benchmarks.trecdl import folds_of, load_trecdl, parse_reranker, run_trecdl
+from skbsearch.benchmarks.trecdl import (
+    folds_of,
+    load_trecdl,
+    parse_reranker,
+    restrict_scores,
+    run_trecdl,
+)
 from skbsearch.errors import InputError
+from skbsearch.types import Run
 
 
 def _dir(shared_data: Path) -> Path:
@@ -47,6 +54,26 @@ def test_run_file_component(shared_data: Path, tmp_path: Path) -> None:
     run_trecdl(_dir(shared_data), "dl19", "none", save_run=out)
     again = run_trecdl(_dir(shared_data), "dl19", f"run:{out}")
     assert again.metrics["ndcg@10"] == pytest.approx(0.5058, abs=5e-5)
+
+
+def test_restrict_scores_keeps_candidates_only() -> None:
+    cands = Run({"q1": {"a": 3.0, "b": 2.0, "c": 1.0}})
+    scores = Run({"q1": {"c": 0.9, "a": 0.1, "z": 5.0}, "q2": {"a": 1.0}})
+    out = restrict_scores(scores, cands)
+    assert out == Run({"q1": {"c": 0.9, "a": 0.1}})  # z is no candidate; b has no score
+    with pytest.raises(InputError, match="no score"):
+        restrict_scores(Run({"q1": {"z": 1.0}}), cands)
+
+
+def test_input_run_replaces_bm25_scores(shared_data: Path, tmp_path: Path) -> None:
+    data = _dir(shared_data)
+    bm25 = load_trecdl(data, "dl19").run.top(100)
+    reversed_run = Run({q: {d: -s for d, s in docs.items()} for q, docs in bm25.items()})
+    path = tmp_path / "rev.run"
+    reversed_run.to_trec(path)
+    res = run_trecdl(data, "dl19", "none", input_run=path)
+    assert "input" in res.groups and res.config["input_run"] == str(path)
+    assert res.metrics["ndcg@10"] < 0.5058 - 0.1  # BM25 order reversed is far worse
 
 
 def test_folds_partition_queries() -> None:

@@ -231,15 +231,36 @@ def parse_reranker(spec: str) -> tuple[str, list[str]]:
     return spec, []
 
 
+def restrict_scores(scores: Run, candidates: Run) -> Run:
+    """``scores``' values on ``candidates``' documents (per query; missing ones dropped).
+
+    Raises:
+        InputError: when ``scores`` covers none of a query's candidates.
+    """
+    out = Run(name=scores.name or "input")
+    for q, docs in candidates.items():
+        got = scores.get(q, {})
+        kept = {d: got[d] for d in docs if d in got}
+        if not kept:
+            raise InputError(f"the input run has no score for any BM25 candidate of query {q!r}",
+                             field="input_run")
+        out[q] = kept
+    return out
+
+
 def run_trecdl(data_dir: str | Path, year: str = "dl19", reranker: str = "none", *,
                model: str | None = None, top_k: int = 100, limit: int | None = None,
                cv_folds: int | None = None, cv_options: dict[str, Any] | None = None,
                gnn_options: dict[str, Any] | None = None, fusion: str = "rrf", batch_size: int = 32, cache_dir: str | Path | None = None,
-               save_run: str | Path | None = None, progress: Progress | None = None) -> BenchmarkResult:
+               save_run: str | Path | None = None, progress: Progress | None = None,
+               input_run: str | Path | None = None) -> BenchmarkResult:
     """Re-rank the BM25 top-``top_k`` of a TREC DL year and score it (module docstring).
 
     ``limit`` keeps the first N queries (the qrels are cut to them too); ``fusion`` is
     ``"rrf"`` (k = 60) or ``"wsum"`` (min-max normalised sum) for ``fusion:a+b``.
+    ``input_run``: a TREC run whose scores replace BM25's on the same candidates (the
+    BM25 top-``top_k``), e.g. a cross-encoder run, so that a GNN row uses them as its
+    first-stage feature (stacking); candidates the run lacks are dropped.
     """
     kind, parts = parse_reranker(reranker)
     if fusion not in ("rrf", "wsum"):
@@ -251,13 +272,15 @@ def run_trecdl(data_dir: str | Path, year: str = "dl19", reranker: str = "none",
     ids = {q.id for q in queries}
     qrels = Qrels({q: d for q, d in data.qrels.items() if q in ids})
     base = Run({q: d for q, d in data.run.items() if q in ids}, name="bm25").top(top_k)
+    if input_run is not None:
+        base = restrict_scores(Run.from_trec(Path(input_run).expanduser()), base)
     rec = LatencyRecorder()
     gnn_options = dict(gnn_options or {})
     opts = dict(model=model, top_k=top_k, batch_size=batch_size, cv_folds=cv_folds,
                 cv_options=cv_options, gnn_options=gnn_options, cache_dir=cache_dir,
                 recorder=rec, progress=progress, qrels=qrels)
     start = time.perf_counter()
-    groups = {"bm25": metrics_of(base, qrels)}
+    groups = {"bm25" if input_run is None else "input": metrics_of(base, qrels)}
     if kind == "fusion":
         from skbsearch.retrieve.hybrid import rrf, weighted_fusion
 
@@ -289,7 +312,10 @@ def run_trecdl(data_dir: str | Path, year: str = "dl19", reranker: str = "none",
                      "cross-validation (per fold: train on the other folds, early stopping on a "
                      "seeded dev part of them); latency = feature building (warm parse and "
                      "embedding caches) + GNN scoring")
+    if input_run is not None:
+        protocol += f"; input scores from {Path(input_run).name} on the BM25 candidates"
     config = {"protocol": protocol, "data": str(Path(data_dir)), "year": year,
+              **({"input_run": str(input_run)} if input_run is not None else {}),
               "reranker": reranker, "model": model, "top_k": top_k, "cv_folds": cv_folds,
               "fusion": fusion if kind == "fusion" else None, "n_queries": len(queries),
               "seconds": round(time.perf_counter() - start, 1)}

@@ -38,6 +38,8 @@ def trecdl(
     batch_size: int = typer.Option(32, "--batch-size", min=1, help="Pairs per forward pass."),
     threads: int | None = typer.Option(None, "--threads", min=1, help="torch threads while training."),
     cache: Path | None = typer.Option(None, "--cache", help="bi-encoder: embedding cache dir; mlp/gcn/gnn/gnn-rl: cache root (embeddings/, semgraphs/; default ~/.cache/skbsearch)."),
+    input_run: Path | None = typer.Option(None, "--input-run", help="A TREC run whose scores replace BM25's on "
+                                          "the same candidates (e.g. a cross-encoder run as the GNN's first-stage feature)."),
     save_run: Path | None = typer.Option(None, "--save-run", help="Write the final run as a TREC run file."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
@@ -63,7 +65,7 @@ def trecdl(
         result = run_trecdl(data, year, reranker, model=model, top_k=top_k, limit=limit,
                             cv_folds=cv_folds, cv_options=cv_options, gnn_options=gnn_options,
                             fusion=fusion,
-                            batch_size=batch_size, cache_dir=cache, save_run=save_run,
+                            batch_size=batch_size, cache_dir=cache, save_run=save_run, input_run=input_run,
                             progress=progress)
     if save_result(result, json_out):
         return
