@@ -44,6 +44,7 @@ def write_tiny_trecdl(folder: Path, year: str = "dl19") -> dict[str, str]:
 
 def test_parse_benchmark() -> None:
     assert parse_benchmark("trecdl:/data/trec-dl/dl19") == (Path("/data/trec-dl"), "dl19")
+    assert parse_benchmark("impliret:/data/impliret") == (Path("/data/impliret"), "impliret")
     with pytest.raises(InputError, match="trecdl:DIR/dl19"):
         parse_benchmark("msmarco:/x")
 
@@ -89,3 +90,27 @@ def test_train_cli_writes_a_loadable_model(tmp_path: Path, kind: str, first_stag
     result = run_trecdl(tmp_path / "d", "dl19", "gnn-rl", model=str(out), cache_dir=tmp_path / "cache")
     assert result.config["n_queries"] == 4 and 0.0 <= result.metrics["ndcg@10"] <= 1.0
     assert "gnn-rl.p50" in result.latency_ms
+
+
+@pytest.mark.slow
+def test_train_cli_on_impliret_pools(tmp_path: Path) -> None:
+    from skbsearch.rerank.gnn_models import load_model
+
+    d = tmp_path / "impliret"
+    d.mkdir()
+    rows = []
+    for i, (query, word, answer) in enumerate(TOPICS.values()):
+        for j, text in enumerate([answer, *FILLER[:2]]):
+            rows.append({"id": 3 * i + j, "tuple_set_id": i, "document": f"{text} ({word} {j})",
+                         "question": query, "answer": word})
+    (d / "temporal_unispeaker.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows),
+                                                 encoding="utf-8")
+    out = tmp_path / "model"
+    res = CliRunner().invoke(app, [
+        "train", "gnn-reranker", "--benchmark", f"impliret:{d}", "--kind", "mlp", "--out", str(out),
+        "--epochs", "2", "--dev-fraction", "0.25", "--cache", str(tmp_path / "cache"), "--json"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.output)
+    assert summary["queries"] == len(rows) and summary["features"]["per_text"] is True
+    _, extra = load_model(out)
+    assert extra["per_text"] is True  # GNNReranker.load rebuilds the per-text parser
