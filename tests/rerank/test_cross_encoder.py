@@ -81,6 +81,16 @@ def test_save_load_round_trip(model: CrossEncoderModel, saved: Path) -> None:
     assert loaded.max_length == 64
 
 
+def test_start_from_trained_dir_or_encoder(model: CrossEncoderModel, saved: Path) -> None:
+    again = CrossEncoderModel.start_from(saved)  # a trained model is trained further
+    np.testing.assert_array_equal(again.score(QUERIES, GOOD), model.score(QUERIES, GOOD))
+    assert again.info["start"] == str(saved)
+    fresh = CrossEncoderModel.start_from("minilm", max_length=64, seed=0)  # new seeded head
+    np.testing.assert_allclose(fresh.score(QUERIES, GOOD), model.score(QUERIES, GOOD), atol=1e-6)
+    other = CrossEncoderModel.start_from("minilm", max_length=64, seed=3)
+    assert not np.allclose(other.score(QUERIES, GOOD), model.score(QUERIES, GOOD))
+
+
 def test_loads_with_sentence_transformers(model: CrossEncoderModel, saved: Path) -> None:
     pytest.importorskip("sentence_transformers")
     scorer = load_scorer(saved, backend="sentence-transformers", max_length=64)

@@ -271,7 +271,8 @@ CE_DEFAULTS: dict[str, Any] = {"start": "minilm", "max_steps": 80, "epochs": 1, 
 def kfold_cross_encoder(data: RerankData, fold_ids: list[list[str]], *, seed: int = 0,
                         options: dict[str, Any] | None = None,
                         progress: ProgressFn = _no_progress) -> tuple[Run, dict[str, Any]]:
-    """Cross-encoder row: per fold, fine-tune MiniLM on every other-fold query, score the fold.
+    """Cross-encoder row: per fold, fine-tune ``start`` (MiniLM, or a trained cross-encoder
+    directory) on every other-fold query, score the fold.
 
     Training examples: (query, own document) against a random other BM25 candidate of
     the query (pointwise BCE + pairwise loss, :func:`skbsearch.train.cross_encoder.
@@ -292,7 +293,7 @@ def kfold_cross_encoder(data: RerankData, fold_ids: list[list[str]], *, seed: in
         train_q = [JudgedQuery(q.id, q.text, [(data.doc_text[q.id], 1)] + [
             (data.doc_text[d], 0) for d in data.run.get(q.id, {}) if d != q.id], 1, "impliret")
             for q in data.all_queries if fold_of(q.id, k, seed) != i]
-        model = CrossEncoderModel.from_encoder(opts["start"], max_length=opts["max_length"], seed=i)
+        model = CrossEncoderModel.start_from(opts["start"], max_length=opts["max_length"], seed=i)
         label = f"fold {i + 1}/{k} training"
 
         def tick(step: int, total: int, loss: float, label: str = label) -> None:

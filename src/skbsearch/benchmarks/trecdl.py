@@ -112,10 +112,7 @@ def kfold_cross_encoder(data: TrecDLData, run: Run, queries: Sequence[Query], *,
     for i, fold in enumerate(folds_of([q.id for q in queries], folds)):
         held = set(fold)
         train_q = [q for q in load_trecdl_queries(prefix) if q.id not in held] + extra
-        src = Path(start).expanduser()
-        model = (CrossEncoderModel.load(src) if src.is_dir() and (src / "skb_cross_encoder.json").is_file()
-                 else CrossEncoderModel.from_encoder(start, seed=i))
-        model.info["start"] = start
+        model = CrossEncoderModel.start_from(start, seed=i)
 
         def tick(step: int, total: int, loss: float, i: int = i) -> None:
             if progress is not None:

@@ -33,6 +33,8 @@ def impliret(
     gnn_patience: int | None = typer.Option(None, "--gnn-patience", min=1, help="GNN rows: early-stopping patience in epochs (default 8)."),
     gnn_lr: float | None = typer.Option(None, "--gnn-lr", help="GNN rows: learning rate (default 1e-3)."),
     gnn_seed: int | None = typer.Option(None, "--gnn-seed", help="GNN rows: seed of init and dev split (default 0)."),
+    ce_start: str | None = typer.Option(None, "--ce-start", help="cross-encoder: start weights, minilm (default) "
+                                        "or a 'skb train cross-encoder' directory."),
     ce_steps: int | None = typer.Option(None, "--ce-steps", min=1, help="cross-encoder: training steps per fold (default 80)."),
     ce_lr: float | None = typer.Option(None, "--ce-lr", help="cross-encoder: learning rate (default 1e-4)."),
     ce_max_length: int | None = typer.Option(None, "--ce-max-length", min=16, help="cross-encoder: tokens per (question, document) pair (default 256)."),
@@ -53,7 +55,7 @@ def impliret(
                "first_stage_weight": gnn_first_stage, "epochs": gnn_epochs, "patience": gnn_patience,
                "lr": gnn_lr, "seed": gnn_seed,
                "select_first_stage": _floats(gnn_select) if gnn_select else None}
-        ce = {"max_steps": ce_steps, "lr": ce_lr, "max_length": ce_max_length,
+        ce = {"start": ce_start, "max_steps": ce_steps, "lr": ce_lr, "max_length": ce_max_length,
               "time_budget_s": ce_time, "threads": threads}
         rerank = {"folds": folds, "seed": fold_seed,
                   "options": {"gnn": {k: v for k, v in gnn.items() if v is not None},

@@ -41,18 +41,13 @@ def cross_encoder(
     """Fine-tune a cross-encoder (BCE + pairwise loss) and save it to --out."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from skbsearch.rerank.cross_encoder import MARKER, CrossEncoderModel
+    from skbsearch.rerank.cross_encoder import CrossEncoderModel
     from skbsearch.train.cross_encoder import TrainConfig, load_data_spec, train_cross_encoder
 
     config = TrainConfig(epochs=epochs, max_steps=max_steps, batch_size=batch_size, lr=lr,
                          time_budget_s=time_budget, seed=seed, threads=threads)
     queries = [q for spec in data for q in load_data_spec(spec, nq_limit=nq_limit, seed=seed)]
-    src = Path(start).expanduser()
-    if (src / MARKER).is_file():
-        model = CrossEncoderModel.load(src, max_length=max_length)
-    else:
-        model = CrossEncoderModel.from_encoder(start, max_length=max_length, seed=seed)
-    model.info["start"] = start
+    model = CrossEncoderModel.start_from(start, max_length=max_length, seed=seed)
     model.info["data"] = list(data)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=True, disable=quiet) as bar:

@@ -107,6 +107,19 @@ class CrossEncoderModel:
         return cls(model, tok, max_length, {"start": str(encoder)})
 
     @classmethod
+    def start_from(cls, start: str | Path = "minilm", max_length: int | None = None,
+                   seed: int = 0) -> CrossEncoderModel:
+        """Weights to fine-tune: a directory written by :meth:`save` (trained further), else
+        an encoder (name or path) with a new seeded head. Records ``start`` in ``info``."""
+        src = Path(start).expanduser()
+        if (src / MARKER).is_file():
+            model = cls.load(src, max_length=max_length)
+        else:
+            model = cls.from_encoder(start, max_length=max_length or 256, seed=seed)
+        model.info["start"] = str(start)
+        return model
+
+    @classmethod
     def load(cls, directory: str | Path, max_length: int | None = None) -> CrossEncoderModel:
         """Load a directory written by :meth:`save` (safetensors; nothing is unpickled)."""
         _torch()
