@@ -184,6 +184,15 @@ def _batches(examples: list, per_batch: int, rng: random.Random) -> list[list]:
 
 
 # ---------------------------------------------------------------------- training
+def warmup_linear(opt: Any, total: int, warmup: float) -> Any:
+    """A LambdaLR schedule: linear warm-up over ``warmup`` of ``total`` steps, then linear decay to 0."""
+    import torch
+
+    warm = max(1, int(warmup * total))
+    return torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min((s + 1) / warm, max(0.0, (total - s) / max(1, total - warm))))
+
+
 def train_cross_encoder(
     model: CrossEncoderModel,
     queries: Sequence[JudgedQuery],
@@ -214,9 +223,7 @@ def train_cross_encoder(
         raise InputError("the training data give no (better, worse) passage pairs", field="data")
     opt = torch.optim.AdamW(model.model.parameters(), lr=config.lr,
                             weight_decay=config.weight_decay)
-    warm = max(1, int(config.warmup * total))
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min((s + 1) / warm, max(0.0, (total - s) / max(1, total - warm))))
+    sched = warmup_linear(opt, total, config.warmup)
     bce = torch.nn.BCEWithLogitsLoss()
     result = TrainResult()
     start = time.perf_counter()

@@ -25,7 +25,7 @@ import numpy as np
 from skbsearch.errors import InputError
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
 from skbsearch.rerank.triples import INFO_KEY, TripleCandidate, TripleRetriever, triple_inputs
-from skbsearch.train.cross_encoder import TrainResult, _tail_mean
+from skbsearch.train.cross_encoder import TrainResult, _tail_mean, warmup_linear
 from skbsearch.train.labels import label_candidates
 
 LABELS = ("triple", "document")
@@ -168,9 +168,7 @@ def train_triple_reranker(model: CrossEncoderModel, examples: Sequence[TripleExa
     body = [p for n, p in model.model.named_parameters() if not n.startswith(("classifier", "bert.pooler"))]
     opt = torch.optim.AdamW([{"params": body}, {"params": head, "lr": config.head_lr or config.lr}],
                             lr=config.lr, weight_decay=config.weight_decay)
-    warm = max(1, int(config.warmup * total))
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min((s + 1) / warm, max(0.0, (total - s) / max(1, total - warm))))
+    sched = warmup_linear(opt, total, config.warmup)
     bce = torch.nn.BCEWithLogitsLoss()
     result = TrainResult()
     start = time.perf_counter()
