@@ -29,6 +29,7 @@ from skbsearch.benchmarks.metaqa import (
     answer_nodes,
     in_train_half,
     load_kb,
+    path_answers,
     read_split,
     topic_nodes,
 )
@@ -36,14 +37,6 @@ from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.linking import EntityLinker
 from skbsearch.retrieve.relpath import label_paths
-
-
-def reached(skb: SKB, topic: list[int], path: tuple[str, ...]) -> np.ndarray:
-    """Answers the gold path reaches from the topic (walks never return to it)."""
-    frontier = np.asarray(topic, np.int64)
-    for step in path:
-        frontier = np.setdiff1d(skb.graph.follow(frontier, [step]), topic)
-    return frontier
 
 
 class Eras:
@@ -88,10 +81,10 @@ def main() -> None:
         evidence: dict[int, dict[int, int]] = defaultdict(dict)  # topic -> answer -> +1 gold / -1 not
         items = []
         for q in qs:
-            topic = [t for t in dict.fromkeys(topic_nodes(linker, q.text))]
+            topic = list(dict.fromkeys(topic_nodes(linker, q.text)))
             if not topic or q.qtype is None:
                 continue
-            cands = reached(skb, topic, label_paths([q.qtype], skb.schema)[0])
+            cands = path_answers(skb, topic, label_paths([q.qtype], skb.schema)[0])
             gold = set(answer_nodes(skb, linker, q.answers))
             isg = np.array([int(c) in gold for c in cands], bool)
             if in_train_half(q.text):

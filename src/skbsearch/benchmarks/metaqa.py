@@ -145,6 +145,14 @@ def topic_nodes(linker: EntityLinker, question: str) -> list[int]:
     return out
 
 
+def path_answers(skb: SKB, topic: Sequence[int], path: Sequence[str]) -> np.ndarray:
+    """Nodes a relation path reaches from the topic, walks never passing the topic again."""
+    frontier = np.asarray(topic, np.int64)
+    for step in path:
+        frontier = np.setdiff1d(skb.graph.follow(frontier, [step]), topic)
+    return frontier
+
+
 def reachable(
     skb: SKB, linker: EntityLinker, questions: Sequence[MetaQAQuestion], gold: Sequence[list[int]]
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -168,9 +176,7 @@ def reachable(
         if q.qtype is not None:
             path = label_paths([q.qtype], schema)[0]
             out[i] = bool(np.isin(answers, skb.graph.follow(topic, list(path))).any())
-            frontier = np.asarray(topic, np.int64)
-            for step in path:
-                frontier = np.setdiff1d(skb.graph.follow(frontier, [step]), topic)
+            frontier = path_answers(skb, topic, path)
             if len(frontier):
                 top1[i] = float(np.isin(frontier, answers).mean())
         else:  # meet in the middle: radius ceil(h/2) from the topic, floor(h/2) from answers
