@@ -1,46 +1,266 @@
 """Atomic directory writes: build in a temp sibling, then rename into place.
 
 A crash or an exception while writing leaves the previous directory (if any) intact and
-no half-written directory behind.
+no half-written directory behind. Names used beside the final directory ``NAME``:
+
+- ``.NAME.tmp-PID-XXXX``: the new version being written by process ``PID``;
+- ``.NAME.old-PID-XXXX``: the previous version, moved away for the instant between the
+  two renames that swap it for the new one.
+
+A process killed between those two renames leaves no ``NAME``; :func:`recover_dir` (run
+by every :func:`atomic_dir` and by the loaders of SKBs and indexes) then moves the
+previous version back, and removes the litter of dead writers (entries whose ``PID`` is
+no longer alive, or older than a day).
+
+Replacing is guarded: an existing directory is replaced only when it is empty or is a
+skbsearch artefact of the kind being written (:func:`artefact_kind`, which reads the
+``"artefact"`` field of the kind's marker file and recognises older directories by their
+fields), and never when it is or contains one of the build's inputs
+(:func:`check_replaceable`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import re
+import secrets
 import shutil
+import signal
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
+
+from skbsearch.errors import InputError
+
+#: The field of a marker file naming the artefact kind, e.g. ``{"artefact": "skb", ...}``.
+ARTEFACT_FIELD = "artefact"
+
+#: Test-only hook: ``SKB_TEST_CRASH_AT=POINT[:NAME]`` kills the process (SIGKILL) at
+#: ``POINT`` (``written``, ``between-renames``, ``renamed``) of :func:`atomic_dir`,
+#: for the directory called ``NAME`` (any directory when omitted).
+CRASH_ENV = "SKB_TEST_CRASH_AT"
+
+#: Litter of a writer that is still alive is left alone unless older than this.
+STALE_SECONDS = 24 * 3600
 
 
+def _has(*keys: str) -> Callable[[dict[str, Any]], bool]:
+    return lambda d: all(k in d for k in keys)
+
+
+def _format_prefix(prefix: str) -> Callable[[dict[str, Any]], bool]:
+    return lambda d: str(d.get("format", "")).startswith(prefix)
+
+
+#: kind -> (marker file, test recognising directories written before the artefact field).
+ARTEFACT_MARKERS: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
+    "skb": ("meta.json", _has("format_version", "schema")),
+    "index": ("manifest.json", _has("kind", "version", "num_docs")),
+    "catalogue": ("dataset.json", lambda d: str(d.get("generator", "")).startswith("skbsearch.synth")),
+    "constrained": ("constrained.json", lambda d: d.get("kind") == "constrained"),
+    "graph": ("graph.json", _has("n_nodes", "relations", "files")),
+    "relpath-model": ("model.json", _format_prefix("skbsearch.relpath")),
+    "gnn-model": ("config.json", _format_prefix("skbsearch-gnn")),
+    "kg-model": ("model.json", _format_prefix("skbsearch.kg")),
+}
+
+_WHAT = {"skb": "an SKB directory ('skb kb build')", "index": "an index directory ('skb index')",
+         "catalogue": "a synthetic catalogue ('skb synth catalogue')"}
+
+
+def artefact_kind(path: str | Path) -> str | None:
+    """The kind of skbsearch artefact the directory ``path`` is, or ``None``."""
+    path = Path(path)
+    if not path.is_dir():
+        return None
+    for kind, (marker, legacy) in ARTEFACT_MARKERS.items():
+        try:
+            d = json.loads((path / marker).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(d, dict) and (d.get(ARTEFACT_FIELD) == kind or legacy(d)):
+            return kind
+    return None
+
+
+def check_replaceable(path: str | Path, kind: str, *,
+                      inputs: Iterable[str | Path | None] = ()) -> None:
+    """Refuse (InputError) to write ``path`` when that could destroy what is not ours.
+
+    ``path`` may be written when it does not exist, is an empty directory, or is a
+    skbsearch artefact of ``kind`` (so nothing inside an input but our own output is
+    ever replaced), and never when it is one of ``inputs`` or a parent of one.
+    """
+    final = Path(path)
+    real = final.resolve()
+    inside = None
+    for inp in inputs:
+        if inp is None:
+            continue
+        ri = Path(inp).resolve()
+        if real == ri or real in ri.parents:
+            what = "is" if real == ri else "contains"
+            raise InputError(f"the output {what} the input {inp}; writing it would delete the "
+                             "input. Choose another output directory", file=final)
+        if ri in real.parents:
+            inside = inp
+    if not (final.exists() or final.is_symlink()):
+        return
+    where = f" (inside the input {inside})" if inside is not None else ""
+    if not final.is_dir():
+        raise InputError(f"exists{where} and is not a directory; skbsearch replaces only "
+                         f"{_WHAT.get(kind, kind + ' directories')}. Choose another output",
+                         file=final)
+    found = artefact_kind(final)
+    if found == kind or (found is None and not any(final.iterdir())):
+        return
+    what = f"holds {_WHAT.get(found, 'a ' + found)}" if found else "is not a skbsearch artefact"
+    raise InputError(f"exists{where} and {what}; skbsearch replaces only "
+                     f"{_WHAT.get(kind, kind)}. Choose another output directory (nothing was "
+                     "changed)", file=final)
+
+
+# ---------------------------------------------------------------------- crash recovery
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def _litter(final: Path) -> tuple[list[tuple[Path, int | None]], list[tuple[Path, int | None]]]:
+    """``(old, tmp)`` entries beside ``final`` (with their writer's pid when known)."""
+    name = re.escape(final.name)
+    # ``-PID-XXXX`` (this version), ``-PID`` (old dirs) or ``-XXXXXXXX`` (tmp dirs) before.
+    pat = re.compile(rf"^\.{name}\.(old|tmp)-(?:(\d+)(?:-[A-Za-z0-9_]+)?|[a-z0-9_]{{8}})$")
+    old: list[tuple[Path, int | None]] = []
+    tmp: list[tuple[Path, int | None]] = []
+    try:
+        entries = list(final.parent.iterdir())
+    except OSError:
+        return old, tmp
+    for p in entries:
+        m = pat.match(p.name)
+        if m:
+            (old if m.group(1) == "old" else tmp).append((p, int(m.group(2)) if m.group(2) else None))
+    return old, tmp
+
+
+def _abandoned(entry: Path, pid: int | None) -> bool:
+    """Whether a writer's entry may be cleaned: its process is gone, or it is stale."""
+    try:
+        age = time.time() - entry.lstat().st_ctime
+    except OSError:
+        return False
+    if pid is not None and not _pid_alive(pid):
+        return True
+    return age > STALE_SECONDS
+
+
+def _remove(p: Path) -> None:
+    if p.is_symlink() or p.is_file():
+        with contextlib.suppress(OSError):
+            p.unlink()
+    else:
+        shutil.rmtree(p, ignore_errors=True)
+
+
+def recover_dir(path: str | Path) -> bool:
+    """Repair what a killed :func:`atomic_dir` left beside ``path``.
+
+    When ``path`` is missing and a dead writer's ``.NAME.old-*`` exists, move that
+    previous version back to ``path``; remove dead writers' other ``.NAME.old-*`` and
+    ``.NAME.tmp-*`` entries. Returns True when a previous version was restored.
+    """
+    final = Path(path).absolute()
+    old, tmp = _litter(final)
+    dead_old = [p for p, pid in old if _abandoned(p, pid)]
+    restored = False
+    if dead_old and not (final.exists() or final.is_symlink()):
+        with contextlib.suppress(OSError):
+            dead_old.sort(key=lambda p: p.lstat().st_ctime)
+            os.rename(dead_old[-1], final)
+            dead_old.pop()
+            restored = True
+    for p in dead_old + [p for p, pid in tmp if _abandoned(p, pid)]:
+        _remove(p)
+    return restored
+
+
+def _crash_point(point: str, final: Path) -> None:
+    spec = os.environ.get(CRASH_ENV)
+    if not spec:
+        return
+    where, _, name = spec.partition(":")
+    if where == point and (not name or name == final.name):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _umask() -> int:
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+# ---------------------------------------------------------------------- writing
 @contextlib.contextmanager
-def atomic_dir(path: str | Path, *, overwrite: bool = True) -> Iterator[Path]:
+def atomic_dir(
+    path: str | Path,
+    *,
+    overwrite: bool = True,
+    kind: str | None = None,
+    inputs: Iterable[str | Path | None] = (),
+) -> Iterator[Path]:
     """Yield a temporary directory that replaces ``path`` when the block succeeds.
 
     Args:
         path: the final directory.
         overwrite: replace an existing directory (kept until the new one is complete).
+        kind: the artefact kind written (``"skb"``, ``"index"``...): an existing ``path``
+            is replaced only if it is empty or an artefact of this kind, and never when
+            it is or contains one of ``inputs`` (see :func:`check_replaceable`).
+            ``None`` skips these checks.
+        inputs: the files or directories the new version is made from.
 
     Raises:
         FileExistsError: if ``path`` exists and ``overwrite`` is false.
+        InputError: if ``path`` may not be replaced.
     """
     final = Path(path).absolute()
+    recover_dir(final)
     if final.exists() and not overwrite:
         raise FileExistsError(f"{final} exists; pass overwrite=True (CLI: --force) to replace it")
+    if kind is not None:
+        check_replaceable(final, kind, inputs=inputs)
     final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=final.parent))
+    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-{os.getpid()}-", dir=final.parent))
     try:
+        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700; honour the umask like mkdir
         yield tmp
+        _crash_point("written", final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     old = None
-    if final.exists():
-        old = final.parent / f".{final.name}.old-{os.getpid()}"
-        if old.exists():
-            shutil.rmtree(old)
+    if final.exists() or final.is_symlink():
+        old = final.parent / f".{final.name}.old-{os.getpid()}-{secrets.token_hex(4)}"
         os.replace(final, old)
+        _crash_point("between-renames", final)
     try:
         os.replace(tmp, final)
     except BaseException:
@@ -49,7 +269,8 @@ def atomic_dir(path: str | Path, *, overwrite: bool = True) -> Iterator[Path]:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+        _crash_point("renamed", final)
+        _remove(old)
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:

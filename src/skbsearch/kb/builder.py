@@ -13,6 +13,9 @@ from skbsearch.kb.store import SKB
 
 Location = tuple[str | None, int | None]
 
+#: The range of integer attributes (stored as Arrow int64).
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
 
 class SKBBuilder:
     """Collect nodes and edges one at a time, then :meth:`build` an :class:`SKB`.
@@ -89,6 +92,13 @@ class SKBBuilder:
             if not isinstance(v, (int, float, str, bool)):
                 raise InputError(
                     f"attribute values must be scalars (number, string, bool), got {type_name(v)}",
+                    file=file,
+                    line=line,
+                    field=k,
+                )
+            if isinstance(v, int) and not isinstance(v, bool) and not INT64_MIN <= v <= INT64_MAX:
+                raise InputError(
+                    "integer does not fit in 64 bits; give it as a string (or a decimal number)",
                     file=file,
                     line=line,
                     field=k,

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from skbsearch.atomic import atomic_dir
+from skbsearch.csr import check_compressed
 from skbsearch.errors import IndexError_, InputError
 from skbsearch.kb.schema import INVERSE_SUFFIX, split_direction
 
@@ -83,14 +84,15 @@ class Graph:
 
     def save(self, path: str | Path) -> None:
         """Write ``graph.json`` and two ``.npy`` files per relation direction, atomically."""
-        with atomic_dir(path) as tmp:
+        with atomic_dir(path, kind="graph") as tmp:
             files = {}
             for k, name in enumerate(self._csr):
                 indptr, indices = self._csr[name]
                 np.save(tmp / f"r{k}.indptr.npy", np.asarray(indptr))
                 np.save(tmp / f"r{k}.indices.npy", np.asarray(indices))
                 files[name] = f"r{k}"
-            meta = {"n_nodes": self.n_nodes, "relations": self.relations, "files": files}
+            meta = {"artefact": "graph", "n_nodes": self.n_nodes, "relations": self.relations,
+                    "files": files}
             (tmp / "graph.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
 
     @classmethod
@@ -100,16 +102,27 @@ class Graph:
         try:
             meta = json.loads((path / "graph.json").read_text(encoding="utf-8"))
             mode = "r" if mmap else None
-            csr = {
-                name: (
-                    np.load(path / f"{stem}.indptr.npy", mmap_mode=mode, allow_pickle=False),
-                    np.load(path / f"{stem}.indices.npy", mmap_mode=mode, allow_pickle=False),
-                )
-                for name, stem in meta["files"].items()
-            }
-        except (OSError, KeyError, ValueError) as e:
+            n_nodes = int(meta["n_nodes"])
+            relations = [str(r) for r in meta["relations"]]
+            csr = {}
+            for name, stem in meta["files"].items():
+                arrays = []
+                for part in ("indptr", "indices"):
+                    file = path / f"{stem}.{part}.npy"
+                    try:
+                        arrays.append(np.load(file, mmap_mode=mode, allow_pickle=False))
+                    except EOFError:  # a 0-byte or truncated .npy
+                        raise IndexError_(f"{file}: empty or truncated array file; rebuild the SKB") from None
+                csr[str(name)] = (arrays[0], arrays[1])
+        except (OSError, KeyError, ValueError, TypeError, AttributeError) as e:
             raise IndexError_(f"{path}: corrupt or incomplete graph ({e}); rebuild the SKB") from None
-        return cls(meta["n_nodes"], meta["relations"], csr)
+        missing = [k for r in relations for k in (r, r + INVERSE_SUFFIX) if k not in csr]
+        if missing:
+            raise IndexError_(f"{path}: no adjacency arrays for {missing[:3]}; rebuild the SKB")
+        for name, (indptr, indices) in csr.items():
+            check_compressed(indptr, indices, n_nodes, n_nodes, where=f"{path} relation {name!r}",
+                             hint="rebuild the SKB")
+        return cls(n_nodes, relations, csr)
 
     # ------------------------------------------------------------------ helpers
     def _rel_names(self, relations: Iterable[str] | None, direction: str) -> list[str]:

@@ -7,6 +7,7 @@ written atomically (temp dir + rename): a failed save keeps the previous SKB.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from functools import cached_property
@@ -17,12 +18,26 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from skbsearch.atomic import atomic_dir
+from skbsearch.atomic import atomic_dir, recover_dir
 from skbsearch.errors import IndexError_, InputError
 from skbsearch.kb.graph import Graph
+from skbsearch.kb.predicate import select_mask
 from skbsearch.kb.schema import RESERVED_COLUMNS, Node, Schema
 
 FORMAT_VERSION = 1
+
+#: Files whose bytes make an SKB's ``content_hash``.
+CONTENT_FILES = ("nodes.parquet", "edges.parquet")
+
+
+def content_hash(directory: str | Path) -> str:
+    """A digest (BLAKE2b, 128 bit, hex) of an SKB directory's node and edge files."""
+    h = hashlib.blake2b(digest_size=16)
+    for name in CONTENT_FILES:
+        with open(Path(directory) / name, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    return h.hexdigest()
 
 
 class SKB:
@@ -139,10 +154,18 @@ class SKB:
         return roles
 
     # ------------------------------------------------------------------ persistence
-    def save(self, path: str | Path, *, overwrite: bool = True, build_graph: bool = True) -> Path:
-        """Write the SKB directory atomically (and its CSR graph unless told not to)."""
+    def save(self, path: str | Path, *, overwrite: bool = True, build_graph: bool = True,
+             inputs: Iterable[str | Path | None] = ()) -> Path:
+        """Write the SKB directory atomically (and its CSR graph unless told not to).
+
+        An existing ``path`` is replaced only when it is an SKB directory (or empty), and
+        never when it is or contains one of ``inputs`` (the source files):
+        see :func:`skbsearch.atomic.check_replaceable`. ``meta.json`` records
+        ``content_hash``, a digest of ``nodes.parquet`` and ``edges.parquet`` that indexes
+        copy into their manifests to detect that the SKB was rebuilt since.
+        """
         path = Path(path)
-        with atomic_dir(path, overwrite=overwrite) as tmp:
+        with atomic_dir(path, overwrite=overwrite, kind="skb", inputs=inputs) as tmp:
             pq.write_table(self.nodes, tmp / "nodes.parquet")
             rel_names = np.array(self.schema.relations, dtype=object)
             ids = self.ids_array
@@ -159,16 +182,18 @@ class SKB:
                 }
             )
             pq.write_table(edges, tmp / "edges.parquet")
-            meta = dict(self.meta)
+            meta = {"artefact": "skb", **self.meta}
             meta.update(
                 format_version=FORMAT_VERSION,
                 num_nodes=self.num_nodes,
                 num_edges=self.num_edges,
+                content_hash=content_hash(tmp),
                 schema=self.schema.to_dict(),
             )
             (tmp / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
             if build_graph:
                 self.graph.save(tmp / "graph")
+        self.meta["content_hash"] = meta["content_hash"]
         self.path = path
         return path
 
@@ -177,42 +202,74 @@ class SKB:
         """Open a saved SKB directory. The CSR graph is memory-mapped on first use."""
         path = Path(path)
         meta_file = path / "meta.json"
+        if not path.exists():
+            recover_dir(path)  # a build killed while swapping directories
         if not meta_file.is_file():
             raise IndexError_(
                 f"{path} is not an SKB directory (no meta.json); build one with 'skb kb build'"
             )
+        rebuild = "rebuild it with 'skb kb build'"
         try:
             meta = json.loads(meta_file.read_text(encoding="utf-8"))
         except json.JSONDecodeError as e:
             raise IndexError_(f"{meta_file}:{e.lineno}: corrupt meta.json ({e.msg})") from None
+        except (UnicodeDecodeError, RecursionError, ValueError) as e:
+            raise IndexError_(f"{meta_file}: corrupt meta.json ({type(e).__name__}); {rebuild}") from None
+        if not isinstance(meta, dict):
+            raise IndexError_(f"{meta_file}: corrupt meta.json (not a JSON object); {rebuild}")
         if meta.get("format_version") != FORMAT_VERSION:
             raise IndexError_(
                 f"{path}: SKB format version {meta.get('format_version')} is not supported "
                 f"(expected {FORMAT_VERSION}); rebuild it with 'skb kb build'"
             )
-        schema = Schema.from_dict(meta.pop("schema"))
-        nodes = pq.read_table(path / "nodes.parquet", memory_map=mmap)
-        edges = pq.read_table(path / "edges.parquet", columns=["relation", "src_idx", "dst_idx"])
-        rel = edges.column("relation").combine_chunks()
-        if isinstance(rel, pa.DictionaryArray) and len(rel):
-            # Re-map dictionary codes onto the schema's relation order.
-            order = {name: i for i, name in enumerate(schema.relations)}
-            remap = np.array([order[x] for x in rel.dictionary.to_pylist()], dtype=np.int16)
-            rel_codes = remap[rel.indices.to_numpy(zero_copy_only=False)]
-        else:
-            rel_codes = np.zeros(0, np.int16)
-        skb = cls(
-            nodes,
-            edges.column("src_idx").to_numpy(),
-            rel_codes,
-            edges.column("dst_idx").to_numpy(),
-            schema,
-            meta,
-            path,
-        )
+        try:
+            schema = Schema.from_dict(meta.pop("schema"))
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise IndexError_(f"{meta_file}: missing or corrupt 'schema' ({e}); {rebuild}") from None
+        tables = {}
+        for name, columns in (("nodes", None), ("edges", ["relation", "src_idx", "dst_idx"])):
+            file = path / f"{name}.parquet"
+            if not file.is_file():
+                raise IndexError_(f"{file} is missing; {rebuild}")
+            try:
+                tables[name] = pq.read_table(file, columns=columns, memory_map=mmap)
+            except (OSError, ValueError, pa.ArrowException) as e:  # truncated, not parquet, no such column
+                raise IndexError_(f"{file}: corrupt or truncated parquet ({str(e)[:200]}); {rebuild}") from None
+        nodes, edges = tables["nodes"], tables["edges"]
+        missing = [c for c in ("id", "type", "name") if c not in nodes.column_names]
+        if missing:
+            raise IndexError_(f"{path / 'nodes.parquet'}: no column(s) {missing}; {rebuild}")
+        try:
+            rel = edges.column("relation").combine_chunks()
+            if isinstance(rel, pa.DictionaryArray) and len(rel):
+                # Re-map dictionary codes onto the schema's relation order.
+                order = {name: i for i, name in enumerate(schema.relations)}
+                remap = np.array([order[x] for x in rel.dictionary.to_pylist()], dtype=np.int16)
+                rel_codes = remap[rel.indices.to_numpy(zero_copy_only=False)]
+            else:
+                rel_codes = np.zeros(0, np.int16)
+            src = edges.column("src_idx").to_numpy()
+            dst = edges.column("dst_idx").to_numpy()
+        except (KeyError, IndexError, ValueError, TypeError, pa.ArrowException) as e:
+            raise IndexError_(f"{path / 'edges.parquet'}: corrupt edges ({type(e).__name__}: {e}); "
+                              f"{rebuild}") from None
+        n = nodes.num_rows
+        for what, arr in (("src_idx", src), ("dst_idx", dst)):
+            if len(arr) and (arr.dtype.kind not in "iu" or int(arr.min()) < 0 or int(arr.max()) >= n):
+                raise IndexError_(f"{path / 'edges.parquet'}: column {what} points outside the "
+                                  f"{n} nodes; {rebuild}")
+        if len(rel_codes) != len(src):
+            raise IndexError_(f"{path / 'edges.parquet'}: {len(src)} edges but {len(rel_codes)} "
+                              f"relation codes; {rebuild}")
+        skb = cls(nodes, src, rel_codes, dst, schema, meta, path)
         return skb
 
     # ------------------------------------------------------------------ accessors
+    @property
+    def identity(self) -> dict[str, Any]:
+        """What indexes record to recognise this SKB: node count and content hash (if saved)."""
+        return {"num_nodes": self.num_nodes, "skb_hash": self.meta.get("content_hash")}
+
     @property
     def num_nodes(self) -> int:
         """Number of nodes."""
@@ -335,35 +392,40 @@ class SKB:
                 )
         return self._graph
 
-    def sql(self, query: str) -> pa.Table:
-        """Run SQL (DuckDB) over views ``nodes`` and ``edges``; returns an Arrow table."""
+    def edges_table(self) -> pa.Table:
+        """Edges as an Arrow table: ``src``, ``relation``, ``dst`` (string ids) and int indices."""
+        ids = self.ids_array
+        rels = np.array(self.schema.relations, dtype=object)
+        return pa.table(
+            {
+                "src": pa.array(ids[self.edge_src] if self.num_edges else [], type=pa.string()),
+                "relation": pa.array(rels[self.edge_rel] if self.num_edges else [],
+                                     type=pa.string()),
+                "dst": pa.array(ids[self.edge_dst] if self.num_edges else [], type=pa.string()),
+                "src_idx": pa.array(self.edge_src),
+                "dst_idx": pa.array(self.edge_dst),
+            }
+        )
+
+    def sql(self, query: str, *, allow_files: bool = False) -> pa.Table:
+        """Run the user's own SQL (DuckDB) over tables ``nodes`` and ``edges``.
+
+        The connection sees the in-memory tables only: with ``allow_files=False`` (the
+        default) DuckDB's external access is disabled and its configuration locked, so the
+        query can neither read nor write files (``read_text``, ``COPY … TO``, ``ATTACH``…).
+        This is for a user's own queries on their own machine (``skb kb sql``); text from
+        other people goes through :meth:`select`, which never reaches SQL.
+        """
         import duckdb
 
-        con = duckdb.connect()
+        nodes = self.nodes
+        edges = self.edges_table()
+        config = {} if allow_files else {"enable_external_access": False,
+                                         "lock_configuration": True}
+        con = duckdb.connect(config=config)
         try:
-            if self.path is not None and (self.path / "nodes.parquet").is_file():
-                for t in ("nodes", "edges"):
-                    f = str(self.path / f"{t}.parquet").replace("'", "''")
-                    con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{f}')")
-            else:
-                nodes = self.nodes  # noqa: F841 - referenced by DuckDB's replacement scan
-                ids = self.ids_array
-                edges = pa.table(  # noqa: F841
-                    {
-                        "src": pa.array(ids[self.edge_src], type=pa.string()),
-                        "relation": pa.array(
-                            np.array(self.schema.relations, dtype=object)[self.edge_rel]
-                            if self.num_edges
-                            else [],
-                            type=pa.string(),
-                        ),
-                        "dst": pa.array(ids[self.edge_dst], type=pa.string()),
-                        "src_idx": pa.array(self.edge_src),
-                        "dst_idx": pa.array(self.edge_dst),
-                    }
-                )
-                con.register("nodes", nodes)
-                con.register("edges", edges)
+            con.register("nodes", nodes)
+            con.register("edges", edges)
             try:
                 rel = con.sql(query)
                 if rel is None:  # a statement without a result set
@@ -375,15 +437,28 @@ class SKB:
         finally:
             con.close()
 
-    def select(self, predicate: str, types: Sequence[str] | None = None) -> np.ndarray:
-        """Internal indices of nodes matching a SQL ``WHERE`` predicate (and types)."""
-        where = [f"({predicate})"] if predicate else []
+    def select(self, predicate: str | None, types: Sequence[str] | None = None) -> np.ndarray:
+        """Internal indices of nodes matching an attribute predicate (and node types).
+
+        ``predicate`` uses the small language of :mod:`skbsearch.kb.predicate` (columns,
+        literals, comparisons, ``AND/OR/NOT``, ``IN``, ``BETWEEN``, ``LIKE``,
+        ``IS [NOT] NULL``); it is parsed, checked against the node columns and evaluated
+        with Arrow kernels — never handed to an SQL engine.
+
+        Raises:
+            InputError: (field ``where``) a predicate outside the language or an unknown
+                column/type.
+        """
         if types:
-            quoted = ", ".join("'" + t.replace("'", "''") + "'" for t in types)
-            where.append(f"type IN ({quoted})")
-        clause = " AND ".join(where) or "TRUE"
-        ids = self.sql(f"SELECT id FROM nodes WHERE {clause}").column("id").to_pylist()
-        return np.sort(self.index_of(ids)) if ids else np.zeros(0, np.int32)
+            rows = self.nodes_of_type(*types)
+        else:
+            rows = np.arange(self.num_nodes, dtype=np.int32)
+        if predicate is None or not str(predicate).strip():
+            return rows
+        mask = select_mask(predicate, self.nodes)
+        keep = np.zeros(self.num_nodes, dtype=bool)
+        keep[rows] = True
+        return np.flatnonzero(mask & keep).astype(np.int32)
 
     def __repr__(self) -> str:
         return (

@@ -4,7 +4,8 @@ The record convention (shared with the CSV loader):
 
 Node record (one JSON object a line in ``nodes.jsonl``)
     ``id``
-        required; a string or a number (numbers become their decimal string).
+        required; a string or an integer (integers become their decimal string).
+        Anything else (``true``, ``1.5``, a list) is an error.
     ``type``
         required, unless a ``default_type`` is given.
     ``name``
@@ -148,10 +149,20 @@ def split_record(
     return fields, attrs
 
 
+def is_id(value: Any) -> bool:
+    """Whether ``value`` can be a node id: a non-blank string or an integer (not a bool)."""
+    if isinstance(value, str):
+        return bool(value.strip())
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def pick(rec: Mapping[str, Any], keys: tuple[str, ...], *, file: str, line: int) -> Any:
     """The value of the first of ``keys`` present in ``rec``; a clear error if none is."""
     for k in keys:
         if k in rec and rec[k] is not None:
+            if keys is not RELATION_KEYS and not is_id(rec[k]):
+                raise InputError(f"a node id must be a string or an integer, got {json.dumps(rec[k])[:60]}",
+                                 file=file, line=line, field=k)
             return rec[k]
     alt = "/".join(f"'{k}'" for k in keys)
     raise InputError(f"edge has no {keys[0]} (expected one of {alt})", file=file, line=line, field=keys[0])
@@ -176,6 +187,8 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                     file=file,
                     line=ln,
                 ) from None
+            except (ValueError, RecursionError) as e:  # a number too long, nesting too deep
+                raise InputError(f"unreadable JSON ({str(e)[:80] or type(e).__name__})", file=file, line=ln) from None
             if not isinstance(obj, dict):
                 raise InputError(
                     f"expected a JSON object, got {type(obj).__name__}", file=file, line=ln
@@ -239,12 +252,15 @@ def load_jsonl(
     for ln, rec in iter_jsonl(nodes_path):
         if "id" not in rec or rec["id"] is None or rec["id"] == "":
             raise InputError("node record has no 'id'", file=nfile, line=ln, field="id")
+        if not is_id(rec["id"]):
+            raise InputError(f"'id' must be a string or an integer, got {json.dumps(rec['id'])[:60]}",
+                             file=nfile, line=ln, field="id")
         ntype = rec.get("type", default_type)
         if not isinstance(ntype, str) or not ntype:
             hint = "" if default_type else " (or pass a default type)"
             raise InputError(f"node record has no 'type'{hint}", file=nfile, line=ln, field="type")
         name = rec.get("name")
-        if name is not None and not isinstance(name, (str, int, float)):
+        if name is not None and (not isinstance(name, (str, int, float)) or isinstance(name, bool)):
             raise InputError("'name' must be a string", file=nfile, line=ln, field="name")
         fields, at = split_record(rec, attributes=attrs, kinds=kinds, file=nfile, line=ln)
         b.add_node(rec["id"], ntype, name, fields, at, file=nfile, line=ln)

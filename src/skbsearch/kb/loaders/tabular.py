@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.errors import InputError
-from skbsearch.kb.builder import SKBBuilder
+from skbsearch.kb.builder import INT64_MAX, INT64_MIN, SKBBuilder
 from skbsearch.kb.loaders.jsonl import (
     RELATION_KEYS,
     SOURCE_KEYS,
@@ -38,13 +38,20 @@ _FLOAT = re.compile(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?")
 
 
 def parse_scalar(text: str) -> Any:
-    """``"true"`` -> True, ``"12"`` -> 12, ``"1.5"`` -> 1.5, anything else unchanged."""
+    """``"true"`` -> True, ``"12"`` -> 12, ``"1.5"`` -> 1.5, anything else unchanged.
+
+    Raises:
+        ValueError: an integer literal that does not fit in 64 bits.
+    """
     t = text.strip()
     low = t.lower()
     if low in ("true", "false"):
         return low == "true"
     if _INT.fullmatch(t):
-        return int(t)
+        value = int(t) if len(t) <= 20 else None  # int() refuses > 4300 digits; int64 has 19
+        if value is None or not INT64_MIN <= value <= INT64_MAX:
+            raise ValueError("integer does not fit in 64 bits; give it as text or a decimal number")
+        return value
     if _FLOAT.fullmatch(t):
         return float(t)
     return text
@@ -157,7 +164,10 @@ def load_csv(
             if col.startswith("fields."):
                 fields[col.removeprefix("fields.")] = cell
             elif col.startswith("attributes.") or col in attr_cols:
-                attrs[col.removeprefix("attributes.")] = parse_scalar(cell)
+                try:
+                    attrs[col.removeprefix("attributes.")] = parse_scalar(cell)
+                except ValueError as e:
+                    raise InputError(str(e), file=nfile, line=ln, field=col) from None
             else:
                 fields[col] = cell
         for k in fields:

@@ -66,9 +66,13 @@ def read_types(spec: str | Path | Mapping[str, Sequence[str]]) -> dict[str, tupl
                 file=file,
             )
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
+            raw = json.loads(path.read_bytes().decode("utf-8"))
         except json.JSONDecodeError as e:
             raise InputError(f"malformed JSON ({e.msg})", file=file, line=e.lineno) from None
+        except UnicodeDecodeError as e:
+            raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=file) from None
+        except (ValueError, RecursionError) as e:  # a number too long, nesting too deep
+            raise InputError(f"unreadable JSON ({str(e)[:80] or type(e).__name__})", file=file) from None
     if not isinstance(raw, Mapping):
         raise InputError('types must be a JSON object {"relation": ["head_type", "tail_type"]}', file=file)
     out: dict[str, tuple[str, str]] = {}

@@ -1,0 +1,166 @@
+"""Service limits: how much one request may ask for, and the body-size guard.
+
+Every limit is a field of :class:`Limits` (``create_app(..., limits=Limits(...))``; the
+``skb serve`` options set the same fields). :class:`BodySizeLimit` refuses an oversized
+request body with 413 *before* anything parses it: it trusts neither ``Content-Length``
+alone nor the client's chunking, and counts the bytes as they stream in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def _default_workers() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one request may ask of the service.
+
+    Attributes:
+        max_body_bytes: largest request body (413 above it).
+        max_batch: most queries in one ``POST /search`` (413 above it).
+        max_query_chars: longest query text (422 above it).
+        max_where_chars: longest ``where`` predicate (422 above it).
+        max_types: most node types in one ``types`` filter (422 above it).
+        max_k: largest ``k`` (422 above it).
+        max_results: largest ``k`` x number of queries, i.e. hits in one response (422).
+        max_spec_chars: longest pipeline spec or name in a request (422 above it).
+        max_pipeline_stages: most registered stages in a client's pipeline (400 above it).
+        max_evidence_hits: hits of one response that get evidence lines (later ones: none).
+        max_page: most neighbours per relation in one ``GET /nodes/{id}`` page (422).
+        search_workers: threads that run searches, node lookups and SKB reloads.
+        max_pending: searches running or queued at once; more get 503 (retry later).
+    """
+
+    max_body_bytes: int = 1_000_000
+    max_batch: int = 100
+    max_query_chars: int = 1_000
+    max_where_chars: int = 1_000
+    max_types: int = 100
+    max_k: int = 1_000
+    max_results: int = 10_000
+    max_spec_chars: int = 1_000
+    max_pipeline_stages: int = 16
+    max_evidence_hits: int = 200
+    max_page: int = 200
+    search_workers: int = _default_workers()
+    max_pending: int = 64
+
+    def __post_init__(self) -> None:
+        for name, value in vars(self).items():
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"limit {name} must be a positive integer, got {value!r}")
+
+    def check_search(self, n_queries: int, longest_query: int, k: int,
+                     where: str | None, n_types: int,
+                     spec: str | None = None) -> tuple[int, str] | None:
+        """``(status, message)`` when a search request breaks a limit, else ``None``."""
+        if spec is not None and len(spec) > self.max_spec_chars:
+            return 422, (f"a pipeline of {len(spec)} characters exceeds the limit of "
+                         f"{self.max_spec_chars}")
+        if n_queries > self.max_batch:
+            return 413, (f"batch of {n_queries} queries exceeds the limit of {self.max_batch}; "
+                         "split it into smaller requests")
+        if longest_query > self.max_query_chars:
+            return 422, (f"a query of {longest_query} characters exceeds the limit of "
+                         f"{self.max_query_chars}")
+        if not 1 <= k <= self.max_k:
+            return 422, f"k must be between 1 and {self.max_k}, got {k}"
+        if k * n_queries > self.max_results:
+            return 422, (f"k={k} for {n_queries} queries asks for {k * n_queries} results; "
+                         f"the limit is {self.max_results} a request (lower k or split the batch)")
+        if where is not None and len(where) > self.max_where_chars:
+            return 422, (f"a 'where' predicate of {len(where)} characters exceeds the limit of "
+                         f"{self.max_where_chars}")
+        if n_types > self.max_types:
+            return 422, f"{n_types} node types exceed the limit of {self.max_types}"
+        return None
+
+
+class BodyTooLarge(Exception):
+    """Raised inside :class:`BodySizeLimit` when the streamed body passes the limit."""
+
+
+class BodySizeLimit:
+    """ASGI middleware: read at most ``max_bytes`` of an HTTP request body, else answer 413.
+
+    The body is buffered here (it is small by construction) and replayed to the app, so
+    the app never starts on a request that turns out too large.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Handle one ASGI connection scope."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = _content_length(scope)
+        if declared is not None and declared > self.max_bytes:
+            await self._refuse(send)
+            return
+        try:
+            body = await self._read(receive)
+        except BodyTooLarge:
+            await self._refuse(send)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _read(self, receive: Receive) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                raise BodyTooLarge
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks)
+
+    async def _refuse(self, send: Send) -> None:
+        payload = json.dumps({"detail": f"request body exceeds the limit of {self.max_bytes} bytes"})
+        data = payload.encode("utf-8")
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(data)).encode()),
+                                (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": data})
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", []):
+        if name.lower() == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None

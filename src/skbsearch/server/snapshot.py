@@ -1,0 +1,222 @@
+"""One consistent view of the SKB being served, swapped whole when the directory is rebuilt.
+
+A :class:`Snapshot` holds one build of the SKB (detached from its directory, so nothing it
+answers is read from a newer build's files) and the indexes loaded for that build. The
+:class:`SnapshotHolder` checks on every request, with one ``stat`` of ``meta.json``,
+whether the directory was rebuilt (``SKB.save`` replaces the whole directory, so the file
+is new); if so one thread loads a new snapshot while the others keep answering from the
+old one, and the reference is swapped when the new one is complete. Requests in flight
+finish on the snapshot they started with.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skbsearch.errors import IndexError_
+from skbsearch.server.browse import kb_overview
+from skbsearch.server.errors import IndexNotBuilt, SnapshotChanged, StaleIndex
+from skbsearch.server.pipelines import PipelineCache, SnapshotContext
+
+logger = logging.getLogger("skbsearch.server")
+
+Stamp = tuple[int, int, int, int]
+#: Seconds to wait before retrying a snapshot that failed to load (a rebuild in progress).
+RETRY_AFTER_FAILURE = 1.0
+#: Built pipelines kept per snapshot (keyed by pipeline, filters and, for aliases, k).
+PIPELINE_CACHE_SIZE = 64
+
+
+def read_stamp(path: Path) -> Stamp | None:
+    """``(device, inode, mtime_ns, size)`` of ``path``, or ``None`` if it does not exist."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+@dataclass
+class _LoadedIndex:
+    spec: Any
+    index: Any
+    stamp: Stamp | None
+
+
+class Snapshot:
+    """One build of the SKB at ``skb_dir`` and the indexes loaded for it.
+
+    Attributes:
+        skb_dir: the served directory.
+        skb: the loaded SKB (graph loaded, detached from the directory).
+        stamp: the ``meta.json`` stamp the SKB was loaded at.
+        identity: the build's id (``build_id``/``content_hash`` from ``meta.json`` when
+            present, else derived from the stamp); reported by ``/health`` and ``/kb``.
+        loaded_at: Unix time the snapshot was loaded.
+    """
+
+    def __init__(self, skb_dir: Path, skb: Any, stamp: Stamp) -> None:
+        self.skb_dir = skb_dir
+        self.skb = skb
+        self.stamp = stamp
+        build = skb.meta.get("build_id") or skb.meta.get("content_hash")
+        self.identity = str(build)[:16] if build else f"{stamp[1]:x}-{stamp[2]:x}"
+        self.loaded_at = time.time()
+        self._indexes: dict[str, _LoadedIndex] = {}
+        self._stale: dict[str, Stamp] = {}  # kind -> manifest stamp of an index found stale
+        self._index_lock = threading.Lock()
+        self._context: Any = None
+        self._context_lock = threading.Lock()
+        self.kb_info = self._kb_info()
+        #: Pipelines built for this snapshot's requests (bounded LRU, see ``server.pipelines``).
+        self.pipelines = PipelineCache(PIPELINE_CACHE_SIZE)
+
+    @classmethod
+    def load(cls, skb_dir: Path, attempts: int = 3) -> Snapshot:
+        """Load the SKB at ``skb_dir``; retries when the directory changes during the load."""
+        from skbsearch.kb.store import SKB
+
+        meta = skb_dir / "meta.json"
+        for _ in range(attempts):
+            before = read_stamp(meta)
+            skb = SKB.load(skb_dir)
+            skb.graph  # noqa: B018 - memory-map the graph now, from this build's files
+            if before is not None and read_stamp(meta) == before:
+                # Detach: SQL then runs over the tables in memory, never over files on disk
+                # that a rebuild may have replaced since.
+                skb.path = None
+                return cls(skb_dir, skb, before)
+        raise SnapshotChanged(f"{skb_dir} kept changing while it was being loaded")
+
+    def _kb_info(self) -> dict[str, Any]:
+        return {"snapshot": self.identity, **kb_overview(self.skb)}
+
+    @property
+    def context(self) -> Any:
+        """The stage context pipelines of this snapshot run in (its SKB, its indexes)."""
+        with self._context_lock:
+            if self._context is None:
+                self._context = SnapshotContext(self.skb, lambda kind: self.index(kind)[1])
+            return self._context
+
+    def is_current(self) -> bool:
+        """Whether the directory on disk still holds this snapshot's build."""
+        return read_stamp(self.skb_dir / "meta.json") == self.stamp
+
+    def index(self, kind: str) -> tuple[Any, Any]:
+        """``(kind spec, loaded index)`` for this build.
+
+        Raises:
+            IndexNotBuilt: the build has no index of that kind.
+            StaleIndex: the index was built from another SKB.
+            SnapshotChanged: the directory was rebuilt and this build's index is gone
+                (retry on the new snapshot).
+        """
+        from skbsearch.index import get_kind
+
+        spec = get_kind(kind)
+        manifest = self.skb_dir / "indexes" / spec.index_dir_name / "manifest.json"
+        with self._index_lock:
+            loaded = self._indexes.get(kind)
+            stamp = read_stamp(manifest)
+            # A removed (or half-swapped) index directory: this build's index stays usable.
+            if loaded is not None and (stamp in (None, loaded.stamp) or not self.is_current()):
+                return loaded.spec, loaded.index
+            if not self.is_current():
+                raise SnapshotChanged(f"{self.skb_dir} was rebuilt")
+            if stamp is None:
+                raise IndexNotBuilt(kind)
+            if self._stale.get(kind) == stamp:
+                raise StaleIndex(kind)
+            try:
+                index = spec.load(manifest.parent)
+            except IndexError_:
+                if read_stamp(manifest) != stamp:  # replaced while being read: try again
+                    raise SnapshotChanged(f"{manifest.parent} changed while loading") from None
+                raise
+            # The index must belong to this build: neither it nor the SKB changed meanwhile.
+            if read_stamp(manifest) != stamp or not self.is_current():
+                raise SnapshotChanged(f"{self.skb_dir} changed while loading its {kind} index")
+            try:
+                _check_matches(kind, index, self.skb)
+            except StaleIndex:
+                self._stale[kind] = stamp  # not reloaded until the index is rebuilt
+                raise
+            self._indexes[kind] = _LoadedIndex(spec, index, stamp)
+            return spec, index
+
+
+def _check_matches(kind: str, index: Any, skb: Any) -> None:
+    """Refuse an index built from another SKB (``index.base.check_index_matches``).
+
+    Raises:
+        StaleIndex: with a message for clients; the full one (paths, the rebuild
+            command) goes to the log.
+    """
+    from skbsearch.index import base
+
+    check = getattr(base, "check_index_matches", None)
+    if check is None:
+        return
+    try:
+        check(index, skb)
+    except IndexError_ as e:
+        logger.error("%s", e)
+        raise StaleIndex(kind) from None
+
+
+class SnapshotHolder:
+    """The snapshot being served; :meth:`get` swaps in a new one after a rebuild."""
+
+    def __init__(self, skb_dir: str | Path) -> None:
+        self.skb_dir = Path(skb_dir)
+        self._current = Snapshot.load(self.skb_dir)
+        self._loading = threading.Lock()
+        self._failed: tuple[Stamp | None, float] | None = None
+
+    @property
+    def current(self) -> Snapshot:
+        """The snapshot served now, without looking at the disk (no locks, no I/O)."""
+        return self._current
+
+    def changed_on_disk(self) -> bool:
+        """Whether the directory holds a different build than the one served (one ``stat``)."""
+        return not self._current.is_current()
+
+    def get(self) -> Snapshot:
+        """The newest complete snapshot; loads one if the directory was rebuilt.
+
+        Only one thread loads; the others keep the current snapshot meanwhile. A build that
+        fails to load (half-written, or missing while being replaced) is logged and the old
+        snapshot stays in service; loading is retried after :data:`RETRY_AFTER_FAILURE`.
+        """
+        current = self._current
+        stamp = read_stamp(self.skb_dir / "meta.json")
+        if stamp is None or stamp == current.stamp:
+            return current
+        if self._failed and self._failed[0] == stamp and time.monotonic() < self._failed[1]:
+            return current
+        if not self._loading.acquire(blocking=False):
+            return current
+        try:
+            if self._current.stamp == stamp:
+                return self._current
+            try:
+                snapshot = Snapshot.load(self.skb_dir)
+            except Exception as e:  # noqa: BLE001 - a half-written build must not stop the service
+                logger.warning("keeping snapshot %s: cannot load the rebuilt %s yet: %s",
+                               current.identity, self.skb_dir, e)
+                self._failed = (stamp, time.monotonic() + RETRY_AFTER_FAILURE)
+                return current
+            logger.info("serving snapshot %s of %s (was %s)", snapshot.identity, self.skb_dir,
+                        current.identity)
+            self._current = snapshot
+            return snapshot
+        finally:
+            self._loading.release()

@@ -1,0 +1,68 @@
+"""Snapshots of the served SKB: swapped after a rebuild, kept when a rebuild is broken."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from serving import build_skb
+
+from skbsearch.index.sparse import BM25Index
+from skbsearch.server import create_app
+from skbsearch.server.snapshot import SnapshotHolder
+from skbsearch.synth.catalogue import generate_catalogue
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+from fastapi.testclient import TestClient  # noqa: E402
+
+
+def test_holder_swaps_after_a_rebuild_and_keeps_serving_a_broken_one(tmp_path):
+    skb_dir = tmp_path / "skb"
+    build_skb(skb_dir, 50, seed=0)
+    holder = SnapshotHolder(skb_dir)
+    first = holder.get()
+    assert holder.get() is first and not holder.changed_on_disk()
+
+    new = build_skb(skb_dir, 80, seed=1)
+    assert holder.changed_on_disk() and holder.current is first  # /health's view: no I/O but a stat
+    second = holder.get()
+    assert second is not first and second.skb.num_nodes == new.skb.num_nodes
+    assert second.identity != first.identity and second.skb.path is None  # detached from disk
+
+    meta = skb_dir / "meta.json"
+    good = meta.read_text()
+    meta.write_text("{ half written")
+    assert holder.get() is second  # the broken build is not served; the last good one is
+    meta.write_text(good)
+    holder._failed = None  # skip the retry pause
+    assert holder.get().skb.num_nodes == new.skb.num_nodes
+
+
+def test_index_from_another_build_is_refused_without_paths(tmp_path):
+    skb_dir = tmp_path / "skb"
+    build_skb(skb_dir, 50, seed=0)
+    other = generate_catalogue(60, seed=3, n_queries=2)
+    other_index = tmp_path / "other-bm25"
+    BM25Index.from_skb(other.skb).save(other_index)
+    shutil.rmtree(skb_dir / "indexes" / "bm25")
+    shutil.copytree(other_index, skb_dir / "indexes" / "bm25")
+    client = TestClient(create_app(skb_dir))
+    for _ in range(2):  # the second time from the remembered verdict
+        r = client.post("/search", json={"query": "blue", "k": 3})
+        assert r.status_code == 503, r.text
+        assert "skb index" in r.json()["detail"] and str(tmp_path) not in r.text
+
+
+def test_kb_and_health_name_the_same_snapshot(tmp_path):
+    skb_dir = tmp_path / "skb"
+    ds = build_skb(skb_dir, 50, seed=0)
+    client = TestClient(create_app(skb_dir))
+    health, kb = client.get("/health").json(), client.get("/kb").json()
+    assert health["snapshot"] == kb["snapshot"] and health["nodes"] == ds.skb.num_nodes
+    assert kb["nodes"] == sum(kb["node_types"].values())
+    hit = client.post("/search", json={"query": "blue", "k": 1}).json()
+    assert hit["snapshot"] == health["snapshot"]
+    # An index removed from disk stays usable for the build it was loaded with.
+    shutil.rmtree(skb_dir / "indexes" / "bm25")
+    assert client.post("/search", json={"query": "blue", "k": 1}).status_code == 200
