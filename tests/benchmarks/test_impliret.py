@@ -16,7 +16,7 @@ from skbsearch.benchmarks.impliret import (
     pool_queries,
     run_impliret,
 )
-from skbsearch.benchmarks.impliret_read import oracle_context, parse_ks, run_impliret_reader
+from skbsearch.benchmarks.impliret.read import oracle_context, parse_ks, run_impliret_reader
 from skbsearch.enrich import TemporalEnricher, enrich_documents
 from skbsearch.enrich.store import load_enriched, save_enriched
 from skbsearch.errors import InputError

@@ -1,4 +1,4 @@
-"""IMPLIRET re-ranking rows (bm25>NAME): fold split, held-out training, a tiny end-to-end run."""
+"""IMPLIRET pipelines: old names as specs, first stage per pool, held-out training, tiny runs."""
 
 from __future__ import annotations
 
@@ -10,15 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 from skbsearch.benchmarks.impliret import run_impliret
-from skbsearch.benchmarks.impliret_rerank import (
-    assign_folds,
-    fold_of,
-    is_rerank_pipeline,
-    load_rerank_data,
-    parse_pipeline,
-    run_impliret_rerank,
-)
+from skbsearch.benchmarks.impliret.rerank import legacy_spec, load_rerank_data, split_first_stage
 from skbsearch.errors import InputError
+from skbsearch.eval.cv import folds_of
+from skbsearch.stages import pipeline
 
 TOPICS = [
     ("Mia", "kayaking on the lake", "Who went kayaking on the lake?"),
@@ -53,109 +48,124 @@ def tiny(tmp_path: Path) -> Path:
     return d
 
 
-def test_fold_split_is_a_deterministic_partition() -> None:
-    ids = [f"{p}/{i}" for p in ("arithmetic_unispeaker", "wknow_multispeaker") for i in range(150)]
-    folds = assign_folds(ids, 3, seed=0)
-    assert sorted(q for f in folds for q in f) == sorted(ids)
-    assert sum(len(f) for f in folds) == len(ids) and all(len(f) > 60 for f in folds)
-    again = assign_folds(list(reversed(ids)), 3, seed=0)  # deterministic, order-free
-    assert [sorted(f) for f in again] == [sorted(f) for f in folds]
-    for i, f in enumerate(folds):
-        assert all(fold_of(q, 3, 0) == i for q in f)
-    # a query's fold does not depend on which other queries are loaded (limits are safe)
-    sub = assign_folds(ids[::7], 3, seed=0)
-    assert all(fold_of(q, 3, 0) == i for i, f in enumerate(sub) for q in f)
-    assert assign_folds(ids, 3, seed=1) != folds
-    with pytest.raises(InputError, match="folds"):
-        assign_folds(ids, 1)
-    with pytest.raises(InputError, match="empty"):
-        assign_folds(ids[:2], 5)
+POOLS = ("temporal_multispeaker", "wknow_unispeaker")
+
+
+def test_old_names_map_to_specs(tmp_path: Path) -> None:
+    gaz = tmp_path / "g.jsonl"
+    assert legacy_spec("bm25") == "bm25" and legacy_spec("hybrid") == "bm25 + dense"
+    assert legacy_spec("enrich") == "enrich"
+    assert legacy_spec("enrich", gazetteer=gaz) == f"enrich(gazetteer='{gaz}')"
+    assert legacy_spec("constraints-only", gazetteer=gaz) == (
+        f"enrich(mode='constraints', gazetteer='{gaz}')")
+    assert legacy_spec("bm25+enrich") == "enrich(mode='text')"
+    assert legacy_spec("bm25>bi-encoder") == "bm25 >> dense"
+    # grag-rl = gnn-rl; IMPLIRET's defaults (per-text parses, positives only) and the flags
+    rl = "bm25 >> gnn-row(per_text=true, only_positive=true, epochs=3)"
+    assert legacy_spec("bm25>grag-rl", gnn={"epochs": 3}) == rl
+    assert legacy_spec("bm25>gnn-rl", gnn={"epochs": 3}) == rl
+    assert legacy_spec("bm25>cross-encoder", cross_encoder={"steps": 1}) == (
+        "bm25 >> cross-encoder-ft(steps=1, lr=0.0001, max_length=256, negatives='run')")
+    assert legacy_spec("bm25>fusion:bi-encoder+bm25") == "bm25 >> dense + input"
+    assert legacy_spec("bm25 >> dense % 10") == "bm25 >> dense % 10"  # a spec stays a spec
+    for name in ("bm25", "bm25>grag-rl", "bm25>fusion:grag+bm25"):  # every alias parses back
+        spec = legacy_spec(name)
+        assert repr(pipeline(spec)) == spec
 
 
 def test_bad_pipeline_names_are_input_errors(tiny: Path) -> None:
-    assert is_rerank_pipeline("bm25>grag") and not is_rerank_pipeline("bm25")
-    assert parse_pipeline("bm25 > grag-rl").components == ("grag-rl",)
-    fused = parse_pipeline("bm25>fusion:grag-rl+bm25")
-    assert (fused.reranker, fused.components, str(fused)) == ("fusion", ("grag-rl", "bm25"),
-                                                              "bm25>fusion:grag-rl+bm25")
-    for bad in ("bm25>transformer", "dense>grag", "bm25>", "bm25>fusion:grag", "bm25>fusion:x+bm25"):
-        with pytest.raises(InputError) as e:
-            parse_pipeline(bad)
-        assert e.value.field == "pipeline" and "bi-encoder" in str(e.value)
+    for bad in ("dense>mlp", "bm25>", "bm25>transformer", "bm25>fusion:mlp", "bm25>fusion:x+y",
+                "nope"):
+        with pytest.raises(InputError):
+            run_impliret(tiny, pipeline=bad)
     with pytest.raises(InputError, match="transformer"):
-        run_impliret(tiny, pipeline="bm25>transformer")
+        run_impliret(tiny, pipeline="bm25 > transformer")
+    with pytest.raises(InputError, match="cut-off"):
+        split_first_stage(pipeline("bm25 % 5 >> dense").stages[1])
     import skbsearch.cli.bench_impliret  # noqa: F401  (registers the command)
     from skbsearch.cli import app
 
     res = CliRunner().invoke(app, ["bench", "impliret", "--data", str(tiny), "--pipeline", "bm25>nope"])
     assert res.exit_code == 2 and "nope" in res.output
+    ok = CliRunner().invoke(app, ["bench", "impliret", "--data", str(tiny), "--pipeline",
+                                  "bm25 >> input % 3", "--json", "-", "--quiet"])
+    assert ok.exit_code == 0, ok.output
+    assert json.loads(ok.output)["config"]["rerank"] == "input % 3"
 
 
-def test_data_ids_qrels_and_candidates(tiny: Path) -> None:
-    d = load_rerank_data(tiny, limit_per_pool=3)
-    assert [q.id for q in d.queries] == [f"{p}/{i}" for p in ("temporal_multispeaker", "wknow_unispeaker")
-                                         for i in range(3)]
-    assert len(d.all_queries) == 16 and len(d.doc_text) == 16
+def test_first_stage_per_pool_then_rest(tiny: Path) -> None:
+    first, rest = split_first_stage(pipeline("bm25 + dense >> dense % 3"))
+    assert first == "bm25 + dense" and repr(rest) == "dense % 3"
+    assert split_first_stage(pipeline("bm25"))[1] is None
+    res = run_impliret(tiny, pipeline="bm25 >> input % 3", limit_per_pool=3)
+    assert res.config["rerank"] == "input % 3" and res.config["n_queries"] == 6
+    assert res.config["first_stage_recall@100"] == 1.0  # each pool has 8 documents
+    plain = run_impliret(tiny, pipeline="bm25", limit_per_pool=3)
+    for pool in POOLS:  # the rest only cuts: top-10 metrics of a top-3 cut can only drop
+        assert res.groups[pool]["recall@10"] <= plain.groups[pool]["recall@10"]
+        assert res.groups[pool]["mrr@10"] == pytest.approx(plain.groups[pool]["mrr@10"])
+
+
+def test_rerank_data_every_query_over_its_own_pool(tiny: Path) -> None:
+    d = load_rerank_data(tiny)  # what 'skb train gnn-reranker --data impliret:DIR' trains on
+    assert len(d.all_queries) == 16 and len(d.doc_text) == 16 and d.pools == list(POOLS)
     for q in d.all_queries:
         assert d.qrels[q.id] == {q.id: 1}
-        assert {c.split("/")[0] for c in d.run[q.id]} == {d.pool_of(q.id)}  # own pool only
+        assert {c.split("/")[0] for c in d.run[q.id]} == {q.meta["pool"]}  # own pool only
 
 
 @pytest.mark.slow
-def test_end_to_end_bi_encoder_and_gnn_rows_held_out(tiny: Path, tmp_path: Path,
+def test_end_to_end_bi_encoder_and_gnn_rows_held_out(tiny: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("torch_geometric")
     pytest.importorskip("spacy")
-    from skbsearch.benchmarks import trecdl_gnn
+    from skbsearch.train import gnn_rows
 
-    cache = tmp_path / "cache"
-    bi = run_impliret_rerank(tiny, "bm25>bi-encoder", cache_dir=cache)
-    assert set(bi.groups) >= {"temporal_multispeaker", "wknow_unispeaker", "temporal", "wknow"}
+    bi = run_impliret(tiny, "bm25>bi-encoder")
+    assert set(bi.groups) >= {*POOLS, "temporal", "wknow"}
     assert bi.metrics["ndcg@10"] > 0.8  # MiniLM matches these questions to their documents
-    assert bi.config["bm25_recall@100"] == 1.0 and bi.config["folds"] is None
+    assert bi.config["first_stage_recall@100"] == 1.0 and "folds" not in bi.config
 
     trained: list[set[str]] = []
-    real = trecdl_gnn.train_row_model
+    real = gnn_rows.train_row_model
 
     def spy(graphs: Any, row: Any, **kw: Any) -> Any:  # the real training, recording its data
         trained.append({g.query_id for g in graphs})
         return real(graphs, row, **kw)
 
-    monkeypatch.setattr(trecdl_gnn, "train_row_model", spy)
-    res = run_impliret_rerank(tiny, "bm25>grag-rl", folds=2, cache_dir=cache,
-                              options={"gnn": {"epochs": 3, "use_paths": False}})
-    folds = assign_folds([f"{p}/{i}" for p in ("temporal_multispeaker", "wknow_unispeaker")
-                          for i in range(8)], 2)
+    monkeypatch.setattr(gnn_rows, "train_row_model", spy)
+    res = run_impliret(tiny, "bm25>grag-rl", folds=2, gnn={"epochs": 3, "use_paths": False})
+    folds = folds_of([f"{p}/{i}" for p in POOLS for i in range(8)], 2)
     assert res.config["fold_sizes"] == [len(f) for f in folds]
     assert len(trained) == 2
     for i, ids in enumerate(trained):  # fold i's model never saw a fold-i query
-        assert ids and not ids & set(folds[i]) and all(fold_of(q, 2, 0) != i for q in ids)
-    for pool in ("temporal_multispeaker", "wknow_unispeaker"):
+        assert ids and not ids & set(folds[i])
+    for pool in POOLS:
         assert set(res.groups[pool]) == {"ndcg@10", "mrr@10", "recall@10"}
-    assert res.config["gnn"]["features"]["per_text"] is True
-    assert len(res.config["gnn_folds"]) == 2 and res.config["n_queries"] == 16
+    fit = next(iter(res.config["fits"][0]["stages"].values()))
+    assert fit["row"]["features"]["per_text"] is True
+    assert len(res.config["fits"]) == 2 and res.config["n_queries"] == 16
 
 
 @pytest.mark.slow
-def test_cross_encoder_trains_on_other_folds_only(tiny: Path, tmp_path: Path,
+def test_cross_encoder_trains_on_other_folds_only(tiny: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("transformers")
-    import skbsearch.train.cross_encoder as ce_train
+    import skbsearch.train.fitters as fitters
 
     seen: list[set[str]] = []
-    real = ce_train.train_cross_encoder
+    real = fitters.train_cross_encoder
 
     def spy(model: Any, queries: Any, config: Any = None, **kw: Any) -> Any:
         seen.append({q.id for q in queries})
         return real(model, queries, config, **kw)
 
-    monkeypatch.setattr(ce_train, "train_cross_encoder", spy)
-    res = run_impliret_rerank(tiny, "bm25>cross-encoder", limit_per_pool=4, folds=2,
-                              options={"cross_encoder": {"max_steps": 1, "max_length": 64}})
-    scored = [f"{p}/{i}" for p in ("temporal_multispeaker", "wknow_unispeaker") for i in range(4)]
-    folds = assign_folds(scored, 2)
+    monkeypatch.setattr(fitters, "train_cross_encoder", spy)  # where it is used
+    res = run_impliret(tiny, "bm25>cross-encoder", limit_per_pool=4, folds=2,
+                       cross_encoder={"steps": 1, "max_length": 64})
+    every = [f"{p}/{j}" for p in POOLS for j in range(8)]
+    folds = folds_of(every, 2)  # drawn from every query of the pools, scored or not
     for i, ids in enumerate(seen):  # trained on every other-fold query, never a fold-i one
-        assert ids == {f"{p}/{j}" for p in ("temporal_multispeaker", "wknow_unispeaker")
-                       for j in range(8) if fold_of(f"{p}/{j}", 2, 0) != i}
-        assert not ids & set(folds[i])
-    assert res.config["n_queries"] == 8 and [f["steps"] for f in res.config["cross_encoder_folds"]] == [1, 1]
+        assert ids == set(every) - set(folds[i])
+    fits = [next(iter(f["stages"].values())) for f in res.config["fits"]]
+    assert res.config["n_queries"] == 8 and [f["steps"] for f in fits] == [1, 1]

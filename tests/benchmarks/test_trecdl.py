@@ -1,4 +1,4 @@
-"""TREC DL harness: loading, the published BM25 figure, folds, fusion, errors and the CLI."""
+"""TREC DL protocol: loading, the published BM25 figure, specs and old names, folds, errors, CLI."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from skbsearch.benchmarks.trecdl import (
     folds_of,
+    legacy_spec,
     load_trecdl,
-    parse_reranker,
     restrict_scores,
     run_trecdl,
 )
@@ -34,25 +34,27 @@ def test_load_dl19(shared_data: Path) -> None:
 
 
 def test_bm25_reproduces_published_ndcg(shared_data: Path) -> None:
-    result = run_trecdl(_dir(shared_data), "dl19", "none")
+    result = run_trecdl(_dir(shared_data), "dl19")  # default pipeline: 'input', the BM25 run
     assert result.metrics["ndcg@10"] == pytest.approx(0.5058, abs=5e-5)
     assert result.groups["bm25"] == result.metrics
-    assert result.config["n_queries"] == 43
+    assert result.config["n_queries"] == 43 and result.config["pipeline"] == "input"
     # BM25 scores do not tie at the top: the tie-aware MTRR is below MRR only by its 1/n
     assert 0 < result.metrics["mtrr"] <= result.metrics["mrr@10"]
 
 
 def test_fusion_of_identical_runs_keeps_order(shared_data: Path) -> None:
-    result = run_trecdl(_dir(shared_data), "dl19", "fusion:bm25+none", limit=10)
-    bm25 = run_trecdl(_dir(shared_data), "dl19", "none", limit=10)
+    result = run_trecdl(_dir(shared_data), "dl19", legacy_spec("fusion:bm25+none"), limit=10)
+    bm25 = run_trecdl(_dir(shared_data), "dl19", "input", limit=10)
+    assert result.config["pipeline"] == "input + input"
     assert result.config["n_queries"] == 10
     assert result.metrics["ndcg@10"] == pytest.approx(bm25.metrics["ndcg@10"])
 
 
 def test_run_file_component(shared_data: Path, tmp_path: Path) -> None:
     out = tmp_path / "bm25.run"
-    run_trecdl(_dir(shared_data), "dl19", "none", save_run=out)
-    again = run_trecdl(_dir(shared_data), "dl19", f"run:{out}")
+    run_trecdl(_dir(shared_data), "dl19", save_run=out)
+    again = run_trecdl(_dir(shared_data), "dl19", legacy_spec(f"run:{out}"))
+    assert again.config["pipeline"] == f"run(path='{out}')"
     assert again.metrics["ndcg@10"] == pytest.approx(0.5058, abs=5e-5)
 
 
@@ -71,7 +73,7 @@ def test_input_run_replaces_bm25_scores(shared_data: Path, tmp_path: Path) -> No
     reversed_run = Run({q: {d: -s for d, s in docs.items()} for q, docs in bm25.items()})
     path = tmp_path / "rev.run"
     reversed_run.to_trec(path)
-    res = run_trecdl(data, "dl19", "none", input_run=path)
+    res = run_trecdl(data, "dl19", input_run=path)
     assert "input" in res.groups and res.config["input_run"] == str(path)
     assert res.metrics["ndcg@10"] < 0.5058 - 0.1  # BM25 order reversed is far worse
 
@@ -90,13 +92,38 @@ def test_errors(shared_data: Path, tmp_path: Path) -> None:
     with pytest.raises(InputError, match="dl20_bm25_top100"):
         load_trecdl(tmp_path, "dl20")
     with pytest.raises(InputError, match="unknown re-ranker"):
-        parse_reranker("bogus")
+        legacy_spec("bogus")
     with pytest.raises(InputError, match="fusion"):
-        parse_reranker("fusion:bm25")
+        legacy_spec("fusion:bm25")
     with pytest.raises(InputError, match="--model"):
-        run_trecdl(_dir(shared_data), "dl19", "cross-encoder", limit=1)
+        legacy_spec("cross-encoder")
     with pytest.raises(InputError, match="--model"):
-        run_trecdl(_dir(shared_data), "dl19", "gnn", limit=1)
+        legacy_spec("gnn")
+    with pytest.raises(InputError, match="unknown stage"):
+        run_trecdl(_dir(shared_data), "dl19", "bogus", limit=1)
+    with pytest.raises(InputError, match="--cv-folds K"):  # a trainable stage needs folds
+        run_trecdl(_dir(shared_data), "dl19", "gnn-row(mlp)", limit=1)
+
+
+def test_old_reranker_names_map_to_specs() -> None:
+    assert legacy_spec("none") == legacy_spec("bm25") == "input"
+    assert legacy_spec("bi-encoder") == "dense"
+    assert legacy_spec("bi-encoder", top_k=50) == "dense(k=50)"
+    assert legacy_spec("llm", model="m.gguf") == "llm(model='m.gguf', top_k=100, kind='passage')"
+    assert legacy_spec("cross-encoder", model="ce/") == "cross-encoder(model='ce/')"
+    assert (legacy_spec("cross-encoder", cv_folds=5, cross_encoder={"steps": 90, "lr": 1e-4})
+            == "cross-encoder-ft(steps=90, lr=0.0001)")
+    assert legacy_spec("cross-encoder", model="ce/", cv_folds=5) == "cross-encoder-ft(start='ce/')"
+    # gnn-rl and grag-rl are one row; the GNN flags become the stage's parameters
+    rl = legacy_spec("gnn-rl", cv_folds=5, gnn={"use_paths": False, "min_common": 5,
+                                               "select_first_stage": (0.0, 0.1)})
+    assert rl == legacy_spec("grag-rl", cv_folds=5, gnn={"use_paths": False, "min_common": 5,
+                                                        "select_first_stage": (0.0, 0.1)})
+    assert rl == "gnn-row(use_paths=false, min_common=5, select_first_stage=[0.0, 0.1])"
+    assert legacy_spec("gnn", cv_folds=5) == "gnn-row(row='grag')"
+    assert legacy_spec("mlp", model="m/") == "gnn-row(row='mlp', model='m/')"
+    assert legacy_spec("fusion:bi-encoder+bm25") == "dense + input"
+    assert legacy_spec("fusion:bi-encoder+bm25", fusion="wsum") == "minmax(dense, input)"
 
 
 def test_cli_json(shared_data: Path) -> None:
@@ -112,3 +139,10 @@ def test_cli_json(shared_data: Path) -> None:
     bad = CliRunner().invoke(app, ["bench", "trecdl", "--data", str(_dir(shared_data)),
                                    "--reranker", "nope", "--quiet"])
     assert bad.exit_code == 2
+    spec = CliRunner().invoke(app, ["bench", "trecdl", "--data", str(_dir(shared_data)),
+                                    "--pipeline", "input % 5", "--json", "-", "--quiet"])
+    assert spec.exit_code == 0, spec.output
+    assert json.loads(spec.output)["config"]["pipeline"] == "input % 5"
+    both = CliRunner().invoke(app, ["bench", "trecdl", "--data", str(_dir(shared_data)),
+                                    "--pipeline", "input", "--reranker", "none", "--quiet"])
+    assert both.exit_code == 2 and "not both" in both.output

@@ -1,4 +1,5 @@
-"""GNN rows (mlp / gcn / gnn / gnn-rl) of the TREC DL harness, on a 3-query fixture."""
+"""GNN rows (the gnn-row stage: mlp / gcn / grag / grag-rl) of the TREC DL protocol, on a
+3-query fixture."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("torch_geometric")
 
-from skbsearch.benchmarks.trecdl import parse_reranker, run_trecdl  # noqa: E402
-from skbsearch.benchmarks.trecdl_gnn import GNNRowConfig, split_dev  # noqa: E402
+from skbsearch.benchmarks.trecdl import legacy_spec, run_trecdl  # noqa: E402
 from skbsearch.errors import InputError  # noqa: E402
+from skbsearch.train.gnn_rows import GNNRowConfig, split_dev  # noqa: E402
 
 TOPICS = {
     "q1": ("how do volcanoes erupt", "magma rises through the crust and the volcano erupts lava"),
@@ -40,9 +41,11 @@ def tiny(tmp_path: Path) -> Path:
 
 
 def test_rows_are_known_and_configured() -> None:
-    for name in ("mlp", "gcn", "gnn", "gnn-rl"):
-        assert parse_reranker(name) == (name, [])
-    assert parse_reranker("fusion:gnn-rl+bi-encoder") == ("fusion", ["gnn-rl", "bi-encoder"])
+    for name, row in (("mlp", "mlp"), ("gcn", "gcn"), ("gnn", "grag"), ("grag", "grag")):
+        assert legacy_spec(name, cv_folds=3) == f"gnn-row(row='{row}')"
+    assert legacy_spec("gnn-rl", cv_folds=3) == legacy_spec("grag-rl", cv_folds=3) == "gnn-row"
+    assert legacy_spec("fusion:gnn-rl+bi-encoder", cv_folds=3) == "gnn-row + dense"
+    assert GNNRowConfig.for_row("grag-rl") == GNNRowConfig.for_row("gnn-rl")
     rl = GNNRowConfig.for_row("gnn-rl", use_paths=False, first_stage_weight=0.1, epochs=3)
     assert (rl.kind, rl.loss, rl.features.use_paths, rl.features.first_stage_weight,
             rl.epochs) == ("grag", "pairwise", False, 0.1, 3)
@@ -65,34 +68,40 @@ def test_split_dev_is_seeded_and_disjoint() -> None:
 
 def test_gnn_row_needs_folds_or_model(tiny: Path) -> None:
     with pytest.raises(InputError, match="--cv-folds K"):
-        run_trecdl(tiny, "dl19", "gnn")
+        run_trecdl(tiny, "dl19", "gnn-row(grag)")
+    with pytest.raises(InputError, match="--cv-folds K"):
+        legacy_spec("gnn")
 
 
 @pytest.mark.parametrize("row,options", [
     pytest.param("mlp", {}, marks=pytest.mark.slow),
     pytest.param("gcn", {}, marks=pytest.mark.slow),
     pytest.param("gnn", {}, marks=pytest.mark.slow),
-    ("gnn-rl", {"use_paths": False, "min_common_nodes": 2, "select_first_stage": (0.0, 0.1)}),
+    ("gnn-rl", {"use_paths": False, "min_common": 2, "select_first_stage": (0.0, 0.1)}),
 ])
 def test_cv_row_scores_every_query_once(tiny: Path, row: str, options: dict) -> None:
-    result = run_trecdl(tiny, "dl19", row, cv_folds=3, cache_dir=tiny / "cache",
-                        gnn_options={**options, "epochs": 2, "save_dir": tiny / "models"})
+    spec = legacy_spec(row, cv_folds=3, gnn={**options, "epochs": 2,
+                                             "save_dir": str(tiny / "models")})
+    result = run_trecdl(tiny, "dl19", spec, cv_folds=3)
     cfg = result.config
     assert cfg["n_queries"] == 3 and "3-fold query-level cross-validation" in cfg["protocol"]
-    assert [f["held_out"] for f in cfg["gnn_folds"]] == [1, 1, 1]
-    assert cfg["gnn"]["kind"] == {"mlp": "mlp", "gcn": "gcn"}.get(row, "grag")
-    assert 0.0 <= result.metrics["ndcg@10"] <= 1.0 and result.latency_ms[f"{row}.p50"] > 0
+    assert [f["held_out"] for f in cfg["fits"]] == [1, 1, 1]
+    assert [f["trained_on"] for f in cfg["fits"]] == [2, 2, 2]
+    fits = [next(iter(f["stages"].values())) for f in cfg["fits"]]
+    assert fits[0]["row"]["kind"] == {"mlp": "mlp", "gcn": "gcn"}.get(row, "grag")
+    assert 0.0 <= result.metrics["ndcg@10"] <= 1.0 and result.latency_ms["gnn-row.p50"] > 0
     assert sorted(p.name for p in (tiny / "models").iterdir()) == ["fold1", "fold2", "fold3"]
     if row == "gnn-rl":  # the extra BM25 feature widens the input; its weight is chosen per fold
-        assert cfg["gnn"]["features"]["first_stage_weight"] == 0.1
-        assert {f["first_stage_weight"] for f in cfg["gnn_folds"]} <= {0.0, 0.1}
+        assert fits[0]["row"]["features"]["first_stage_weight"] == 0.1
+        assert {f["first_stage_weight"] for f in fits} <= {0.0, 0.1}
         saved = json.loads((tiny / "models" / "fold1" / "config.json").read_text())
         assert saved["model"]["in_dim"] == 385
-        assert saved["extra"]["first_stage_weight"] == cfg["gnn_folds"][0]["first_stage_weight"]
+        assert saved["extra"]["first_stage_weight"] == fits[0]["first_stage_weight"]
 
 
 @pytest.mark.slow
 def test_fusion_with_a_cv_gnn_row(tiny: Path) -> None:
-    result = run_trecdl(tiny, "dl19", "fusion:mlp+bm25", cv_folds=3, cache_dir=tiny / "cache")
-    assert set(result.groups) == {"bm25", "mlp"} and result.config["n_queries"] == 3
-    assert len(result.config["gnn_folds"]) == 3  # recorded with default options too
+    result = run_trecdl(tiny, "dl19", legacy_spec("fusion:mlp+bm25", cv_folds=3), cv_folds=3)
+    assert result.config["pipeline"] == "gnn-row(row='mlp') + input"
+    assert set(result.groups) == {"bm25"} and result.config["n_queries"] == 3
+    assert len(result.config["fits"]) == 3  # the fusion's child is fitted per fold

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+import json
+import os
+import stat
+import subprocess
+import sys
+
 import pytest
 
-from skbsearch.atomic import atomic_dir, atomic_write_bytes
+from skbsearch.atomic import (
+    artefact_kind,
+    atomic_dir,
+    atomic_write_bytes,
+    check_replaceable,
+    recover_dir,
+)
+from skbsearch.errors import InputError
 
 
 def test_atomic_dir_replaces_on_success(tmp_path):
@@ -42,3 +55,104 @@ def test_atomic_write_bytes(tmp_path):
     atomic_write_bytes(tmp_path / "sub" / "f.bin", b"abc")
     assert (tmp_path / "sub" / "f.bin").read_bytes() == b"abc"
     assert [p.name for p in (tmp_path / "sub").iterdir()] == ["f.bin"]
+
+
+# ---------------------------------------------------------------------- replace guard
+def _marker(d, name, data):
+    d.mkdir(parents=True, exist_ok=True)
+    (d / name).write_text(json.dumps(data))
+    return d
+
+
+def test_artefact_kind_by_marker_field_and_legacy_fields(tmp_path):
+    assert artefact_kind(_marker(tmp_path / "a", "meta.json", {"artefact": "skb"})) == "skb"
+    legacy = _marker(tmp_path / "b", "meta.json", {"format_version": 1, "schema": {}})
+    assert artefact_kind(legacy) == "skb"
+    idx = _marker(tmp_path / "c", "manifest.json", {"kind": "bm25", "version": 1, "num_docs": 3})
+    assert artefact_kind(idx) == "index"
+    assert artefact_kind(_marker(tmp_path / "d", "meta.json", {"title": "my notes"})) is None
+    assert artefact_kind(tmp_path / "missing") is None
+
+
+def test_check_replaceable_refuses_foreign_dirs_and_inputs(tmp_path):
+    docs = tmp_path / "mydocs"
+    docs.mkdir()
+    (docs / "thesis.txt").write_text("years of work")
+    with pytest.raises(InputError, match="not a skbsearch artefact"):
+        check_replaceable(docs, "skb")
+    skb = _marker(tmp_path / "skb", "meta.json", {"artefact": "skb"})
+    with pytest.raises(InputError, match="holds an SKB"):
+        check_replaceable(skb, "index")
+    with pytest.raises(InputError, match="is the input"):
+        check_replaceable(skb, "skb", inputs=[skb])
+    with pytest.raises(InputError, match="contains the input"):
+        check_replaceable(tmp_path, "skb", inputs=[docs / "thesis.txt"])
+    with pytest.raises(InputError, match="not a directory"):
+        check_replaceable(docs / "thesis.txt", "skb")
+    check_replaceable(skb, "skb", inputs=[docs])  # an SKB replaces an SKB
+    check_replaceable(tmp_path / "new", "skb")  # nothing there yet
+    (tmp_path / "empty").mkdir()
+    check_replaceable(tmp_path / "empty", "skb")
+    assert (docs / "thesis.txt").read_text() == "years of work"
+
+
+def test_atomic_dir_with_kind_keeps_foreign_dir(tmp_path):
+    docs = tmp_path / "mydocs"
+    docs.mkdir()
+    (docs / "thesis.txt").write_text("keep")
+    with pytest.raises(InputError), atomic_dir(docs, kind="skb") as tmp:
+        (tmp / "meta.json").write_text("{}")
+    assert (docs / "thesis.txt").read_text() == "keep"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mydocs"]
+
+
+# ---------------------------------------------------------------------- crash litter
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_recover_dir_restores_previous_version_of_a_dead_writer(tmp_path):
+    pid = _dead_pid()
+    old = tmp_path / f".idx.old-{pid}-abcd1234"
+    old.mkdir()
+    (old / "a").write_text("previous")
+    tmp = tmp_path / f".idx.tmp-{pid}-k2j3h4g5"
+    tmp.mkdir()
+    assert recover_dir(tmp_path / "idx") is True
+    assert (tmp_path / "idx" / "a").read_text() == "previous"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["idx"]
+
+
+def test_recover_dir_leaves_live_writers_and_other_names_alone(tmp_path):
+    live = tmp_path / f".idx.old-{os.getpid()}-abcd1234"
+    live.mkdir()
+    busy = tmp_path / f".idx.tmp-{os.getpid()}-k2j3h4g5"
+    busy.mkdir()
+    other = tmp_path / f".idx2.tmp-{_dead_pid()}-k2j3h4g5"
+    other.mkdir()
+    assert recover_dir(tmp_path / "idx") is False
+    assert not (tmp_path / "idx").exists()
+    assert live.is_dir() and busy.is_dir() and other.is_dir()
+
+
+def test_atomic_dir_cleans_dead_writers_litter(tmp_path):
+    pid = _dead_pid()
+    with atomic_dir(tmp_path / "idx") as tmp:
+        (tmp / "a").write_text("1")
+    (tmp_path / f".idx.tmp-{pid}-k2j3h4g5").mkdir()
+    (tmp_path / f".idx.old-{pid}-abcd1234").mkdir()
+    with atomic_dir(tmp_path / "idx") as tmp:
+        (tmp / "b").write_text("2")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["idx"]
+
+
+def test_atomic_dir_respects_umask(tmp_path):
+    old = os.umask(0o027)
+    try:
+        with atomic_dir(tmp_path / "idx") as tmp:
+            (tmp / "a").write_text("1")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "idx").stat().st_mode) == 0o750

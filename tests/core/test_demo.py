@@ -13,7 +13,8 @@ from skbsearch.synth.chats import generate_chats
 
 def test_run_demo_quiet_computes_every_system(tmp_path):
     res = run_demo(tmp_path / "demo", products=400, queries=30, quiet=True)
-    assert set(res.metrics) == {"bm25", "bm25+rel", "graph-aware"}
+    assert set(res.metrics) == {"bm25", "bm25+rel", "graph-aware", "kg"}
+    assert res.config["kg_train_queries"] > 0 and len(res.runs["kg"]) == 30
     for row in res.metrics.values():
         assert set(row) == set(METRICS) and all(0.0 <= v <= 1.0 for v in row.values())
     assert (tmp_path / "demo" / "dataset" / "skb" / "meta.json").is_file()

@@ -1,7 +1,12 @@
 """Query constraints and fact scoring."""
 
 from skbsearch.enrich.base import Fact
-from skbsearch.enrich.constraints import combine_scores, constraint_score, parse_constraints
+from skbsearch.enrich.constraints import (
+    combine_scores,
+    constraint_score,
+    parse_constraints,
+    topic_text,
+)
 
 
 def _kv(q: str, **kw) -> list[tuple]:
@@ -61,3 +66,29 @@ def test_constraint_score_price_and_place() -> None:
 def test_combine_scores() -> None:
     got = combine_scores({"a": 10.0, "b": 5.0}, {"b": 1.0}, weight=2.0)
     assert got == {"a": 1.0, "b": 2.5}
+
+
+def test_speaker_constraint_binds_facts_to_the_person_asked() -> None:
+    cs = parse_constraints("What did Jin buy for $460?", speakers=["Hugo", "Jin", "Ana"])
+    assert [(c.kind, c.value) for c in cs] == [("price", 460.0), ("speaker", "Jin")]
+    mine = Fact("price", 460.0, {"currency": "USD", "speaker": "Jin"})
+    theirs = Fact("price", 460.0, {"currency": "USD", "speaker": "Hugo"})
+    nobody = Fact("price", 460.0, {"currency": "USD"})
+    assert [constraint_score(cs, [f]) for f in (mine, theirs, nobody)] == [1.0, 0.5, 1.0]
+    assert constraint_score(cs, [theirs], other_speaker=0.25) == 0.25
+    assert constraint_score(parse_constraints("What did Jin buy?", speakers=["Jin"]), [mine]) == 0.0
+    assert _kv("What did Jinny buy for $460?", speakers=["Jin"]) == [("price", 460.0, None, None)]
+
+
+def test_place_that_is_the_questions_subject_is_not_a_place() -> None:
+    places = ["Victoria", "Georgia"]
+    assert _kv("What did Victoria buy for $450?", places=places) == [("price", 450.0, None, None)]
+    assert _kv("Who was in Victoria?", places=places) == [("place", "Victoria", None, None)]
+    assert _kv("What was Victoria doing on May 3, 2024?", places=places) == [("date", "2024-05-03", None, None)]
+    assert _kv("Is Georgia cheaper than Victoria?", places=places) == [
+        ("place", "Georgia", None, None), ("place", "Victoria", None, None)]
+
+
+def test_topic_text_drops_question_words() -> None:
+    assert topic_text("What did Jin buy for $460?").split() == ["Jin", "buy", "for", "$460?"]
+    assert topic_text("Who was hiking on May 3?").split() == ["was", "hiking", "on", "May", "3?"]

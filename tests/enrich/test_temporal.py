@@ -104,3 +104,15 @@ def test_time_ranges(sentence: str, expected) -> None:
 def test_split_messages_bracket_format() -> None:
     msgs = split_messages("[2024-01-05 10:00] Kim: hi\n[2024-01-06 11:30] Lee: yo")
     assert [(m.speaker, m.when.day) for m in msgs] == [("Kim", 5), ("Lee", 6)]
+
+
+def test_message_date_written_out_is_an_echo() -> None:
+    text = ("2024-08-25 09:49, Omar: I spent three days ago journaling, and it really helped me "
+            "with 2024-08-25. I also planned 2024-08-20 well.")
+    facts = {f.value: f for f in TemporalEnricher().enrich("d", text).facts}
+    assert facts["2024-08-22"].confidence == 1.0
+    assert facts["2024-08-25"].confidence == 0.5 and facts["2024-08-25"].attrs["echo"] is True
+    assert facts["2024-08-20"].confidence == 1.0  # another date: an event date
+    anchored = TemporalEnricher().enrich("d", "2024-08-25 09:49, Omar: The gallery opened on 2024-08-25.")
+    assert [(f.value, f.confidence) for f in anchored.facts] == [("2024-08-25", 1.0)]
+    assert TemporalEnricher(echo_confidence=1.0).enrich("d", text).facts[1].confidence == 1.0

@@ -61,3 +61,40 @@ def test_real_clock_is_nonnegative() -> None:
     with rec.stage("noop"):
         pass
     assert rec.samples("noop")[0] >= 0.0
+
+
+def test_latency_ms_per_stage_and_overall() -> None:
+    rec = LatencyRecorder()
+    for ms in (10.0, 20.0, 30.0):
+        rec.record("first", ms)
+        rec.record("second", 1.0)
+    out = rec.latency_ms()  # stages in sequence: a query's total is the sum
+    assert out["first.p50"] == 20.0 and out["second.p95"] == 1.0
+    assert (out["p50"], out["p95"]) == (21.0, pytest.approx(30.0))
+    pooled = rec.latency_ms("pooled")  # stages as disjoint groups: all samples together
+    assert pooled["p50"] == pytest.approx(5.5)
+    assert set(rec.latency_ms("none")) == {"first.p50", "first.p95", "second.p50", "second.p95"}
+    assert LatencyRecorder().latency_ms() == {}
+    with pytest.raises(ValueError):
+        rec.latency_ms("mean")
+
+
+def test_run_timed_records_each_part_of_a_chain() -> None:
+    from skbsearch.eval.latency import run_timed
+    from skbsearch.pipeline import FunctionStage
+    from skbsearch.types import Query, Run
+
+    clock = FakeClock()
+
+    def step(ms: float) -> FunctionStage:
+        def fn(queries, run):  # noqa: ANN001, ANN202
+            clock.t += ms / 1000
+            return Run({q.id: {"d": ms} for q in queries})
+        return FunctionStage(fn, name="step")
+
+    rec = LatencyRecorder(clock=clock)
+    out = run_timed(step(40) >> step(80) % 1, [Query("a", "x"), Query("b", "y")], None, rec)
+    assert out == Run({"a": {"d": 80}, "b": {"d": 80}})
+    assert rec.samples("step") == pytest.approx([20.0, 20.0])
+    assert rec.samples("step#2") == pytest.approx([40.0, 40.0])
+    assert rec.stages == ["step", "step#2"]  # the cut-off is not timed

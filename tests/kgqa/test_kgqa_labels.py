@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from kgqa_fixtures import movie_kb
 
-from skbsearch.train.labels import (
+from skbsearch.rerank.labels import (
     IncidentEdges,
     document_level_labels,
     infer_gold_documents,

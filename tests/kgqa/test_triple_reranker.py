@@ -177,7 +177,7 @@ def test_metaqa_rerank_pipeline_and_scope_guard(shared_data, tmp_path) -> None: 
     import json
 
     from skbsearch.benchmarks.metaqa import run_metaqa
-    from skbsearch.benchmarks.metaqa_rerank import MetaQAComponents, train_metaqa_reranker
+    from skbsearch.benchmarks.metaqa.rerank import MetaQAComponents, train_metaqa_reranker
     from skbsearch.errors import InputError
 
     data = shared_data / "metaqa"

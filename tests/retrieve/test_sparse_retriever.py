@@ -152,3 +152,33 @@ def test_evidence_lines():
     assert evidence_lines("runs", doc) == ["product: Trail Runner"]  # no stemming by default
     assert evidence_lines("acme", doc) == ["brand: Acme"]
     assert evidence_lines("running", "x " * 200 + "running", tok, width=20)[0].endswith("…")
+
+
+def test_concurrent_searches_after_numba_compiled_do_not_abort() -> None:
+    """The HTTP service searches from worker threads: numba's workqueue layer aborts the
+    process on concurrent parallel launches unless retrieval is serialised."""
+    import threading
+
+    from skbsearch.retrieve import sparse
+
+    if not sparse.NUMBA_AVAILABLE:
+        pytest.skip("numba not installed")
+    texts = [(f"d{i}", f"word{i % 50} common text number {i}") for i in range(3000)]
+    ret = BM25Retriever(BM25Index.from_texts(texts), k=10, backend="numba")
+    ret.warmup()
+    errors: list[BaseException] = []
+
+    def work(j: int) -> None:
+        try:
+            for n in range(20):  # batches of two: parallel kernels on every core
+                run = ret([Query("a", f"word{(j + n) % 50} common"), Query("b", f"word{n} text")])
+                assert run["a"] and run["b"]
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(j,)) for j in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.atomic import atomic_write_bytes
+from skbsearch.eval.report import print_table
 
 
 @dataclass
@@ -84,7 +85,5 @@ class BenchmarkResult:
 
     def print(self, title: str | None = None) -> None:
         """Print the result as a rich table: metrics (in %) by group, then latency (ms)."""
-        from skbsearch.cli.output import print_table
-
         print_table(self.columns(), title=title or f"{self.benchmark}", floatfmt="{:.2f}",
                     columns=["metric", *self.groups, "all"])

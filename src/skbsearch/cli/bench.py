@@ -18,7 +18,7 @@ bench_app = typer.Typer(
 )
 
 #: One name a benchmark: ``skbsearch.cli.bench_<name>`` registers its command on ``bench_app``.
-BENCHMARKS = ("impliret", "metaqa", "trecdl")
+BENCHMARKS = ("impliret", "metaqa", "trecdl", "stark")
 
 
 def register(app: typer.Typer) -> None:

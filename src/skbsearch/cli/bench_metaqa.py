@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from skbsearch.cli.bench import bench_app
 from skbsearch.cli.output import console, handle_errors, save_result, stage_progress
@@ -28,8 +29,9 @@ def metaqa(
     split: str = typer.Option("dev", "--split", help="dev (train on a hash half, score the other) or test."),
     hops: str = typer.Option("1,2,3", "--hops", help="Hops to score, e.g. 1,2,3."),
     limit: int | None = typer.Option(None, "--limit", min=1, help="At most N questions per hop."),
-    pipeline: str = typer.Option("graph", "--pipeline", help="graph (linking + relation paths), text (BM25 baseline) "
-                                 "or rerank (BM25 + path triples -> contextual re-ranker -> answer)."),
+    pipeline: str = typer.Option("graph", "--pipeline", help="graph (linking + relation paths), text (BM25 baseline), "
+                                 "rerank (BM25 + path triples -> contextual re-ranker -> answer), or a pipeline "
+                                 "spec such as kg (fitted on the training questions' answers, no question types)."),
     model: Path | None = typer.Option(None, "--model", help="rerank: a 'skb train triple-reranker' directory "
                                       "(--scope half for --split dev; default: trained on first use and cached)."),
     graph_weight: float = typer.Option(0.0, "--graph-weight", min=0.0, help="rerank: add this times the log "
@@ -53,10 +55,10 @@ def metaqa(
     if save_result(result, json_out):
         return
     if not quiet:
-        console.print(f"[bold]MetaQA[/] {pipeline} pipeline, data: {data}", highlight=False)
-        console.print(f"protocol: {result.config['protocol']}", highlight=False)
+        console.print(f"[bold]MetaQA[/] {escape(pipeline)} pipeline, data: {escape(str(data))}", highlight=False)
+        console.print(f"protocol: {result.config['protocol']}", highlight=False, markup=False)
         console.print(f"questions: {result.config['n_questions']}  "
-                      f"({result.config['seconds']} s)", highlight=False)
+                      f"({result.config['seconds']} s)", highlight=False, markup=False)
         result.print(title=f"MetaQA {split} ({pipeline}, metrics in %, latency per question)")
         if json_out is not None:
-            console.print(f"wrote {json_out}", highlight=False)
+            console.print(f"wrote {json_out}", highlight=False, markup=False)

@@ -1,10 +1,16 @@
-"""`skb bench trecdl`: TREC DL passage re-ranking of the BM25 top-100 (DL19 / DL20)."""
+"""`skb bench trecdl`: TREC DL passage re-ranking of the BM25 top-100 (DL19 / DL20).
+
+``--pipeline SPEC`` takes the pipeline language of ``skb run`` (the BM25 top-k is the
+pipeline's input run, ``input``); ``--reranker NAME`` and its option flags are the old
+names, mapped to a spec by :func:`skbsearch.benchmarks.trecdl.legacy_spec`.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from skbsearch.cli.bench import bench_app
 from skbsearch.cli.output import console, handle_errors, print_table, save_result, stage_progress
@@ -15,7 +21,8 @@ from skbsearch.cli.output import console, handle_errors, print_table, save_resul
 def trecdl(
     data: Path = typer.Option(..., "--data", help="Folder with {year}_bm25_top100.json and {year}_qrels.json."),
     year: str = typer.Option("dl19", "--year", help="dl19 or dl20."),
-    reranker: str = typer.Option("none", "--reranker", help="none | bi-encoder | cross-encoder | llm | mlp | gcn | gnn (G-RAG) | gnn-rl (G-RAG-RL) | fusion:<a>+<b> | run:FILE."),
+    pipeline: str | None = typer.Option(None, "--pipeline", help="Pipeline spec over the BM25 top-k (its input run, 'input'), e.g. 'dense', 'gnn-row(grag-rl)', 'cross-encoder-ft(steps=90) + dense' (see skb stages)."),
+    reranker: str | None = typer.Option(None, "--reranker", help="Old names (aliases of specs): none | bi-encoder | cross-encoder | llm | mlp | gcn | gnn (G-RAG) | gnn-rl (G-RAG-RL) | fusion:<a>+<b> | run:FILE."),
     model: str | None = typer.Option(None, "--model", help="Model of the re-ranker: a cross-encoder / GNN dir, an encoder, a GGUF (llm); with --cv-folds the start weights."),
     top_k: int = typer.Option(100, "--top-k", min=1, help="Re-rank the BM25 top-k."),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N queries (qrels cut alike)."),
@@ -35,9 +42,10 @@ def trecdl(
     gnn_hidden: int | None = typer.Option(None, "--gnn-hidden", min=1, help="GNN rows: hidden dimension (default 64)."),
     gnn_seed: int | None = typer.Option(None, "--gnn-seed", help="GNN rows: seed of init and dev split (default 0)."),
     fusion: str = typer.Option("rrf", "--fusion", help="rrf or wsum, for fusion:<a>+<b>."),
+    fold_seed: int = typer.Option(0, "--fold-seed", help="Seed of the query folds (--cv-folds)."),
     batch_size: int = typer.Option(32, "--batch-size", min=1, help="Pairs per forward pass."),
     threads: int | None = typer.Option(None, "--threads", min=1, help="torch threads while training."),
-    cache: Path | None = typer.Option(None, "--cache", help="bi-encoder: embedding cache dir; mlp/gcn/gnn/gnn-rl: cache root (embeddings/, semgraphs/; default ~/.cache/skbsearch)."),
+    cache: Path | None = typer.Option(None, "--cache", help="Embedding cache of dense indexes (default ~/.cache/skbsearch/embeddings); GNN rows cache under ~/.cache/skbsearch ($SKB_CACHE_DIR)."),
     input_run: Path | None = typer.Option(None, "--input-run", help="A TREC run whose scores replace BM25's on "
                                           "the same candidates (e.g. a cross-encoder run as the GNN's first-stage feature)."),
     save_run: Path | None = typer.Option(None, "--save-run", help="Write the final run as a TREC run file."),
@@ -46,42 +54,44 @@ def trecdl(
 ) -> None:
     """Re-rank TREC DL's BM25 top-100: nDCG@10, MRR@10, MTRR, TMHits@10 and latency per stage."""
 
-    from skbsearch.benchmarks.trecdl import run_trecdl
+    from skbsearch.benchmarks.trecdl import legacy_spec, run_trecdl
+    from skbsearch.errors import InputError
 
-    cv_options = None
-    if cv_folds:
-        from skbsearch.train.cross_encoder import TrainConfig
-
-        cv_options = {"train_data": list(train_data), "save_dir": save_models,
-                      "config": TrainConfig(epochs=cv_epochs, max_steps=cv_steps,
-                                            time_budget_s=cv_time, threads=threads,
-                                            lr=cv_lr)}
-    gnn_options = {k: v for k, v in {
-        "use_paths": gnn_paths, "min_common_nodes": gnn_min_common,
-        "first_stage_weight": gnn_first_stage, "epochs": gnn_epochs, "lr": gnn_lr,
-        "hidden_dim": gnn_hidden, "seed": gnn_seed,
-        "select_first_stage": _floats(gnn_select) if gnn_select else None, "save_dir": save_models}.items() if v is not None}
+    if pipeline is not None and reranker is not None:
+        raise InputError("give --pipeline SPEC or --reranker NAME, not both", field="pipeline")
+    record = {}
+    if pipeline is None:
+        reranker = reranker or "none"
+        record["reranker"] = reranker
+        ce = {"steps": cv_steps, "time_budget": cv_time, "epochs": cv_epochs, "lr": cv_lr,
+              "threads": threads, "train_data": tuple(train_data) or None,
+              "save_dir": str(save_models) if save_models else None}
+        gnn = {"use_paths": gnn_paths, "min_common": gnn_min_common, "first_stage": gnn_first_stage,
+               "select_first_stage": _floats(gnn_select) if gnn_select else None,
+               "epochs": gnn_epochs, "lr": gnn_lr, "hidden": gnn_hidden, "seed": gnn_seed,
+               "save_dir": str(save_models) if save_models else None}
+        pipeline = legacy_spec(reranker, model=model, cv_folds=cv_folds, top_k=top_k,
+                               batch_size=batch_size, fusion=fusion, cross_encoder=ce, gnn=gnn)
     with stage_progress(disable=quiet) as progress:
-        result = run_trecdl(data, year, reranker, model=model, top_k=top_k, limit=limit,
-                            cv_folds=cv_folds, cv_options=cv_options, gnn_options=gnn_options,
-                            fusion=fusion,
-                            batch_size=batch_size, cache_dir=cache, save_run=save_run, input_run=input_run,
-                            progress=progress)
+        result = run_trecdl(data, year, pipeline, top_k=top_k, limit=limit, cv_folds=cv_folds,
+                            fold_seed=fold_seed, embeddings=cache, save_run=save_run,
+                            input_run=input_run, progress=progress, record=record)
     if save_result(result, json_out):
         return
     if not quiet:
-        console.print(f"[bold]TREC DL {year}[/] re-ranker {reranker}, data: {data}", highlight=False)
-        console.print(f"protocol: {result.config['protocol']}", highlight=False)
+        console.print(f"[bold]TREC DL {year}[/] pipeline {escape(result.config['pipeline'])}, "
+                      f"data: {escape(str(data))}", highlight=False)
+        console.print(f"protocol: {result.config['protocol']}", highlight=False, markup=False)
         console.print(f"queries: {result.config['n_queries']}  ({result.config['seconds']} s)",
-                      highlight=False)
-        result.print(title=f"TREC DL {year} ({reranker}; metrics in %; 'all' = the re-ranked run)")
+                      highlight=False, markup=False)
+        result.print(title=f"TREC DL {year} (metrics in %; 'all' = the re-ranked run)")
         stages = sorted({k.rsplit(".", 1)[0] for k in result.latency_ms if "." in k})
         if stages:
             rows = [{"stage": s, "p50 ms": result.latency_ms[f"{s}.p50"],
                      "p95 ms": result.latency_ms[f"{s}.p95"]} for s in stages]
             print_table(rows, title="latency per query", floatfmt="{:.1f}")
         if json_out is not None:
-            console.print(f"wrote {json_out}", highlight=False)
+            console.print(f"wrote {json_out}", highlight=False, markup=False)
 
 
 def _floats(text: str) -> tuple[float, ...]:

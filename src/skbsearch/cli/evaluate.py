@@ -17,8 +17,8 @@ def load_qrels(path: Path) -> Qrels:
     """Read qrels as TREC (``qid iter docid grade``) or JSON (``{qid: {docid: grade}}``)."""
     if not path.is_file():
         raise FileNotFoundError(f"qrels file not found: {path}")
-    with path.open(encoding="utf-8") as fh:
-        head = fh.read(256).lstrip()
+    with path.open("rb") as fh:
+        head = fh.read(256).decode("utf-8", errors="replace").lstrip()
     if path.suffix.lower() == ".json" or head.startswith("{"):
         try:
             return Qrels.from_json(path)
@@ -104,7 +104,7 @@ def eval_command(
         print_table(rows, title="per query")
     console.print(results_table(results, names, title=f"{qrels_path.name} ({len(qrels)} queries)"))
     if plot is not None and not quiet:
-        console.print(f"plot written to {plot}")
+        console.print(f"plot written to {plot}", markup=False)
 
 
 def _unique(name: str, taken: dict) -> str:
@@ -131,6 +131,7 @@ def stats_queries(
         "--ttr-stopwords",
         help="Stopwords left out of the type-token ratio: nltk (default, reproduces STaRK) or none.",
     ),
+    query_column: str = typer.Option("query", "--query-column", help="The CSV column holding the queries."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON for machines."),
 ) -> None:
     """Query length, answers per query, word entropy (bits, whole set) and type-token ratio,
@@ -139,7 +140,8 @@ def stats_queries(
 
     if not file.is_file():
         raise FileNotFoundError(f"query file not found: {file}")
-    stats = query_file_stats(file, tokenizer=tokenizer, ttr_stopwords=ttr_stopwords)
+    stats = query_file_stats(file, tokenizer=tokenizer, ttr_stopwords=ttr_stopwords,
+                             query_field=query_column)
     if as_json:
         print_json({"file": str(file), **stats.to_dict()})
         return

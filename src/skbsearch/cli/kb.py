@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from skbsearch.atomic import check_replaceable
 from skbsearch.cli.output import console, err_console, handle_errors, print_json, print_table
 from skbsearch.errors import InputError
 
@@ -60,7 +61,8 @@ def build(
     trust_pickles: Annotated[
         bool, typer.Option("--trust-pickles", help="STaRK: allow unpickling node_info.pkl (runs code!).")
     ] = False,
-    force: Annotated[bool, typer.Option("--force", help="Replace OUT if it exists.")] = False,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Replace OUT if it is an SKB directory (nothing else is ever replaced).")] = False,
     json_out: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -71,6 +73,8 @@ def build(
         if nodes is None or source is None:
             raise InputError("usage: skb kb build SOURCE OUT, or skb kb build OUT --nodes FILE [--edges FILE]")
         source, out = None, source
+    inputs = [source, nodes, edges, Path(types) if types and Path(types).exists() else None]
+    check_replaceable(out, "skb", inputs=inputs)
     if out.exists() and not force:
         raise FileExistsError(f"{out} exists; pass --force to replace it")
     attrs = tuple(a.strip() for a in attributes.split(",") if a.strip()) if attributes else ()
@@ -88,8 +92,13 @@ def build(
             dataset=dataset,
             trust_pickles=trust_pickles,
         )
+        if skb.num_nodes == 0:
+            src_meta = skb.meta.get("source", {})
+            where = src_meta.get("nodes") or src_meta.get("path") or source or nodes
+            raise InputError("no nodes found, so there is nothing to build; check the file "
+                             "(and --format)", file=where)
         prog.update(task, description=f"writing {out}")
-        skb.save(out, overwrite=True)
+        skb.save(out, overwrite=True, inputs=inputs)
     summary: dict[str, Any] = {
         "out": str(out),
         "format": skb.meta.get("source", {}).get("format"),
@@ -106,10 +115,10 @@ def build(
         print_json(summary)
     elif not quiet:
         console.print(
-            f"[green]built[/] {out}: {summary['nodes']:,} nodes, {summary['edges']:,} edges "
+            f"[green]built[/] {escape(str(out))}: {summary['nodes']:,} nodes, {summary['edges']:,} edges "
             f"({summary['format']}, {summary['seconds']} s)"
         )
-        rows = [{"node type": escape(k), "count": v} for k, v in summary["node_types"].items()]
+        rows = [{"node type": k, "count": v} for k, v in summary["node_types"].items()]
         print_table(rows, title="node types")
 
 
@@ -171,14 +180,13 @@ def info(path: DirArg, json_out: JsonOpt = False) -> None:
         return
     d = res["degree"]
     console.print(
-        f"[bold]{path}[/]: {res['nodes']:,} nodes, {res['edges']:,} edges; degree (in+out) "
+        f"[bold]{escape(str(path))}[/]: {res['nodes']:,} nodes, {res['edges']:,} edges; degree (in+out) "
         f"mean {d['mean']}, median {d['median']}, max {d['max']}, isolated {d['zero']:,}"
     )
-    types = [{"node type": escape(k), "count": v} for k, v in res["node_types"].items()]
+    types = [{"node type": k, "count": v} for k, v in res["node_types"].items()]
     print_table(types, title="node types")
     if res["relations"]:
-        rels = [{k: escape(v) if isinstance(v, str) else v for k, v in r.items()} for r in res["relations"]]
-        print_table(rels, title="relations")
+        print_table(res["relations"], title="relations")
     if res["text_fields"] or res["attributes"]:
         console.print(f"text fields: {', '.join(res['text_fields']) or '-'}", markup=False)
         attrs = ", ".join(f"{k} ({v})" for k, v in res["attributes"].items())
@@ -250,7 +258,7 @@ def show(
         shown = ", ".join(_label(x) for x in nb["nodes"])
         more = nb["count"] - len(nb["nodes"])
         shown += f" (+{more} more)" if more else ""
-        rows.append({"relation": escape(rel), "count": nb["count"], "neighbours": escape(shown)})
+        rows.append({"relation": rel, "count": nb["count"], "neighbours": shown})
     if rows:
         print_table(rows, title="neighbours")
 
@@ -261,12 +269,15 @@ def sql(
     path: DirArg,
     query: Annotated[str, typer.Argument(help="SQL over views 'nodes' and 'edges' (DuckDB).")],
     limit: Annotated[int, typer.Option(help="Rows shown (0 = all).")] = 20,
+    allow_files: Annotated[bool, typer.Option(
+        "--allow-files", help="Let the SQL read and write files (DuckDB external access); "
+                              "off by default.")] = False,
     json_out: JsonOpt = False,
 ) -> None:
-    """Run SQL over the SKB's nodes and edges tables."""
+    """Run your own SQL over the SKB's nodes and edges tables (no file access by default)."""
     from skbsearch.kb import SKB
 
-    table = SKB.load(path).sql(query)
+    table = SKB.load(path).sql(query, allow_files=allow_files)
     total = table.num_rows
     shown = table if limit <= 0 else table.slice(0, limit)
     rows = shown.to_pylist()
@@ -275,8 +286,7 @@ def sql(
         return
     title = f"{len(rows)} of {total:,} rows" if len(rows) < total else f"{total:,} rows"
     cols = table.column_names
-    safe = [{c: escape(v) if isinstance(v, str) else v for c, v in r.items()} for r in rows]
-    print_table(safe, title=title, columns=cols)
+    print_table(rows, title=title, columns=cols)
 
 
 def register(app: typer.Typer) -> None:

@@ -1,22 +1,29 @@
-"""Shared CLI output: rich tables for humans, JSON for machines, clean errors."""
+"""Shared CLI output: rich tables for humans, JSON for machines, clean errors.
+
+The console and :func:`print_table` are defined in :mod:`skbsearch.eval.report` (so reports and
+benchmark results print without importing the CLI) and re-exported here.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import functools
 import json
+import math
+import numbers
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.text import Text
 
 from skbsearch.errors import SkbError
+from skbsearch.eval.report import console, print_table  # noqa: F401 (re-exported)
+from skbsearch.progress import ProgressFn
 
-console = Console()
 err_console = Console(stderr=True)
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -30,40 +37,38 @@ def handle_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except (SkbError, FileNotFoundError, FileExistsError) as e:
-            err_console.print(f"[bold red]error:[/] {e}", highlight=False, markup=True)
+            # The message quotes user data (ids, queries, paths): never parse it as markup.
+            err_console.print(Text.assemble(("error:", "bold red"), " ", str(e)), highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
 
     return wrapper  # type: ignore[return-value]
 
 
+def json_safe(obj: Any) -> Any:
+    """``obj`` with NaN and infinite floats replaced by ``None`` (valid JSON: ``null``)."""
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    if isinstance(obj, numbers.Real) and not isinstance(obj, numbers.Integral):
+        return float(obj) if math.isfinite(float(obj)) else None
+    return obj
+
+
 def print_json(obj: Any) -> None:
-    """Print JSON to stdout (no rich markup)."""
-    sys.stdout.write(json.dumps(obj, indent=2, default=str) + "\n")
+    """Print JSON to stdout (no rich markup); NaN and infinities become ``null``."""
+    sys.stdout.write(json.dumps(json_safe(obj), indent=2, default=str, allow_nan=False) + "\n")
 
 
-def print_table(
-    rows: Sequence[dict[str, Any]],
-    title: str | None = None,
-    columns: Sequence[str] | None = None,
-    floatfmt: str = "{:.4f}",
-) -> None:
-    """Print rows of dicts as a rich table (floats formatted with ``floatfmt``)."""
-    cols = list(columns or (rows[0].keys() if rows else []))
-    table = Table(title=title, show_lines=False)
-    for c in cols:
-        table.add_column(str(c), overflow="fold")
-    for r in rows:
-        cells = []
-        for c in cols:
-            v = r.get(c, "")
-            cells.append(floatfmt.format(v) if isinstance(v, float) else str(v))
-        table.add_row(*cells)
-    console.print(table)
+def text(value: Any) -> Text:
+    """``value`` as literal rich text: brackets in data are shown, never parsed as markup."""
+    return Text(str(value))
 
 
 @contextlib.contextmanager
-def stage_progress(disable: bool = False) -> Iterator[Callable[[str, int, int], None]]:
-    """A transient progress display and its ``progress(stage, done, total)`` callback.
+def stage_progress(disable: bool = False) -> Iterator[ProgressFn]:
+    """A transient progress display and its ``progress(stage, done, total)`` callback
+    (the protocol of :mod:`skbsearch.progress`).
 
     One bar a stage; a stage named ``"name (detail)"`` keeps its bar while the detail changes.
     """

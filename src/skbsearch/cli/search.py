@@ -7,10 +7,13 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
+from skbsearch.atomic import check_replaceable, recover_dir
 from skbsearch.cli.output import console, err_console, handle_errors, print_json, print_table
-from skbsearch.errors import InputError
+from skbsearch.errors import IndexError_, InputError
 from skbsearch.index import available_kinds
 
 _KINDS = "|".join(available_kinds())
@@ -64,7 +67,15 @@ def index_cmd(
              "sentence-transformers hub name or local path.")] = "minilm",
     backend: Annotated[str, typer.Option(
         help="dense: numpy (exact) | faiss-flat | faiss-hnsw.")] = "numpy",
-    force: Annotated[bool, typer.Option("--force", help="Replace an existing index.")] = False,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Replace an existing index (nothing else is ever replaced).")] = False,
+    engine: Annotated[str, typer.Option(
+        help="local (this process) | ray (Ray Data over Parquet shards; bm25 and dense; "
+             "extra \\[distributed]).")] = "local",
+    ray_address: Annotated[str | None, typer.Option(
+        "--ray-address", help="engine ray: a Ray cluster address (default: a local Ray).")] = None,
+    shard_rows: Annotated[int, typer.Option(
+        "--shard-rows", min=1, help="engine ray: node rows per Parquet shard.")] = 50_000,
     json_out: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -73,7 +84,12 @@ def index_cmd(
     from skbsearch.kb.store import SKB
 
     spec = get_kind(kind)
+    if engine not in ("local", "ray"):
+        raise InputError(f"unknown engine {engine!r}; use local or ray", field="--engine")
+    if engine == "ray" and kind not in ("bm25", "dense"):
+        raise InputError(f"--engine ray builds bm25 and dense indexes, not {kind}", field="--engine")
     out = out or default_index_dir(skb_dir, kind)
+    check_replaceable(out, "index", inputs=[skb_dir])
     if out.exists() and not force:
         raise FileExistsError(f"{out} exists; pass --force to replace it")
     params: dict[str, Any] = {}
@@ -100,17 +116,22 @@ def index_cmd(
         progress("loading SKB", 0, 0)
         skb = SKB.load(skb_dir)
         prog.update(tasks["loading SKB"], completed=1, total=1)
-        index = spec.build(skb, fields=field_list, field_weights=parse_field_weights(field_weights),
-                           add_rel=add_rel, progress=progress, **params)
+        builder = spec.build
+        if engine == "ray":
+            from skbsearch.index.ray_build import ray_builder
+
+            builder = ray_builder(kind, address=ray_address, shard_rows=shard_rows)
+        index = builder(skb, fields=field_list, field_weights=parse_field_weights(field_weights),
+                        add_rel=add_rel, progress=progress, **params)
         progress("saving", 0, 1)
         index.save(out, overwrite=True)
         progress("saving", 1, 1)
-    summary = {"kind": kind, "path": str(out), "num_docs": index.num_docs,
+    summary = {"kind": kind, "engine": engine, "path": str(out), "num_docs": index.num_docs,
                "params": getattr(index, "params", {}), "seconds": round(time.perf_counter() - t0, 2)}
     if json_out:
         print_json(summary)
     elif not quiet:
-        console.print(f"[green]built[/] {kind} index of {index.num_docs} documents at {out} "
+        console.print(f"[green]built[/] {kind} index of {index.num_docs} documents at {escape(str(out))} "
                       f"in {summary['seconds']} s")
 
 
@@ -126,23 +147,47 @@ def search_cmd(
     where: Annotated[str | None, typer.Option(
         help="Only nodes matching this SQL predicate on node columns, e.g. \"price < 20\".")] = None,
     evidence: Annotated[int, typer.Option(help="Evidence lines per result (0: none).")] = 2,
+    pipeline: Annotated[str | None, typer.Option(
+        "--pipeline", "-p", help="A pipeline spec instead of one index, e.g. "
+        "\"bm25 + graph % 20\" (see 'skb stages').")] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Search an SKB: ranked nodes (rank, id, type, name, score) with evidence lines."""
     from skbsearch.documents import DocumentRenderer
     from skbsearch.index import get_kind
+    from skbsearch.index.base import build_hint, check_index_matches
     from skbsearch.kb.store import SKB
     from skbsearch.retrieve.filters import NodeFilter
     from skbsearch.retrieve.sparse import evidence_lines
 
     if k < 1:
         raise InputError(f"k must be >= 1, got {k}", field="-k")
+    if pipeline:
+        from skbsearch.cli.stages import search_with_pipeline
+
+        search_with_pipeline(skb_dir, query, pipeline, k=k, types=types, where=where,
+                             evidence=evidence, json_out=json_out)
+        return
     spec = get_kind(retriever)
     skb = SKB.load(skb_dir)
-    index = spec.load(index_dir or default_index_dir(skb_dir, retriever))
+    path = index_dir or default_index_dir(skb_dir, retriever)
+    if not path.exists() and not recover_dir(path):
+        raise IndexError_(f"{path}: no {retriever} index there; "
+                          f"{build_hint(retriever, skb_dir, index_dir)}")
+    index = spec.load(path)
+    check_index_matches(index, skb)
+    encoder = (getattr(index, "params", None) or {}).get("encoder")
+    if encoder:
+        err_console.print(f"note: loading the {escape(str(encoder))} encoder (seconds on every call); "
+                          f"'skb serve {escape(str(skb_dir))}' keeps it loaded", highlight=False)
     flt = NodeFilter(tuple(types or ()), where)
-    stage = spec.retriever(index, k=k, filter=flt, skb=skb)
-    hits = stage.search(query, k=k)
+    try:
+        stage = spec.retriever(index, k=k, filter=flt, skb=skb)
+        hits = stage.search(query, k=k)
+    except InputError as e:
+        if e.field != "where":
+            raise
+        raise InputError(e.reason, file=e.file, line=e.line, field="--where") from None
     src = getattr(index, "source", {}) or {}
     text_fields = [f for f in (src.get("fields") or skb.schema.text_fields)
                    if f in skb.schema.text_fields]
@@ -166,7 +211,7 @@ def search_cmd(
                     "results": rows})
         return
     if not rows:
-        console.print(f"no results for {query!r} ({flt})", highlight=False)
+        console.print(Text(f"no results for {query!r} ({flt})"), highlight=False)
         return
     cols = ["rank", "id", "type", "name", "score"] + (["evidence"] if evidence > 0 else [])
     print_table([{**r, "evidence": "\n".join(r["evidence"])} for r in rows],

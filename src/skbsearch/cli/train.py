@@ -66,7 +66,7 @@ def cross_encoder(
     elif not quiet:
         console.print(f"trained on {len(queries)} queries: {result.steps} steps, "
                       f"{result.examples} pairs in {summary['seconds']} s "
-                      f"(stopped by {result.stopped_by}); wrote {out}", highlight=False)
+                      f"(stopped by {result.stopped_by}); wrote {out}", highlight=False, markup=False)
 
 
 #: Sibling trainer modules ``skbsearch.cli.train_<name>`` (each registers on ``train_app``).

@@ -43,11 +43,11 @@ def load_benchmark(spec: str, limit: int | None = None) -> TrainingData:
     ``impliret:DIR`` (every query of the pools over BM25's top-100 of its own pool)."""
     where, name = parse_benchmark(spec)
     if name == "impliret":
-        from skbsearch.benchmarks.impliret_rerank import load_rerank_data
+        from skbsearch.benchmarks.impliret.rerank import load_rerank_data
 
         data = load_rerank_data(where)
         return TrainingData(name, data.all_queries[:limit], data.run, data.doc_text, data.qrels, True)
-    from skbsearch.benchmarks.trecdl import load_trecdl
+    from skbsearch.datasets.trecdl import load_trecdl
 
     tdata = load_trecdl(where, name)
     queries = [q for q in tdata.queries if q.id in tdata.qrels][:limit]
@@ -71,13 +71,13 @@ def train_gnn_reranker(benchmark: str, out: Path, *, kind: str = "grag", loss: s
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from skbsearch.benchmarks.trecdl_gnn import (
+    from skbsearch.rerank.gnn_models import GNNConfig
+    from skbsearch.train.gnn_rows import (
         GNNFeatures,
         GNNRowConfig,
         build_graphs,
         train_row_model,
     )
-    from skbsearch.rerank.gnn_models import GNNConfig
 
     GNNConfig(kind=kind)  # validates the kind before the slow feature building
     data = load_benchmark(benchmark, limit)
@@ -151,4 +151,4 @@ def gnn_reranker(
         console.print(f"trained {kind}/{loss} on {summary['queries']} queries: best epoch "
                       f"{summary['best_epoch']} of {summary['epochs_run']}, dev nDCG@10 "
                       f"{summary['dev_ndcg@10_start']:.4f} -> {summary['dev_ndcg@10']:.4f} "
-                      f"({summary['seconds']} s); wrote {out}", highlight=False)
+                      f"({summary['seconds']} s); wrote {out}", highlight=False, markup=False)

@@ -36,7 +36,7 @@ def triple_reranker(
     """Label retrieved triples (triple- or document-level), fine-tune MiniLM with BCE, save to --out."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from skbsearch.benchmarks.metaqa_rerank import MetaQAComponents, train_metaqa_reranker
+    from skbsearch.benchmarks.metaqa.rerank import MetaQAComponents, train_metaqa_reranker
     from skbsearch.train.triples import TripleTrainConfig
 
     config = TripleTrainConfig(labels=labels, context=not no_context, max_length=max_length, lr=lr, group_loss=group_loss, head_lr=head_lr or None,
@@ -61,4 +61,4 @@ def triple_reranker(
                       f"{labels} labels, context {'on' if config.context else 'off'}): {summary['steps']} "
                       f"steps in {summary['seconds']} s, loss {summary['first_loss']:.3f} -> "
                       f"{summary['final_loss']:.3f} (stopped by {summary['stopped_by']}); wrote {out}",
-                      highlight=False)
+                      highlight=False, markup=False)

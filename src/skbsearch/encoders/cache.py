@@ -17,9 +17,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+)
 
 from skbsearch.encoders.registry import Encoder
 from skbsearch.errors import IndexError_
+from skbsearch.paths import cache_root
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS embeddings (
@@ -40,8 +49,6 @@ def text_key(text: str) -> bytes:
 
 def default_cache_dir() -> Path:
     """``$SKB_CACHE_DIR/embeddings`` or ``~/.cache/skbsearch/embeddings``."""
-    from skbsearch.paths import cache_root
-
     return cache_root() / "embeddings"
 
 
@@ -211,15 +218,6 @@ class CachedEncoder(Encoder):
 def _progress(enabled: bool, total: int) -> Any:
     if not enabled or total == 0:
         return None
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
-
     return Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),

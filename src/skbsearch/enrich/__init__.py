@@ -19,6 +19,7 @@ from skbsearch.enrich.constraints import (
     combine_scores,
     constraint_score,
     parse_constraints,
+    topic_text,
 )
 from skbsearch.enrich.gazetteer import Gazetteer, GazetteerEnricher, load_wikidata_landmarks
 from skbsearch.enrich.numbers import normalize_numbers, parse_number
@@ -42,4 +43,5 @@ __all__ = [
     "normalize_numbers",
     "parse_constraints",
     "parse_number",
+    "topic_text",
 ]

@@ -12,6 +12,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from rich.console import Console
+from rich.progress import Progress
+
+from skbsearch.errors import InputError
+
 
 @dataclass(frozen=True)
 class Fact:
@@ -114,8 +119,6 @@ DocInput = tuple[str, str] | tuple[str, str, Mapping[str, Any]] | Mapping[str, A
 
 
 def _as_doc(item: DocInput, n: int) -> tuple[str, str, dict[str, Any]]:
-    from skbsearch.errors import InputError
-
     if isinstance(item, Mapping):
         if "text" not in item and "document" not in item:
             raise InputError("document has no 'text' (or 'document') field", line=n, field="text")
@@ -162,9 +165,6 @@ def enrich_documents(
     out: list[EnrichedDocument] = []
     if not progress:
         return [enrich_one(i, t, enrichers, m) for i, t, m in parsed]
-    from rich.console import Console
-    from rich.progress import Progress
-
     with Progress(console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(description, total=len(parsed))
         for i, t, m in parsed:

@@ -37,8 +37,9 @@ class Constraint:
     """One condition a query states.
 
     Attributes:
-        kind: ``"date"`` (ISO strings), ``"time"`` ("HH:MM"), ``"price"`` (floats) or
-            ``"place"`` (a place name).
+        kind: ``"date"`` (ISO strings), ``"time"`` ("HH:MM"), ``"price"`` (floats),
+            ``"place"`` (a place name) or ``"speaker"`` (a person the facts must be
+            about: "What did Jin buy ..."; refines the other constraints).
         value: the exact value, if one.
         low, high: an inclusive range, either end open (``None``).
         unit: the currency of a price ("USD", ...), if stated.
@@ -138,8 +139,18 @@ def _build_place_index(names: tuple[str, ...]) -> dict[tuple[str, ...], str]:
     return index
 
 
+# "What did Victoria buy", "was Victoria doing", "has Georgia visited": a name between an
+# auxiliary and its verb is the question's subject, not a place.
+_SUBJECT = [
+    (re.compile(r"\b(?:did|does|do|will|would|can|could|should)\s+$", re.I), re.compile(r"^\s+[a-z]")),
+    (re.compile(r"\b(?:was|is|were|are)\s+$", re.I), re.compile(r"^\s+[a-z]+ing\b")),
+    (re.compile(r"\b(?:has|have|had)\s+$", re.I), re.compile(r"^\s+[a-z]+(?:ed|en|wn)\b")),
+]
+
+
 def _parse_places(q: str, index: Mapping[tuple[str, ...], str]) -> list[Constraint]:
-    """Place names in ``q``; a match must start with a capital ("in Reading", not "reading")."""
+    """Place names in ``q``; a match must start with a capital ("in Reading", not "reading")
+    and not be a question's subject ("What did Victoria buy ...")."""
     if not index:
         return []
     spans = _token_spans(q)
@@ -150,12 +161,23 @@ def _parse_places(q: str, index: Mapping[tuple[str, ...], str]) -> list[Constrai
     while i < len(toks):
         for n in range(min(max_len, len(toks) - i), 0, -1):
             name = index.get(tuple(toks[i : i + n]))
-            if name is not None and q[spans[i][1]].isupper():
+            start, end = spans[i][1], spans[i + n - 1][2]
+            subject = any(b.search(q[:start]) and a.match(q[end:]) for b, a in _SUBJECT)
+            if name is not None and q[start].isupper() and not subject:
                 out.append(Constraint("place", value=name, text=q[spans[i][1] : spans[i + n - 1][2]]))
                 i += n
                 break
         else:
             i += 1
+    return out
+
+
+def _parse_speakers(q: str, speakers: Iterable[str]) -> list[Constraint]:
+    """Known speakers named in ``q`` as whole words ("Jin", "Dante's")."""
+    out = []
+    for name in dict.fromkeys(speakers):
+        if name and re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", q):
+            out.append(Constraint("speaker", value=name, text=name))
     return out
 
 
@@ -165,8 +187,9 @@ def parse_constraints(
     places: Iterable[str] | Gazetteer | None = None,
     order: str = "MDY",
     reference: date | None = None,
+    speakers: Iterable[str] | None = None,
 ) -> list[Constraint]:
-    """The date, time, price and place constraints a query states.
+    """The date, time, price, place and speaker constraints a query states.
 
     Args:
         query: the query text.
@@ -174,6 +197,8 @@ def parse_constraints(
             countries); none: no place constraints.
         order: how to read numeric dates ("MDY", "DMY", "YMD").
         reference: the date that gives a year to "March 3" (none: such dates are skipped).
+        speakers: names of the people facts can be about (the ``speaker`` attributes of
+            a corpus's facts); a query naming one asks about that person's facts.
     """
     q = normalize_numbers(query)
     if reference is None:  # "from March 3 to March 9, 2024": the year of a full date
@@ -193,7 +218,19 @@ def parse_constraints(
             out.append(Constraint("time", low=start, high=end, text=f"{start}-{end}"))
     out += _parse_prices(q)
     out += _parse_places(no_dates, _place_index(places))
+    out += _parse_speakers(query, speakers or ())
     return out
+
+
+_QUESTION_WORDS = re.compile(
+    r"\b(?:what|who|whom|whose|which|when|where|why|how|did|does|do|has|have|had)\b", re.I)
+
+
+def topic_text(query: str) -> str:
+    """A question without its question words ("What did Jin buy for $460?" -> " Jin buy
+    for $460?"): they say what is asked, not what it is about, so a text score should
+    not count them."""
+    return _QUESTION_WORDS.sub(" ", query)
 
 
 # ------------------------------------------------------------------ scoring
@@ -247,23 +284,37 @@ def _fact_score(c: Constraint, f: Fact, time_c: Constraint | None) -> float:
     return 0.0
 
 
-def constraint_score(constraints: Sequence[Constraint], facts: Sequence[Fact]) -> float:
+def _speaker_fit(f: Fact, asked: set[str], other: float) -> float:
+    """1 for a fact of an asked speaker (or of no speaker), ``other`` for anyone else's."""
+    who = f.attrs.get("speaker")
+    return 1.0 if not asked or not who or str(who) in asked else other
+
+
+def constraint_score(
+    constraints: Sequence[Constraint], facts: Sequence[Fact], *, other_speaker: float = 0.5
+) -> float:
     """How well a document's facts meet the constraints, in [0, 1].
 
     The mean over constraints of the best-matching fact's score (its confidence when it
     matches: equal value, inside a range, or a place among the landmark's region, city
     and country). A time constraint refines date matches (containment in the fact's
-    time range) rather than counting on its own when a date is also asked. No
+    time range) rather than counting on its own when a date is also asked; a speaker
+    constraint refines every match (a fact another speaker states scores
+    ``other_speaker`` times its confidence) and never counts on its own. No
     constraints: 0.
     """
     if not constraints:
         return 0.0
     time_c = next((c for c in constraints if c.kind == "time"), None)
     has_date = any(c.kind == "date" for c in constraints)
-    scored = [c for c in constraints if not (c.kind == "time" and has_date)]
+    asked = {str(c.value) for c in constraints if c.kind == "speaker"}
+    scored = [c for c in constraints if not (c.kind == "time" and has_date) and c.kind != "speaker"]
+    if not scored:
+        return 0.0
     total = 0.0
     for c in scored:
-        total += max((_fact_score(c, f, time_c if has_date else None) for f in facts), default=0.0)
+        total += max((_fact_score(c, f, time_c if has_date else None) * _speaker_fit(f, asked, other_speaker)
+                      for f in facts), default=0.0)
     return total / len(scored)
 
 

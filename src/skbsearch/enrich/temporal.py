@@ -62,6 +62,8 @@ _CUE = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d",
     re.I,
 )
+# A date is the date of something when a preposition or "today" anchors it ("on 2024-08-25").
+_ANCHORED = re.compile(r"\b(?:on|since|until|till|by|from|for|today|tonight|this morning|dated|as of)\s*,?\s*(?:the\s+)?$", re.I)
 _SENT_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“‘(])|\n+")
 
 
@@ -152,6 +154,7 @@ class _Hit:
     end: int
     dates: list[date]
     expression: str
+    explicit: bool = False
 
 
 def resolve_relative(sentence: str, ref: date) -> list[_Hit]:
@@ -186,7 +189,7 @@ def resolve_relative(sentence: str, ref: date) -> list[_Hit]:
             hits.append(_Hit(m.start(), m.end(), [_weekday(ref, m.group("rel").split()[-1], m.group("wd"))], m.group(0)))
     for dm in find_dates(sentence, ref):
         if free(dm.start, dm.end):
-            hits.append(_Hit(dm.start, dm.end, [dm.value], sentence[dm.start : dm.end]))
+            hits.append(_Hit(dm.start, dm.end, [dm.value], sentence[dm.start : dm.end], explicit=True))
     hits.sort(key=lambda h: h.start)
     # "starting 21 days ago, for 3 consecutive days": extend the anchor before the span.
     for m in _SPAN.finditer(sentence):
@@ -208,12 +211,16 @@ class TemporalEnricher:
         order: how to read numeric dates ("MDY", "DMY", "YMD").
         hour_tokens: add one "HH:00" token per hour of a stated time range.
         time_lookahead: later messages of the same speaker searched for a time range.
+        echo_confidence: confidence of a date written out in a message that is the
+            message's own date without "on"/"today"/... before it (an echo of the header,
+            not an event date).
         name: the enricher's name (``Fact.source``).
     """
 
     order: str = "MDY"
     hour_tokens: bool = True
     time_lookahead: int = 3
+    echo_confidence: float = 0.5
     name: str = "temporal"
 
     def _add(self, out: Enrichment, seen: set[str], msg: Any, h: _Hit, d: date, tr: Any, sent: str) -> None:
@@ -224,7 +231,13 @@ class TemporalEnricher:
         }
         if tr:
             attrs["time_start"], attrs["time_end"] = tr
-        out.facts.append(Fact("date", d.isoformat(), attrs, sent.strip(), self.name))
+        confidence = 1.0
+        if h.explicit and d == msg.when.date() and not _ANCHORED.search(sent[: h.start]):
+            # The message's own date written out again ("... helped me with 2024-08-25"):
+            # an echo of the header more than the date of an event, so half as sure.
+            attrs["echo"] = True
+            confidence = self.echo_confidence
+        out.facts.append(Fact("date", d.isoformat(), attrs, sent.strip(), self.name, confidence))
         toks = date_tokens(d)
         if tr and self.hour_tokens and tr[1]:
             h0, h1 = int(tr[0][:2]), int(tr[1][:2])

@@ -6,11 +6,14 @@ statistics and per-stage latency.
 """
 
 from skbsearch.eval.evaluate import MetricSpec, compare, evaluate, parse_metric, parse_metrics
+from skbsearch.eval.experiment import Experiment, ExperimentResult
 from skbsearch.eval.latency import LatencyRecorder
 from skbsearch.eval.metrics import evaluate_answers
 from skbsearch.eval.query_stats import QueryStats, query_file_stats, query_set_stats
 
 __all__ = [
+    "Experiment",
+    "ExperimentResult",
     "LatencyRecorder",
     "MetricSpec",
     "QueryStats",

@@ -8,9 +8,14 @@
     def rerank(queries, run): ...
 
     rec.summary()  # {"retrieve": {"calls": 1, "queries": 43, "p50_ms": …, "p95_ms": …}, …}
+    rec.latency_ms()  # {"retrieve.p50": …, "retrieve.p95": …, "p50": …, "p95": …}
+
+    run = run_timed(pipeline, queries, run, rec)  # one timed call per stage of a chain
 
 A batch call over ``n`` queries records ``n`` samples of ``elapsed / n`` ms each (the
 per-query cost of batch processing). Percentiles use linear interpolation (numpy default).
+This is the one latency recorder of the package: benchmarks report
+:meth:`LatencyRecorder.latency_ms` as :attr:`BenchmarkResult.latency_ms`.
 """
 
 from __future__ import annotations
@@ -23,7 +28,18 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from skbsearch.pipeline import Cutoff, Pipeline
+from skbsearch.types import Query, Run
+
 F = TypeVar("F", bound=Callable[..., Any])
+#: How :meth:`LatencyRecorder.latency_ms` forms the overall ``p50``/``p95``.
+OVERALL = ("sum", "pooled", "none")
+
+
+def percentiles(samples_ms: Sequence[float]) -> tuple[float, float]:
+    """``(p50, p95)`` of millisecond samples (linear interpolation)."""
+    a = np.asarray(samples_ms, dtype=np.float64)
+    return float(np.percentile(a, 50)), float(np.percentile(a, 95))
 
 
 class LatencyRecorder:
@@ -85,14 +101,37 @@ class LatencyRecorder:
         out: dict[str, dict[str, float]] = {}
         for name, xs in self._samples.items():
             a = np.asarray(xs, dtype=np.float64)
+            p50, p95 = percentiles(a)
             out[name] = {
                 "calls": self._calls[name],
                 "queries": int(a.size),
                 "mean_ms": float(a.mean()),
-                "p50_ms": float(np.percentile(a, 50)),
-                "p95_ms": float(np.percentile(a, 95)),
+                "p50_ms": p50,
+                "p95_ms": p95,
                 "total_ms": float(a.sum()),
             }
+        return out
+
+    def latency_ms(self, overall: str = "sum") -> dict[str, float]:
+        """``{"<stage>.p50": ms, "<stage>.p95": ms, ..., "p50": ms, "p95": ms}``.
+
+        ``overall``: ``"sum"`` when the stages run one after another on the same queries
+        (a query's total is the sum of its samples across stages, aligned by order);
+        ``"pooled"`` when stages are disjoint groups of queries (all samples together);
+        ``"none"``: per stage only.
+        """
+        if overall not in OVERALL:
+            raise ValueError(f"overall must be one of {OVERALL}, got {overall!r}")
+        out: dict[str, float] = {}
+        for name in self.stages:
+            out[f"{name}.p50"], out[f"{name}.p95"] = percentiles(self._samples[name])
+        if not self._samples or overall == "none":
+            return out
+        if overall == "pooled":
+            total = [x for xs in self._samples.values() for x in xs]
+        else:
+            total = [sum(x) for x in zip(*self._samples.values(), strict=False)]
+        out["p50"], out["p95"] = percentiles(total)
         return out
 
     def rows(self) -> list[dict[str, Any]]:
@@ -103,6 +142,36 @@ class LatencyRecorder:
         """Forget every sample."""
         self._samples.clear()
         self._calls.clear()
+
+
+def stage_label(stage: Any) -> str:
+    """A stage's short name for latency tables (its registered name, else its class)."""
+    name = getattr(stage, "name", None)
+    return name if isinstance(name, str) and name else type(stage).__name__
+
+
+def run_timed(stage: Any, queries: Sequence[Query], run: Run | None,
+              recorder: LatencyRecorder) -> Run:
+    """Run ``stage`` (a chain is run part by part) and record each part as one call.
+
+    Parts are named by :func:`stage_label` (a repeated name gets ``#2``, ``#3``...);
+    cut-offs are not timed. Returns the final Run.
+    """
+    queries = list(queries)
+    parts = stage.stages if isinstance(stage, Pipeline) else [stage]
+    seen: dict[str, int] = {}
+    for part in parts:
+        if isinstance(part, Cutoff):
+            run = part(queries, run)
+            continue
+        label = stage_label(part)
+        seen[label] = seen.get(label, 0) + 1
+        if seen[label] > 1:
+            label = f"{label}#{seen[label]}"
+        with recorder.stage(label, n_queries=max(1, len(queries))):
+            run = part(queries, run)
+    assert run is not None
+    return run
 
 
 def _default_count(args: tuple[Any, ...]) -> int:

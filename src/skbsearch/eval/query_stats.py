@@ -152,23 +152,28 @@ def read_query_csv(
     path = Path(path)
     queries: list[str] = []
     answers: list[list[object]] = []
-    with path.open(encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
-        fields = reader.fieldnames or []
-        if query_field not in fields:
-            raise InputError(
-                f"no '{query_field}' column (columns: {fields}); pass the query column name",
-                file=path,
-                line=1,
-                field=query_field,
-            )
-        has_answers = answers_field is not None and answers_field in fields
-        for row in reader:
-            queries.append(row[query_field] or "")
-            if has_answers:
-                answers.append(
-                    _parse_answers(row[answers_field], path, reader.line_num, answers_field)
+    reader: csv.DictReader | None = None
+    try:
+        with path.open(encoding="utf-8", newline="") as fh:
+            reader = csv.DictReader(fh)
+            fields = reader.fieldnames or []
+            if query_field not in fields:
+                raise InputError(
+                    f"no '{query_field}' column (columns: {fields}); give the file a header row "
+                    "with a query column, or name it with --query-column",
+                    file=path,
+                    line=1,
+                    field=query_field,
                 )
+            has_answers = answers_field is not None and answers_field in fields
+            for row in reader:
+                queries.append(row[query_field] or "")
+                if has_answers:
+                    answers.append(_parse_answers(row[answers_field], path, reader.line_num, answers_field))
+    except UnicodeDecodeError as e:
+        raise InputError(f"not UTF-8 text ({e.reason}); expected a CSV file", file=path) from None
+    except csv.Error as e:
+        raise InputError(f"malformed CSV ({e})", file=path, line=reader.line_num if reader else None) from None
     return queries, (answers if has_answers else None)
 
 
@@ -178,7 +183,7 @@ def _parse_answers(value: str | None, path: Path, line: int, field: str) -> list
         return []
     try:
         parsed = json.loads(value)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON (or absurdly long / deeply nested)
         parsed = [v.strip() for v in value.strip("[]").split(",") if v.strip()]
     if not isinstance(parsed, list):
         raise InputError(
@@ -188,8 +193,11 @@ def _parse_answers(value: str | None, path: Path, line: int, field: str) -> list
 
 
 def query_file_stats(
-    path: str | Path, tokenizer: str = "whitespace", ttr_stopwords: str = "nltk"
+    path: str | Path,
+    tokenizer: str = "whitespace",
+    ttr_stopwords: str = "nltk",
+    query_field: str = "query",
 ) -> QueryStats:
-    """:func:`query_set_stats` of a STaRK-style CSV file."""
-    queries, answers = read_query_csv(path)
+    """:func:`query_set_stats` of a STaRK-style CSV file (queries in column ``query_field``)."""
+    queries, answers = read_query_csv(path, query_field)
     return query_set_stats(queries, answers, tokenizer=tokenizer, ttr_stopwords=ttr_stopwords)

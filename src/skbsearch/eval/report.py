@@ -1,4 +1,5 @@
-"""Reports of evaluation results ``{system: {metric: value}}``: rich table, JSON, bar chart.
+"""Reports of evaluation results ``{system: {metric: value}}``: rich table, JSON, bar chart;
+the shared console and :func:`print_table` (rows of dicts) that the CLI prints with.
 
 matplotlib (the ``[plot]`` extra) is imported only when a chart is drawn, with the
 non-interactive Agg backend.
@@ -11,11 +12,23 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from skbsearch.errors import MissingDependencyError
 
 Results = Mapping[str, Mapping[str, float]]
+
+
+#: The console that reports and the CLI print on (``skbsearch.cli.output`` re-exports it).
+console = Console()
+
+
+def _literal(value: Any) -> Text:
+    """``value`` as literal rich text: brackets in data are shown, never parsed as markup."""
+    return Text(str(value))
 
 
 def _metrics_of(results: Results, metrics: Sequence[str] | None) -> list[str]:
@@ -36,7 +49,8 @@ def results_table(
     """A rich table, systems × metrics; the best value of each metric in bold."""
     cols = _metrics_of(results, metrics)
     best = {m: max((r[m] for r in results.values() if m in r), default=None) for m in cols}
-    table = Table(title=title)
+    # System names and the title come from files (run tags, paths): literal text, not markup.
+    table = Table(title=None if title is None else Text(title))
     table.add_column("system", overflow="fold")
     for m in cols:
         table.add_column(m, justify="right")
@@ -49,7 +63,7 @@ def results_table(
             text = f"{r[m]:.{digits}f}"
             bold = len(results) > 1 and r[m] == best[m]
             cells.append(f"[bold]{text}[/bold]" if bold else text)
-        table.add_row(name, *cells)
+        table.add_row(Text(name), *cells)
     return table
 
 
@@ -57,8 +71,6 @@ def print_results(
     results: Results, metrics: Sequence[str] | None = None, title: str | None = None
 ) -> None:
     """Print :func:`results_table` on the shared console."""
-    from skbsearch.cli.output import console
-
     console.print(results_table(results, metrics, title))
 
 
@@ -85,7 +97,6 @@ def plot_results(
         raise MissingDependencyError("matplotlib", "plot", "Plotting results") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
 
     cols = _metrics_of(results, metrics)
     systems = list(results)
@@ -112,3 +123,26 @@ def plot_results(
     finally:
         plt.close(fig)
     return out
+
+def print_table(
+    rows: Sequence[dict[str, Any]],
+    title: str | None = None,
+    columns: Sequence[str] | None = None,
+    floatfmt: str = "{:.4f}",
+) -> None:
+    """Print rows of dicts as a rich table (floats formatted with ``floatfmt``).
+
+    Title, headers and cells are literal text: data such as ``[blue]`` or ``[/b]`` is
+    shown as is, never read as rich markup (so callers must not escape it).
+    """
+    cols = list(columns or (rows[0].keys() if rows else []))
+    table = Table(title=None if title is None else _literal(title), show_lines=False)
+    for c in cols:
+        table.add_column(_literal(c), overflow="fold")
+    for r in rows:
+        cells = []
+        for c in cols:
+            v = r.get(c, "")
+            cells.append(_literal(floatfmt.format(v) if isinstance(v, float) else v))
+        table.add_row(*cells)
+    console.print(table)

@@ -2,36 +2,40 @@
 
 An index directory holds ``manifest.json``::
 
-    {"kind": "bm25", "version": 1, "num_docs": 1000, "params": {...},
-     "source": {"kind": "skb", "path": "...", ...}, "created": "2025-01-01T00:00:00+00:00"}
+    {"artefact": "index", "kind": "bm25", "version": 1, "num_docs": 1000, "params": {...},
+     "source": {"kind": "skb", "path": "...", "num_nodes": 1000, "skb_hash": "...", ...},
+     "created": "2025-01-01T00:00:00+00:00"}
 
 plus ``doc_ids.json`` (the external id of every document, in index order) and whatever
 files the kind needs. Directories are written with :func:`skbsearch.atomic.atomic_dir`
 (a temp sibling renamed into place), so a crash never leaves a half-written index; every
 problem found while loading raises :class:`skbsearch.errors.IndexError_` naming the file
 and saying how to rebuild.
+
+``created`` is the only field that differs between two builds of the same input (it
+is ``$SOURCE_DATE_EPOCH`` when that is set). ``source.skb_hash`` is the SKB's
+``content_hash`` at build time: :func:`check_index_matches` refuses to use an index with
+an SKB rebuilt since.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections.abc import Callable, Sequence
+import os
+import shlex
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skbsearch.atomic import recover_dir
 from skbsearch.errors import IndexError_
+from skbsearch.progress import ProgressFn, no_progress  # noqa: F401 - re-exported (index modules)
 
 MANIFEST_FILE = "manifest.json"
 DOC_IDS_FILE = "doc_ids.json"
 
-#: Progress callback: ``progress(stage, done, total)``; ``total`` may be 0 when unknown.
-ProgressFn = Callable[[str, int, int], None]
-
-
-def no_progress(stage: str, done: int, total: int) -> None:
-    """A progress callback that does nothing."""
 
 
 @dataclass
@@ -47,15 +51,29 @@ class Manifest:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        d = asdict(self)
+        d = {"artefact": "index", **asdict(self)}
         if not d["created"]:
-            d["created"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+            d["created"] = build_time()
         return d
+
+
+def build_time() -> str:
+    """Now (or ``$SOURCE_DATE_EPOCH``, for reproducible builds) as ISO 8601 UTC seconds."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    when = (_dt.datetime.fromtimestamp(int(epoch), _dt.UTC) if epoch.isdigit()
+            else _dt.datetime.now(_dt.UTC))
+    return when.isoformat(timespec="seconds")
 
 
 def rebuild_hint(kind: str) -> str:
     """The advice to print when an index cannot be used."""
-    return f"rebuild it with 'skb index SKB_DIR --kind {kind}'"
+    return f"rebuild it with 'skb index SKB_DIR --kind {kind} --force'"
+
+
+def build_hint(kind: str, skb_dir: str | Path = "SKB_DIR", out: str | Path | None = None) -> str:
+    """The advice to print when an index was never built."""
+    where = f" --out {shlex.quote(str(out))}" if out is not None else ""
+    return f"build it with 'skb index {shlex.quote(str(skb_dir))} --kind {kind}{where}'"
 
 
 def write_manifest(directory: Path, manifest: Manifest) -> None:
@@ -80,11 +98,13 @@ def read_manifest(
     """
     directory = Path(directory)
     path = directory / MANIFEST_FILE
+    if not directory.exists():
+        recover_dir(directory)  # a build killed while swapping directories
     if not directory.is_dir():
-        raise IndexError_(f"{directory}: no such index directory; {rebuild_hint(kind or 'bm25')}")
+        raise IndexError_(f"{directory}: no such index directory; {build_hint(kind or 'bm25')}")
     if not path.is_file():
         raise IndexError_(f"{directory} is not an index directory (no {MANIFEST_FILE}); "
-                          f"{rebuild_hint(kind or 'bm25')}")
+                          f"{build_hint(kind or 'bm25')}")
     try:
         d = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
@@ -130,3 +150,67 @@ def read_doc_ids(directory: str | Path, expected: int, kind: str) -> list[str]:
         n = len(ids) if isinstance(ids, list) else "no"
         raise IndexError_(f"{path}: {n} doc ids for {expected} documents; {rebuild_hint(kind)}")
     return [str(x) for x in ids]
+
+
+_CLI_DEFAULTS = {"k1": 1.5, "b": 0.75, "method": "lucene", "stemmer": "english",
+                 "encoder": "minilm", "backend": "numpy"}
+
+
+def rebuild_command(kind: str, skb_dir: str | Path, index_dir: str | Path | None,
+                    source: dict[str, Any], params: dict[str, Any]) -> str:
+    """The ``skb index`` command that rebuilds an index with its recorded settings."""
+    q = shlex.quote
+    cmd = ["skb", "index", q(str(skb_dir)), "--kind", kind]
+    if index_dir is not None and Path(index_dir).absolute() != (
+            Path(skb_dir) / "indexes" / kind).absolute():
+        cmd += ["--out", q(str(index_dir))]
+    if source.get("fields"):
+        cmd += ["--fields", q(",".join(source["fields"]))]
+    weights = params.get("field_weights") or {}
+    if source.get("fields") and any(float(w) != 1.0 for w in weights.values()):
+        cmd += ["--field-weights", q(",".join(f"{f}={w:g}" for f, w in weights.items()))]
+    if source.get("add_rel"):
+        cmd.append("--add-rel")
+    options = {"bm25": ("k1", "b", "method", "stemmer"), "dense": ("encoder", "backend")}
+    for name in options.get(kind, ("encoder",)):
+        value = params.get(name)
+        if value is not None and value != _CLI_DEFAULTS[name]:
+            cmd += [f"--{name}", q(str(value))]
+    return " ".join(cmd + ["--force"])
+
+
+def _short(digest: Any) -> str:
+    return str(digest)[:12] if digest else "unrecorded"
+
+
+def check_index_matches(index: Any, skb: Any) -> None:
+    """Refuse (IndexError_) to use ``index`` with an SKB other than the one it was built from.
+
+    Args:
+        index: a loaded index or its :class:`Manifest` (anything with ``source``; a
+            loaded index also gives its ``path``, ``params`` and ``kind``).
+        skb: the :class:`skbsearch.kb.SKB` the caller pairs it with.
+
+    Compares what the manifest's ``source`` records (``num_nodes``, ``skb_hash``) with
+    ``skb``'s node count and ``content_hash``; fields missing on either side (indexes
+    over plain texts, SKBs never saved, directories from older versions) are not compared.
+    The error names the exact ``skb index`` command that rebuilds the index.
+    """
+    source = dict(getattr(index, "source", None) or {})
+    if source.get("kind") != "skb" or skb is None:
+        return
+    meta = getattr(skb, "meta", None) or {}
+    n_now, h_now = int(skb.num_nodes), meta.get("content_hash")
+    n_then, h_then = source.get("num_nodes"), source.get("skb_hash")
+    if (n_then is None or int(n_then) == n_now) and (not h_then or not h_now or h_then == h_now):
+        return
+    kind = str(getattr(index, "kind", None) or "bm25")
+    params = dict(getattr(index, "params", None) or {})
+    index_dir = getattr(index, "path", None)
+    skb_dir = getattr(skb, "path", None) or source.get("path") or "SKB_DIR"
+    raise IndexError_(
+        f"{index_dir or 'the index'}: this {kind} index was built from a different SKB than "
+        f"{skb_dir} (index: {n_then} nodes, content {_short(h_then)}; SKB: {n_now} nodes, "
+        f"content {_short(h_now)}), so its results would be wrong; rebuild it with "
+        f"'{rebuild_command(kind, skb_dir, index_dir, source, params)}'"
+    )

@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 
 from skbsearch.atomic import atomic_dir
+from skbsearch.documents import DocumentRenderer
+from skbsearch.encoders import encode_texts, load_encoder
 from skbsearch.errors import IndexError_, InputError, MissingDependencyError
 from skbsearch.index.base import (
     Manifest,
@@ -33,6 +35,7 @@ from skbsearch.index.base import (
     write_doc_ids,
     write_manifest,
 )
+from skbsearch.kb.store import SKB
 
 BACKENDS = ("numpy", "faiss-flat", "faiss-hnsw")
 KIND = "dense"
@@ -57,17 +60,14 @@ class DocSource:
         cls, source: Any, renderer: Any = None, indices: Sequence[int] | np.ndarray | None = None
     ) -> DocSource:
         """From an SKB (rendered with ``renderer``) or a ``(doc_ids, texts)`` pair."""
-        from skbsearch.kb.store import SKB
-
         if isinstance(source, SKB):
-            from skbsearch.documents import DocumentRenderer
-
             renderer = renderer or DocumentRenderer()
             idx = None if indices is None else np.asarray(indices, dtype=np.int64)
             texts = renderer.render_many(source, idx)
             ids = source.ids if idx is None else source.id_of(idx)
             fields = getattr(renderer, "fields", None)
             info = {"kind": "skb", "num_nodes": source.num_nodes,
+                    "skb_hash": source.meta.get("content_hash"),
                     "path": str(Path(source.path).absolute()) if source.path else None,
                     "fields": list(fields) if fields is not None else None,
                     "add_rel": bool(getattr(renderer, "add_rel", False)),
@@ -93,8 +93,6 @@ class DocSource:
 def skb_renderer(fields: Sequence[str] | None = None, field_weights: Any = None,
                  add_rel: bool = False, max_per_relation: int = 10) -> Any:
     """The DocumentRenderer behind ``skb index --kind dense|multivector`` options."""
-    from skbsearch.documents import DocumentRenderer
-
     if field_weights:
         raise InputError("field weights apply to bm25 indexes only; a dense index embeds one "
                          "rendered document per node", field="field_weights")
@@ -253,8 +251,6 @@ class DenseIndex(DocRows):
                 total)`` callback.
             kwargs: further :class:`DenseIndex` settings (``hnsw_m``, ``ef_search``...).
         """
-        from skbsearch.encoders import encode_texts, load_encoder
-
         docs = DocSource.from_any(source, renderer=renderer, indices=indices)
         enc = load_encoder(encoder)
         emb = encode_texts(enc, docs.texts, cache, batch_size=batch_size, progress=progress,
@@ -362,7 +358,8 @@ class DenseIndex(DocRows):
     def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
         """Write the index directory atomically (see the module docstring)."""
         path = Path(path)
-        with atomic_dir(path, overwrite=overwrite) as tmp:
+        skb_dir = self.source.get("path")  # never replace the SKB it indexes
+        with atomic_dir(path, overwrite=overwrite, kind="index", inputs=[skb_dir]) as tmp:
             np.save(tmp / "embeddings.npy", np.ascontiguousarray(self.embeddings, dtype=np.float32))
             write_doc_ids(tmp, self.doc_ids)
             if self.node_index is not None:

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from skbsearch.atomic import atomic_dir
+from skbsearch.encoders import encode_texts, load_encoder
 from skbsearch.errors import IndexError_, InputError
 from skbsearch.index.base import (
     Manifest,
@@ -163,8 +164,6 @@ class MultiVectorIndex(DocRows):
         Arguments as for :meth:`skbsearch.index.dense.DenseIndex.build`, plus the chunk
         ``size`` and ``stride`` (in words) and the default aggregation ``agg``.
         """
-        from skbsearch.encoders import encode_texts, load_encoder
-
         docs = DocSource.from_any(source, renderer=renderer, indices=indices)
         chunks = [chunk_words(t, size, stride) for t in docs.texts]
         offsets = np.zeros(len(chunks) + 1, dtype=np.int64)
@@ -256,7 +255,8 @@ class MultiVectorIndex(DocRows):
     def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
         """Write the index directory atomically."""
         path = Path(path)
-        with atomic_dir(path, overwrite=overwrite) as tmp:
+        skb_dir = self.source.get("path")  # never replace the SKB it indexes
+        with atomic_dir(path, overwrite=overwrite, kind="index", inputs=[skb_dir]) as tmp:
             np.save(tmp / "chunk_embeddings.npy", np.ascontiguousarray(self.embeddings, np.float32))
             np.save(tmp / "chunk_offsets.npy", self.offsets)
             write_doc_ids(tmp, self.doc_ids)

@@ -31,6 +31,7 @@ import scipy.sparse as sp
 from bm25s.tokenization import Tokenizer
 
 from skbsearch.atomic import atomic_dir
+from skbsearch.csr import check_compressed
 from skbsearch.errors import IndexError_, InputError
 from skbsearch.index import base
 from skbsearch.index.base import Manifest, ProgressFn, no_progress
@@ -61,12 +62,32 @@ def _make_tokenizer(stemmer: str | None, stopwords: str | Sequence[str] | None) 
     return Tokenizer(lower=True, stopwords=sw, stemmer=make_stemmer(stemmer))
 
 
+def _check_scores(path: Path, bm: bm25s.BM25, tokenizer: Tokenizer, num_docs: int) -> None:
+    """Validate the loaded CSC score matrix (terms x documents) and the token ids against it."""
+    sc = bm.scores
+    indptr, indices, data = (np.asarray(sc[k]) for k in ("indptr", "indices", "data"))
+    hint = base.rebuild_hint(KIND)
+    if indptr.ndim != 1 or len(indptr) < 1:
+        raise IndexError_(f"{path}/indptr.csc.index.npy: corrupt sparse matrix (empty indptr); {hint}")
+    n_terms = len(indptr) - 1
+    check_compressed(indptr, indices, n_terms, num_docs, where=f"{path} (BM25 scores)", data=data, hint=hint)
+    ids = [*tokenizer.word_to_id.values(), *tokenizer.stem_to_sid.values()]
+    if not all(type(i) is int and 0 <= i < n_terms for i in ids):
+        raise IndexError_(f"{path}/vocab.tokenizer.json: token ids outside the {n_terms} terms of the "
+                          f"score matrix; {hint}")
+    nonocc = bm.nonoccurrence_array
+    if nonocc is not None and len(nonocc) != n_terms:
+        raise IndexError_(f"{path}: {len(nonocc)} non-occurrence scores for {n_terms} terms; {hint}")
+
+
 class BM25Index:
     """A BM25 index over documents with external string ids.
 
     Build with :meth:`build`, :meth:`from_texts` or :meth:`from_skb`; :meth:`save` to a
     directory and :meth:`load` it back (arrays memory-mapped).
     """
+
+    kind = KIND
 
     def __init__(
         self,
@@ -240,6 +261,7 @@ class BM25Index:
             "kind": "skb",
             "path": str(Path(skb.path).absolute()) if getattr(skb, "path", None) else None,
             "num_nodes": n,
+            "skb_hash": (getattr(skb, "meta", None) or {}).get("content_hash"),
             "fields": list(fields) if fields is not None else None,
             "add_rel": add_rel,
             "max_per_relation": max_per_relation,
@@ -251,7 +273,8 @@ class BM25Index:
     def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
         """Write the index directory atomically; returns its path."""
         path = Path(path)
-        with atomic_dir(path, overwrite=overwrite) as tmp:
+        skb_dir = self.source.get("path")  # never replace the SKB it indexes
+        with atomic_dir(path, overwrite=overwrite, kind="index", inputs=[skb_dir]) as tmp:
             self.bm25.nonoccurrence_array = self.nonoccurrence
             try:
                 self.bm25.save(tmp, show_progress=False)
@@ -277,11 +300,15 @@ class BM25Index:
             tokenizer = _make_tokenizer(m.params.get("stemmer"), None)
             tokenizer.load_vocab(path)
             tokenizer.load_stopwords(path, _STOPWORDS_FILE)
-        except (OSError, ValueError, KeyError) as e:
+        except EOFError:  # np.load of a 0-byte or truncated .npy
+            raise IndexError_(f"{path}: damaged bm25 index (an empty or truncated .npy array file); "
+                              f"{base.rebuild_hint(KIND)}") from None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise IndexError_(f"{path}: damaged bm25 index ({e}); {base.rebuild_hint(KIND)}") from None
         if bm.scores.get("num_docs") != m.num_docs:
             raise IndexError_(f"{path}: bm25s params say {bm.scores.get('num_docs')} documents, "
                               f"manifest says {m.num_docs}; {base.rebuild_hint(KIND)}")
+        _check_scores(path, bm, tokenizer, m.num_docs)
         return cls(bm, tokenizer, doc_ids, m.params, m.source, path)
 
     # ------------------------------------------------------------------ accessors

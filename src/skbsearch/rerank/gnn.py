@@ -17,8 +17,10 @@ from typing import Any
 
 import numpy as np
 import torch
+from rich.progress import Progress
 from torch import Tensor
 
+from skbsearch.encoders import encode_texts, load_encoder
 from skbsearch.errors import InputError
 from skbsearch.pipeline import StageBase
 from skbsearch.rerank.docgraph import build_document_graph
@@ -113,8 +115,6 @@ class GraphFeaturizer:
     def encoder(self) -> Any:
         """The text encoder (loaded on first use)."""
         if self._encoder is None:
-            from skbsearch.encoders import load_encoder
-
             self._encoder = load_encoder(self.encoder_name)
         return self._encoder
 
@@ -132,8 +132,6 @@ class GraphFeaturizer:
         }
 
     def _encode(self, texts: list[str], what: str) -> np.ndarray:
-        from skbsearch.encoders import encode_texts
-
         return encode_texts(
             self.encoder,
             texts,
@@ -150,8 +148,6 @@ class GraphFeaturizer:
         if todo:
             texts = [(pairs[i][2], pairs[i][3]) for i in todo]
             if self.progress:
-                from rich.progress import Progress
-
                 with Progress(transient=True) as bar:
                     task = bar.add_task("parsing", total=len(texts))
                     parsed = self.parser.parse_many(texts, progress=lambda k: bar.advance(task, k))

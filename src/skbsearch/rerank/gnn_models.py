@@ -216,7 +216,7 @@ def save_model(
     """
     directory = Path(directory)
     meta = {"format": FORMAT, "model": asdict(model.config), "extra": extra or {}}
-    with atomic_dir(directory) as tmp:
+    with atomic_dir(directory, kind="gnn-model") as tmp:
         (tmp / CONFIG_FILE).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         torch.save(model.state_dict(), tmp / WEIGHTS_FILE)
     return directory

@@ -11,9 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
+import numpy as np
+
 from skbsearch.llm.client import LLMClient
-from skbsearch.pipeline import StageBase
-from skbsearch.types import Query, Run
+from skbsearch.progress import ProgressFn
+from skbsearch.rerank.pairwise import PairwiseReranker
+from skbsearch.types import Query
 
 STARK_PROMPT = (
     "You are a helpful assistant that examines if a {kind} satisfies a given query and assigns "
@@ -46,8 +49,11 @@ def parse_score(text: str, scale: float = 1.0) -> float | None:
     return min(max(v, 0.0), 1.0)
 
 
-class LLMReranker(StageBase):
+class LLMReranker(PairwiseReranker):
     """Re-score each query's candidates with an LLM (point-wise prompts).
+
+    A :class:`~skbsearch.rerank.pairwise.PairwiseReranker`: candidates past ``top_k`` keep
+    their order below the re-scored ones; prompts go to the client ``batch_size`` at a time.
 
     Args:
         client: any :class:`skbsearch.llm.LLMClient`.
@@ -57,7 +63,10 @@ class LLMReranker(StageBase):
         kind: what a candidate is called in the prompt ("product", "passage", ...).
         max_doc_chars: truncate documents to fit small context windows.
         tie_break: ``"none"`` (pure LLM scores) or ``"retriever"`` (ties keep the input order).
+        batch_size: prompts per client call.
     """
+
+    name = "llm"
 
     def __init__(
         self,
@@ -70,12 +79,13 @@ class LLMReranker(StageBase):
         max_doc_chars: int = 2000,
         max_tokens: int = 8,
         tie_break: str = "none",
+        batch_size: int = 64,
+        progress: ProgressFn | None = None,
     ) -> None:
         if tie_break not in ("none", "retriever"):
             raise ValueError("tie_break must be 'none' or 'retriever'")
+        super().__init__(doc_text, top_k=top_k, batch_size=batch_size, progress=progress)
         self.client = client
-        self.doc_text = doc_text.__getitem__ if isinstance(doc_text, Mapping) else doc_text
-        self.top_k = top_k
         self.prompt = prompt
         self.kind = kind
         self.max_doc_chars = max_doc_chars
@@ -83,33 +93,30 @@ class LLMReranker(StageBase):
         self.tie_break = tie_break
         self.unparsed = 0
 
-    def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
-        if run is None:
-            raise ValueError("LLMReranker re-ranks a run: put a retriever before it")
-        jobs: list[tuple[str, str, int]] = []
-        convs = []
-        for q in queries:
-            for rank, (doc, _) in enumerate(run.ranked(q.id)[: self.top_k]):
-                text = self.doc_text(doc)[: self.max_doc_chars]
-                content = self.prompt.format(query=q.text, document=text, kind=self.kind)
-                convs.append([{"role": "user", "content": content}])
-                jobs.append((q.id, doc, rank))
-        answers = self.client.chat(convs, max_tokens=self.max_tokens)
-        out = Run(name=f"{run.name}>>llm")
-        for (qid, doc, rank), ans in zip(jobs, answers, strict=True):
+    def render(self, query: Query, doc_id: str) -> tuple[str, str]:
+        """The query and the document cut to ``max_doc_chars``."""
+        text, doc = super().render(query, doc_id)
+        return text, doc[: self.max_doc_chars]
+
+    def score_pairs(self, query_texts: Sequence[str], doc_texts: Sequence[str],
+                    contexts: Sequence[str] | None = None) -> np.ndarray:
+        """One prompt a pair; the number in the answer (unparsed answers score 0)."""
+        convs = [[{"role": "user", "content": self.prompt.format(query=q, document=d, kind=self.kind)}]
+                 for q, d in zip(query_texts, doc_texts, strict=True)]
+        out = []
+        for ans in self.client.chat(convs, max_tokens=self.max_tokens):
             s = parse_score(ans)
             if s is None:
                 self.unparsed += 1
                 s = 0.0
-            if self.tie_break == "retriever":
-                s += 1e-6 * (self.top_k - rank) / self.top_k
-            out.setdefault(qid, {})[doc] = s
-        # Candidates beyond top_k keep their order, below every re-ranked one.
-        for q in queries:
-            rest = run.ranked(q.id)[self.top_k :]
-            for i, (doc, _) in enumerate(rest):
-                out.setdefault(q.id, {})[doc] = -1.0 - i
-        return out
+            out.append(s)
+        return np.asarray(out, dtype=np.float64)
+
+    def adjust(self, scores: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+        """With ``tie_break="retriever"``, ties keep the incoming order."""
+        if self.tie_break != "retriever":
+            return scores
+        return scores.astype(np.float64) + 1e-6 * (self.top_k - ranks) / self.top_k
 
     def __repr__(self) -> str:
         return f"LLMReranker({self.client.model}, top_k={self.top_k})"

@@ -25,7 +25,11 @@ from typing import Any
 import numpy as np
 
 from skbsearch.kb.store import SKB
+from skbsearch.rerank.cross_encoder import CrossEncoderModel
+from skbsearch.rerank.labels import IncidentEdges
+from skbsearch.rerank.pairwise import PairwiseReranker
 from skbsearch.retrieve.linking import EntityLinker, strip_brackets
+from skbsearch.retrieve.sparse import BM25Retriever
 from skbsearch.types import Query
 from skbsearch.verbalise import EntityDocument, document_of_edge
 
@@ -86,8 +90,6 @@ class TripleRetriever:
     def __init__(self, skb: SKB, documents: Sequence[EntityDocument], index: Any = None,
                  graph: Any = None, *, linker: EntityLinker | None = None, k_docs: int = 2,
                  k_paths: int = 15, link_mode: str = "auto") -> None:
-        from skbsearch.train.labels import IncidentEdges
-
         if index is None and graph is None:
             raise ValueError("TripleRetriever needs a BM25 index, a graph retriever or both")
         self.skb = skb
@@ -103,8 +105,6 @@ class TripleRetriever:
         self.incident = IncidentEdges(skb)
         self.bm25 = None
         if index is not None and k_docs > 0:
-            from skbsearch.retrieve.sparse import BM25Retriever
-
             self.bm25 = BM25Retriever(index, k=k_docs, n_threads=1, backend="numpy")
 
     def topics(self, text: str) -> list[int]:
@@ -212,8 +212,12 @@ def triple_inputs(question: str, candidates: Sequence[TripleCandidate], document
     return qs, ps, (cs if context else None)
 
 
-class TripleReranker:
+class TripleReranker(PairwiseReranker):
     """Score candidate triples with a cross-encoder: question | triple | context segments.
+
+    A :class:`~skbsearch.rerank.pairwise.PairwiseReranker` over triples: the pairs are
+    (question, verbalised triple) with the triple's document as context, scored in
+    length-sorted batches by :meth:`score_texts`.
 
     Args:
         model: a :class:`CrossEncoderModel` or a directory written by
@@ -226,27 +230,37 @@ class TripleReranker:
         threads: torch threads while scoring (``None``: unchanged).
     """
 
+    name = "triples"
+    sort_by_length = True
+
     def __init__(self, model: Any, skb: SKB, documents: Sequence[EntityDocument], *,
                  context: bool | None = None, compact: bool | None = None, batch_size: int = 32,
                  threads: int | None = 1) -> None:
-        from skbsearch.rerank.cross_encoder import CrossEncoderModel
-
+        super().__init__(None, batch_size=batch_size)
         self.model = model if isinstance(model, CrossEncoderModel) else CrossEncoderModel.load(Path(model))
         info = self.model.info.get(INFO_KEY, {})
         self.context = bool(info.get("context", True)) if context is None else context
         self.compact = bool(info.get("compact_context", True)) if compact is None else compact
         self.documents = list(documents)
         self.names = skb.column("name")
-        self.batch_size, self.threads = batch_size, threads
+        self.threads = threads
 
     def inputs(self, question: str, candidates: Sequence[TripleCandidate]) -> tuple[list[str], list[str], list[str] | None]:
         """Aligned (question, triple sentence, context) lists; contexts ``None`` when off."""
         return triple_inputs(question, candidates, self.documents, self.names if self.compact else None,
                              context=self.context)
 
+    def score_pairs(self, query_texts: Sequence[str], doc_texts: Sequence[str],
+                    contexts: Sequence[str] | None = None) -> np.ndarray:
+        """Logits of (question, triple[, context]) pairs."""
+        return self.model.score(query_texts, doc_texts, contexts, len(query_texts))
+
     def score(self, questions: Sequence[str], candidates: Sequence[Sequence[TripleCandidate]],
               progress: Any = None) -> list[np.ndarray]:
-        """Logits per question, aligned with its candidates (one batched scoring pass)."""
+        """Logits per question, aligned with its candidates (one batched scoring pass).
+
+        ``progress``: a ``progress(stage, done, total)`` callback over pairs.
+        """
         from skbsearch.rerank.gnn_models import torch_threads
 
         qs: list[str] = []
@@ -257,8 +271,9 @@ class TripleReranker:
             qs += a
             ps += b
             cs += c or []
+        self.progress = progress
         with torch_threads(self.threads):
-            flat = self.model.score(qs, ps, cs if self.context else None, self.batch_size, progress)
+            flat = self.score_texts(qs, ps, cs if self.context else None).astype(np.float32)
         bounds = np.cumsum([0] + [len(c) for c in candidates])
         return [flat[bounds[i] : bounds[i + 1]] for i in range(len(candidates))]
 

@@ -5,13 +5,20 @@ For each query (no model at query time, rules only):
 1. ``text``: BM25 over every document's *enriched* index text (original text + the
    derived tokens, e.g. absolute dates, computed prices, landmark countries);
 2. ``constraints``: :func:`~skbsearch.enrich.parse_constraints` reads the date, time,
-   price and place the query states, and :func:`~skbsearch.enrich.constraint_score`
+   price and place the query states (and a speaker of the documents' facts that it
+   names), and :func:`~skbsearch.enrich.constraint_score`
    scores each document's stored facts against them (0..1);
 3. combined (mode ``"full"``)::
 
        score(d) = text(d) / max_d' text(d') + weight * constraints(d)
 
-   as :func:`~skbsearch.enrich.combine_scores`. Mode ``"text"`` keeps the BM25 score
+   as :func:`~skbsearch.enrich.combine_scores`, where BM25 scores the query without its
+   question words (:func:`~skbsearch.enrich.topic_text`), interpolated (share
+   ``feedback_weight``) with a pseudo-relevance-feedback expansion
+   (:class:`~skbsearch.retrieve.feedback.TermFeedback`: the top ``feedback_docs``
+   documents for the query's topic words, without its dates, times and prices, give
+   ``feedback_terms`` expansion terms). The text score decides among documents that meet
+   the constraints equally. Mode ``"text"`` keeps the BM25 score of the whole query
    alone; mode ``"constraints"`` ranks by the constraint score, BM25 breaking ties.
 
 Only documents with a positive score are returned. A :class:`FactIndex` finds the
@@ -37,16 +44,22 @@ from skbsearch.enrich import (
     Gazetteer,
     constraint_score,
     parse_constraints,
+    topic_text,
 )
 from skbsearch.enrich.gazetteer import normalize_tokens
 from skbsearch.enrich.store import load_enriched, save_enriched
 from skbsearch.errors import IndexError_, InputError
 from skbsearch.index.sparse import BM25Index
 from skbsearch.pipeline import StageBase
+from skbsearch.retrieve.feedback import TermFeedback
 from skbsearch.types import Query, Run
 
 MODES = ("full", "text", "constraints")
 _CONFIG = "constrained.json"
+_SETTINGS = ("weight", "mode", "k", "feedback_docs", "feedback_terms", "feedback_weight")
+# Feedback defaults: chosen by cross-validation over the IMPLIRET development tuple sets
+# (benchmarks/impliret_feedback_cv.py).
+FEEDBACK_DOCS, FEEDBACK_TERMS, FEEDBACK_WEIGHT = 30, 20, 0.5
 
 
 def _key(s: Any) -> str:
@@ -74,6 +87,7 @@ class FactIndex:
                     for v in (f.value, *(f.attrs.get(k) for k in ("country", "region", "city", "location"))):
                         if v:
                             self.by_place.setdefault(_key(v), set()).add(row)
+        self.speakers = sorted({str(f.attrs["speaker"]) for fs in self.facts for f in fs if f.attrs.get("speaker")})
         self.dates = sorted(self.by_date)
         self.date_rows = {r for rows in self.by_date.values() for r in rows}
         self.price_values = np.array([p for p, _ in prices], dtype=np.float64)
@@ -133,6 +147,9 @@ class ConstrainedRetriever(StageBase):
         mode: ``"full"``, ``"text"`` or ``"constraints"``.
         k: candidates per query.
         name: the name of the Runs it returns.
+        feedback_docs, feedback_terms: pseudo-relevance feedback documents and terms.
+        feedback_weight: lambda, the expansion's share of the text score (0: no feedback;
+            modes ``"full"`` and ``"constraints"`` only).
     """
 
     def __init__(
@@ -145,6 +162,9 @@ class ConstrainedRetriever(StageBase):
         mode: str = "full",
         k: int = 100,
         name: str | None = None,
+        feedback_docs: int = FEEDBACK_DOCS,
+        feedback_terms: int = FEEDBACK_TERMS,
+        feedback_weight: float = FEEDBACK_WEIGHT,
     ) -> None:
         if mode not in MODES:
             raise InputError(f"unknown mode {mode!r}; use one of {MODES}", field="mode")
@@ -161,23 +181,54 @@ class ConstrainedRetriever(StageBase):
         self.weight, self.mode, self.k = float(weight), mode, k
         self.name = name or {"full": "enrich", "text": "bm25+enrich", "constraints": "constraints-only"}[mode]
         self._all_rows = np.arange(len(self.docs), dtype=np.int64)
+        if not 0 <= feedback_weight <= 1:
+            raise InputError(f"feedback_weight must be in [0, 1], got {feedback_weight}", field="feedback_weight")
+        self.feedback_docs, self.feedback_terms = int(feedback_docs), int(feedback_terms)
+        self.feedback_weight = float(feedback_weight)
+        self.feedback = (TermFeedback(self.index, self.feedback_docs, self.feedback_terms)
+                         if self.feedback_weight > 0 and mode != "text" and len(self.docs) else None)
 
     # ------------------------------------------------------------------ scoring
     def constraints(self, text: str) -> list[Constraint]:
-        """The constraints parsed from a query text."""
-        return parse_constraints(text, places=self.places)
+        """The constraints parsed from a query text (speakers: those of the documents' facts)."""
+        return parse_constraints(text, places=self.places, speakers=self.facts.speakers)
+
+    def _bm25(self, text: str) -> tuple[np.ndarray, list[int]]:
+        toks = self.index.tokenize([text])[0]
+        s = self.index.score_docs(toks, self._all_rows).astype(np.float64) if toks else np.zeros(len(self.docs))
+        return s, toks
+
+    def text_score(self, text: str, constraints: Sequence[Constraint] = ()) -> np.ndarray:
+        """The text score of every document, scaled to a maximum of 1 (mode ``"text"``: raw BM25).
+
+        With constraints (modes ``"full"``, ``"constraints"``) BM25 scores the query without
+        its question words, interpolated with the feedback expansion of its topic words.
+        """
+        if self.mode == "text":
+            return self._bm25(text)[0]
+        topic = topic_text(text)
+        s, toks = self._bm25(topic)
+        if self.feedback is not None and toks:
+            seed_text = topic
+            for c in constraints:  # the topic alone chooses the feedback documents
+                if c.kind in ("date", "time", "price") and c.text:
+                    seed_text = seed_text.replace(c.text, " ")
+            seed, _ = self._bm25(seed_text)
+            if seed.max() > 0:
+                lam = self.feedback_weight
+                s = (1 - lam) * s / len(toks) + lam * self.feedback.scores(seed, exclude=toks)
+        return s / s.max() if len(s) and s.max() > 0 else s
 
     def score(self, text: str) -> np.ndarray:
         """The combined score of every document for one query text."""
-        toks = self.index.tokenize([text])[0]
-        s = self.index.score_docs(toks, self._all_rows).astype(np.float64) if toks else np.zeros(len(self.docs))
         if self.mode == "text":
-            return s
-        top = s.max() if len(s) and s.max() > 0 else 1.0
-        c = self.facts.scores(self.constraints(text))
+            return self.text_score(text)
+        cs = self.constraints(text)
+        s = self.text_score(text, cs)
+        c = self.facts.scores(cs)
         if self.mode == "constraints":
-            return c + 1e-6 * s / top
-        return s / top + self.weight * c
+            return c + 1e-6 * s
+        return s + self.weight * c
 
     def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
         """Top-``k`` documents per query (only ``run``'s candidates, when given)."""
@@ -203,11 +254,13 @@ class ConstrainedRetriever(StageBase):
     def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
         """Write ``bm25/``, ``enriched.jsonl`` and ``constrained.json`` atomically."""
         path = Path(path)
-        with atomic_dir(path, overwrite=overwrite) as tmp:
+        with atomic_dir(path, overwrite=overwrite, kind="constrained") as tmp:
             self.index.save(tmp / "bm25")
             save_enriched(tmp, self.docs)
-            cfg = {"kind": "constrained", "weight": self.weight, "mode": self.mode, "k": self.k,
-                   "num_docs": len(self.docs)}
+            cfg = {"artefact": "constrained", "kind": "constrained", "weight": self.weight,
+                   "mode": self.mode, "k": self.k, "num_docs": len(self.docs),
+                   "feedback_docs": self.feedback_docs, "feedback_terms": self.feedback_terms,
+                   "feedback_weight": self.feedback_weight}
             (tmp / _CONFIG).write_text(json.dumps(cfg, indent=2) + "\n", encoding="utf-8")
         return path
 
@@ -220,7 +273,8 @@ class ConstrainedRetriever(StageBase):
         if not cfg_file.is_file():
             raise IndexError_(f"{path}: not a constrained-retrieval index (no {_CONFIG}); build it again")
         cfg = json.loads(cfg_file.read_text(encoding="utf-8"))
-        settings = {k: cfg[k] for k in ("weight", "mode", "k") if k in cfg} | overrides
+        # An index saved before feedback existed keeps ranking as it did (no feedback).
+        settings = {"feedback_weight": 0.0} | {k: cfg[k] for k in _SETTINGS if k in cfg} | overrides
         return cls(load_enriched(path), BM25Index.load(path / "bm25"), places=places, **settings)
 
     def __repr__(self) -> str:

@@ -15,8 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from skbsearch.encoders import encode_texts, load_encoder
 from skbsearch.encoders.cache import as_cache
 from skbsearch.errors import InputError
+from skbsearch.index.base import check_index_matches
 from skbsearch.index.dense import DenseIndex, Hits
 from skbsearch.index.multivector import MultiVectorIndex, parse_agg
 from skbsearch.pipeline import StageBase
@@ -66,6 +68,8 @@ class EmbeddingRetriever(StageBase):
         self.k = k
         self.filter = filter if filter is not None and not filter.is_empty else None
         self.skb = skb
+        if skb is not None:
+            check_index_matches(index, skb)  # an index of another SKB build: refuse
         self._allowed = None if allowed is None else np.asarray(allowed, dtype=np.int64)
         if mask is not None:
             mask = np.asarray(mask, dtype=bool)
@@ -87,8 +91,6 @@ class EmbeddingRetriever(StageBase):
     def encoder(self) -> Any:
         """The query encoder (loaded on first use)."""
         if self._encoder is None:
-            from skbsearch.encoders import load_encoder
-
             enc = load_encoder(self._encoder_spec or self.index.encoder or "minilm")
             if enc.dim != self.index.dim:
                 raise InputError(f"encoder {enc.name!r} gives {enc.dim}-d vectors but the index "
@@ -102,8 +104,6 @@ class EmbeddingRetriever(StageBase):
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Query vectors (duplicate texts encoded once; cached ones not at all)."""
-        from skbsearch.encoders import encode_texts
-
         return encode_texts(self.encoder, texts, self.cache, batch_size=self.batch_size)
 
     # ------------------------------------------------------------------ filters

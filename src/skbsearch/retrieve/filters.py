@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from skbsearch.errors import InputError
+from skbsearch.index.base import check_index_matches
 from skbsearch.kb.store import SKB
 
 
@@ -31,8 +32,8 @@ class NodeFilter:
 
     Attributes:
         types: allowed node types (empty: all types).
-        where: a SQL boolean expression over node columns, e.g. ``price < 20 AND brand = 'X'``
-            (evaluated by DuckDB via :meth:`SKB.select`).
+        where: a predicate over node columns, e.g. ``price < 20 AND brand = 'X'``, in the
+            allow-listed language of :mod:`skbsearch.kb.predicate` (never run as SQL).
     """
 
     types: tuple[str, ...] = field(default=())
@@ -90,16 +91,19 @@ def _same_ids(doc_ids: Sequence[str], skb: SKB) -> bool:
 
 
 def index_skb(index: Any, skb: Any = None) -> Any:
-    """``skb`` if given, else the SKB an index was built from (its manifest's source path)."""
-    if skb is not None:
-        return skb
-    from skbsearch.kb.store import SKB
+    """``skb`` if given, else the SKB an index was built from (its manifest's source path).
 
-    path = (getattr(index, "source", None) or {}).get("path")
-    if not path or not Path(path).is_dir():
-        raise InputError("a filter needs the SKB: pass skb=..., the index does not "
-                         "record a readable SKB path", field="skb")
-    return SKB.load(path)
+    Either way, an index built from another SKB (or from this SKB before it was rebuilt)
+    raises :class:`~skbsearch.errors.IndexError_` (see ``check_index_matches``).
+    """
+    if skb is None:
+        path = (getattr(index, "source", None) or {}).get("path")
+        if not path or not Path(path).is_dir():
+            raise InputError("a filter needs the SKB: pass skb=..., the index does not "
+                             "record a readable SKB path", field="skb")
+        skb = SKB.load(path)
+    check_index_matches(index, skb)
+    return skb
 
 
 def filter_mask(flt: NodeFilter | None, skb: Any, doc_ids: Sequence[str],

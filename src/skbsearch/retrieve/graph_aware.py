@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from skbsearch.enrich.constraints import parse_constraints
+from skbsearch.index.names import name_token_rows
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.schema import INVERSE_SUFFIX
 from skbsearch.kb.store import SKB
@@ -69,8 +71,6 @@ def parse_attribute_bounds(
     query: str, *, price_attribute: str = "price", rating_attribute: str = "rating"
 ) -> AttributeBounds:
     """Price bounds ("under $20", "between $10 and $30") and rating bounds ("4 stars or more")."""
-    from skbsearch.enrich.constraints import parse_constraints
-
     bounds: dict[str, tuple[float | None, float | None]] = {}
     for c in parse_constraints(query):
         if c.kind == "price" and (c.low is not None or c.high is not None):
@@ -83,6 +83,29 @@ def parse_attribute_bounds(
         v = float(next(g for g in m.groups() if g is not None))
         bounds[rating_attribute] = (v, None)
     return AttributeBounds(bounds)
+
+
+class _NameTokens:
+    """Each node's distinct name-token ids, as CSR rows (``tokens[i]`` -> sorted int64 ids)."""
+
+    def __init__(self, indptr: np.ndarray, ids: np.ndarray) -> None:
+        self.indptr, self.ids = indptr, ids
+        self.vocab = 1 + (int(ids.max()) if len(ids) else 0)
+
+    @classmethod
+    def of(cls, name_index: BM25Index, skb: SKB) -> _NameTokens:
+        """Read off the name index's matrix when it can (no tokenising), else tokenise names."""
+        rows = name_token_rows(name_index, skb)
+        if rows is not None:
+            return cls(*rows)
+        toks = [np.unique(np.asarray(t, dtype=np.int64))
+                for t in name_index.tokenize([nm or "" for nm in skb.column("name")])]
+        indptr = np.zeros(len(toks) + 1, dtype=np.int64)
+        np.cumsum([len(t) for t in toks], out=indptr[1:])
+        return cls(indptr, np.concatenate(toks + [np.zeros(0, np.int64)]))
+
+    def __getitem__(self, i: int) -> np.ndarray:
+        return self.ids[self.indptr[i] : self.indptr[i + 1]]
 
 
 class GraphAwareRetriever(StageBase):
@@ -138,20 +161,20 @@ class GraphAwareRetriever(StageBase):
             )
         self.names = BM25Retriever(name_index, k=n_anchor)
         self.name_index = name_index
-        name_toks = name_index.tokenize([nm or "" for nm in skb.column("name")])
-        self._name_tokens = [np.unique(np.asarray(t, dtype=np.int64)) for t in name_toks]
-        vocab = 1 + max((int(t.max()) for t in self._name_tokens if len(t)), default=0)
-        df = np.bincount(np.concatenate(self._name_tokens + [np.zeros(0, np.int64)]), minlength=vocab)
+        self._name_tokens = _NameTokens.of(name_index, skb)
+        df = np.bincount(self._name_tokens.ids, minlength=self._name_tokens.vocab)
         self._idf = np.log1p(skb.num_nodes / np.maximum(df, 1)).astype(np.float32)
         self.relations = list(relations) if relations is not None else [
             r for base in skb.schema.relations for r in (base, base + INVERSE_SUFFIX)
         ]
         self._target_mask = np.zeros(skb.num_nodes, dtype=bool)
         self._target_mask[self.target.node_indices(skb)] = True
-        self._row_of_node = np.full(skb.num_nodes, -1, dtype=np.int64)
-        pos = text_index.position
-        for i, nid in enumerate(skb.ids):
-            self._row_of_node[i] = pos.get(nid, -1)
+        if text_index.doc_ids == list(skb.ids):  # the usual case: an index over every node
+            self._row_of_node = np.arange(skb.num_nodes, dtype=np.int64)
+        else:
+            pos = text_index.position
+            self._row_of_node = np.fromiter((pos.get(nid, -1) for nid in skb.ids),
+                                            dtype=np.int64, count=skb.num_nodes)
 
     def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
         queries = list(queries)
@@ -216,6 +239,47 @@ class GraphAwareRetriever(StageBase):
         order = np.argsort(-score, kind="stable")[: self.k]
         ids = skb.ids
         return {ids[int(rows[i])]: float(score[i]) for i in order}
+
+    def _anchor_cache(self, text: str) -> np.ndarray:
+        """Anchor strengths of one query text (the last few kept: explain runs per hit)."""
+        cache = self.__dict__.setdefault("_anchors", {})
+        if text not in cache:
+            if len(cache) >= 8:
+                cache.pop(next(iter(cache), None), None)
+            name_run = self.names([Query("q", text)])
+            qn = self.name_index.tokenize([text])[0]
+            cache[text] = self.anchors(name_run.get("q", {}), qn)
+        return cache[text]
+
+    def explain(self, query: Query, doc_id: str) -> list[str]:
+        """Why ``doc_id`` scores for ``query``: the linked anchors it is related to (with the
+        relation), the attribute bounds it meets, and whether its own text matched."""
+        skb = self.skb
+        if not skb.has_node(doc_id):
+            return []
+        i = int(skb.index_of(doc_id))
+        anchor = self._anchor_cache(query.text)
+        lines: list[str] = []
+        names = skb.column("name")
+        for rel in self.relations:
+            _, nbrs = skb.graph.neighbors(np.array([i], dtype=np.int64), [rel], "out")
+            for j in nbrs[anchor[nbrs] >= self.rel_min][:3]:
+                lines.append(f"path: {names[i]} --{rel}--> {names[int(j)]} "
+                             f"(linked from the query, {anchor[int(j)]:.2f})")
+        bounds = parse_attribute_bounds(query.text)
+        if bounds.bounds and bool(bounds.mask(skb, np.array([i]))[0]):
+            shown = ", ".join(f"{a} {'>= ' + format(lo, 'g') if lo is not None else ''}"
+                              f"{' and ' if lo is not None and hi is not None else ''}"
+                              f"{'<= ' + format(hi, 'g') if hi is not None else ''}"
+                              for a, (lo, hi) in bounds.bounds.items())
+            lines.append(f"attribute: {shown}")
+        toks = self.text_index.tokenize([query.text])[0]
+        row = int(self._row_of_node[i])
+        if toks and row >= 0:
+            t = float(self.text_index.score_docs(toks, np.array([row]))[0])
+            if t > 0:
+                lines.append(f"text: BM25 {t:.2f} on its own document")
+        return lines
 
     def __repr__(self) -> str:
         return f"GraphAwareRetriever(k={self.k}, w_text={self.w_text}, w_rel={self.w_rel}, w_attr={self.w_attr})"

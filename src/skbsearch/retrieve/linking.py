@@ -164,6 +164,19 @@ class EntityLinker:
         self._weights = {t: math.log((n + 1.0) / (c + 1.0)) / top for t, c in df.items()} if n else {}
         return self
 
+    @property
+    def background(self) -> dict[str, float] | None:
+        """Token weights learned by :meth:`fit_background` (``None``: stop words weigh 0)."""
+        return self._weights
+
+    @background.setter
+    def background(self, weights: dict[str, float] | None) -> None:
+        self._weights = dict(weights) if weights is not None else None
+
+    def token_weight(self, token: str) -> float:
+        """How much a normalised token counts as part of a mention (template words ~0)."""
+        return self._token_weight(token)
+
     def _token_weight(self, token: str) -> float:
         if self._weights is None:
             return 0.0 if token in DEFAULT_STOPWORDS else 1.0

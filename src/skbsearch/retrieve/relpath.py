@@ -25,6 +25,7 @@ import scipy.sparse as sp
 from skbsearch.atomic import atomic_dir
 from skbsearch.errors import IndexError_, InputError
 from skbsearch.kb.schema import INVERSE_SUFFIX, Schema
+from skbsearch.retrieve.lbfgs import minimize_lbfgs
 
 Path_ = tuple[str, ...]
 FORMAT = "skbsearch.relpath/1"
@@ -115,12 +116,18 @@ class RelationPathModel:
         l2: L2 penalty on the weights.
         max_iter: L-BFGS iterations.
         min_df: ignore n-grams seen in fewer training questions.
+        solver: ``scipy`` (SciPy's L-BFGS-B) or ``numpy`` (:mod:`skbsearch.retrieve.lbfgs`,
+            much faster per iteration when there are many classes and n-grams).
     """
 
-    def __init__(self, l2: float = 1e-4, max_iter: int = 300, min_df: int = 2) -> None:
+    def __init__(self, l2: float = 1e-4, max_iter: int = 300, min_df: int = 2,
+                 solver: str = "scipy") -> None:
+        if solver not in ("scipy", "numpy"):
+            raise InputError(f"solver must be 'scipy' or 'numpy', got {solver!r}", field="solver")
         self.l2 = l2
         self.max_iter = max_iter
         self.min_df = min_df
+        self.solver = solver
         self.vocab: dict[str, int] = {}
         self.idf = np.zeros(0)
         self.classes: list[Path_] = []
@@ -184,11 +191,14 @@ class RelationPathModel:
             return value, np.concatenate([np.asarray(grad_w).ravel(), G.sum(axis=0)])
 
         theta0 = np.zeros(V * C + C)
-        res = scipy.optimize.minimize(
-            loss, theta0, jac=True, method="L-BFGS-B", options={"maxiter": self.max_iter}
-        )
-        self.W = res.x[: V * C].reshape(V, C)
-        self.b = res.x[V * C :]
+        if self.solver == "numpy":
+            x, _ = minimize_lbfgs(loss, theta0, max_iter=self.max_iter)
+        else:
+            x = scipy.optimize.minimize(
+                loss, theta0, jac=True, method="L-BFGS-B", options={"maxiter": self.max_iter}
+            ).x
+        self.W = x[: V * C].reshape(V, C)
+        self.b = x[V * C :]
         return self
 
     # ------------------------------------------------------------------ prediction
@@ -211,7 +221,7 @@ class RelationPathModel:
     def save(self, path: str | Path) -> Path:
         """Write ``model.npz`` + ``model.json`` into directory ``path`` (atomically)."""
         path = Path(path)
-        with atomic_dir(path) as tmp:
+        with atomic_dir(path, kind="relpath-model") as tmp:
             np.savez(tmp / "model.npz", W=self.W, b=self.b, idf=self.idf)
             meta = {
                 "format": FORMAT,

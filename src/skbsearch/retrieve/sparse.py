@@ -9,6 +9,7 @@ over allowed documents only, inside bm25s's numba or numpy kernels.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from skbsearch.errors import InputError
+from skbsearch.index.base import check_index_matches
 from skbsearch.index.sparse import BM25Index
 from skbsearch.pipeline import StageBase
 from skbsearch.retrieve.filters import NodeFilter, filter_mask, index_skb
@@ -32,6 +34,11 @@ except ImportError:  # pragma: no cover - depends on the environment
 #: updates per call, the numpy backend is faster end to end ("auto" backend).
 NUMBA_MIN_WORK = 2e8
 _numba_compiled = False
+#: bm25s picks its backend from an attribute of the shared index, and numba's default
+#: (workqueue) threading layer aborts the process when two threads launch parallel
+#: kernels at once: one search at a time runs the switch + retrieve (the kernels use every
+#: core anyway).
+_RETRIEVE_LOCK = threading.Lock()
 
 
 class BM25Retriever(StageBase):
@@ -74,6 +81,8 @@ class BM25Retriever(StageBase):
         self.k = k
         self.filter = filter if filter is not None and not filter.is_empty else None
         self.skb = skb
+        if skb is not None:
+            check_index_matches(self.index, skb)  # an index of another SKB build: refuse
         if mask is not None:
             mask = np.asarray(mask, dtype=bool)
             if mask.shape != (self.index.num_docs,):
@@ -139,17 +148,19 @@ class BM25Retriever(StageBase):
             return
         bm = self.index.bm25
         use_numba = self._choose_numba(len(todo))
-        bm.backend = "numba" if use_numba else "numpy"
         weight = self._weight
-        res = bm.retrieve(
-            [tokens[i] for i in todo],
-            k=kk,
-            sorted=True,
-            show_progress=False,
-            n_threads=self.n_threads,
-            weight_mask=weight,
-            **({} if use_numba else {"backend_selection": "numpy"}),
-        )
+        with _RETRIEVE_LOCK:
+            bm.backend = "numba" if use_numba else "numpy"
+            res = bm.retrieve(
+                [tokens[i] for i in todo],
+                k=kk,
+                sorted=True,
+                show_progress=False,
+                # One query: no thread pool (starting one costs more than scoring).
+                n_threads=self.n_threads if len(todo) > 1 else 0,
+                weight_mask=weight,
+                **({} if use_numba else {"backend_selection": "numpy"}),
+            )
         _numba_compiled = _numba_compiled or use_numba
         # Rows are sorted best first and every score is >= 0 (excluded documents score
         # exactly 0), so the matching documents of a row are a prefix of it.
@@ -195,10 +206,11 @@ class BM25Retriever(StageBase):
             return
         sc = self.index.bm25.scores
         t = int(np.argmax(np.diff(np.asarray(sc["indptr"]))))
-        self.index.bm25.backend = "numba"
         self.allowed_mask()
-        self.index.bm25.retrieve([[t]], k=1, show_progress=False, n_threads=self.n_threads,
-                                 weight_mask=self._weight)
+        with _RETRIEVE_LOCK:
+            self.index.bm25.backend = "numba"
+            self.index.bm25.retrieve([[t]], k=1, show_progress=False, n_threads=self.n_threads,
+                                     weight_mask=self._weight)
         _numba_compiled = True
 
     def __repr__(self) -> str:

@@ -17,8 +17,6 @@ training stops at ``max_steps``, after ``epochs`` passes, or when ``time_budget_
 
 from __future__ import annotations
 
-import gzip
-import json
 import math
 import random
 import time
@@ -27,6 +25,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import bm25s
+
+from skbsearch.datasets.nq import read_nq_open
+from skbsearch.datasets.trecdl import load_trecdl
 from skbsearch.errors import InputError
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
 
@@ -79,8 +81,6 @@ class TrainResult:
 # ---------------------------------------------------------------------- data sources
 def load_trecdl_queries(prefix: str | Path, query_ids: set[str] | None = None) -> list[JudgedQuery]:
     """Judged queries of a TREC DL year: ``prefix`` is ``DIR/dl19`` (reads ``DIR/dl19_*.json``)."""
-    from skbsearch.benchmarks.trecdl import load_trecdl
-
     p = Path(prefix)
     data = load_trecdl(p.parent, p.name)
     out = []
@@ -97,25 +97,8 @@ def load_trecdl_queries(prefix: str | Path, query_ids: set[str] | None = None) -
 def load_nq_queries(path: str | Path, hard_negatives: int = 3, limit: int | None = None,
                     seed: int = 0) -> list[JudgedQuery]:
     """NQ-open oracle questions with their gold passage and BM25-hard negatives."""
-    import bm25s
-
-    path = Path(path)
-    rows: list[dict[str, Any]] = []
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                r = json.loads(line)
-                ctx = r["ctxs"][0]
-                rows.append({"q": r["question"], "a": [a.lower() for a in r.get("answers", [])],
-                             "p": f"{ctx.get('title', '')}: {ctx['text']}".strip(": ")})
-            except (json.JSONDecodeError, KeyError, IndexError, TypeError) as e:
-                raise InputError(f"expected an NQ-open record with 'question' and 'ctxs': {e}",
-                                 file=path, line=n) from None
-    if limit is not None:
-        rows = random.Random(seed).sample(rows, min(limit, len(rows)))
+    rows = [{"q": r.question, "a": list(r.answers), "p": r.passage}
+            for r in read_nq_open(path, limit=limit, seed=seed)]
     passages = [r["p"] for r in rows]
     retriever = bm25s.BM25()
     retriever.index(bm25s.tokenize(passages, stopwords="en", show_progress=False), show_progress=False)
@@ -142,8 +125,6 @@ def load_data_spec(spec: str, nq_limit: int | None = None, seed: int = 0) -> lis
     if kind == "trecdl" and where:
         return load_trecdl_queries(where)
     if kind == "nq" and where:
-        if not Path(where).is_file():
-            raise InputError(f"NQ file {where} not found", file=where, field="data")
         return load_nq_queries(where, limit=nq_limit, seed=seed)
     raise InputError(f"cannot read training data {spec!r}; write trecdl:DIR/dl19 or nq:FILE",
                      field="data")

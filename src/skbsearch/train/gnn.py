@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from skbsearch.errors import InputError
 from skbsearch.rerank.gnn import QueryGraph, score_graphs
@@ -184,9 +186,6 @@ def train_gnn(
 def _progress(enabled: bool, total: int) -> tuple[Any, Any]:
     if not enabled:
         return None, None
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),

@@ -2,7 +2,7 @@
 
 For each training question, the :class:`~skbsearch.rerank.triples.TripleRetriever`'s
 documents plus the inferred gold documents give labelled triples
-(:func:`skbsearch.train.labels.label_candidates`, ``"triple"`` labels = the paper's,
+(:func:`skbsearch.rerank.labels.label_candidates`, ``"triple"`` labels = the paper's,
 ``"document"`` = the ablation). Up to ``positives`` positive and ``negatives`` negative
 triples are sampled a question; each becomes ``(question, triple, context, label)`` and
 the model (a :class:`~skbsearch.rerank.cross_encoder.CrossEncoderModel`, from the packaged
@@ -24,9 +24,9 @@ import numpy as np
 
 from skbsearch.errors import InputError
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
+from skbsearch.rerank.labels import label_candidates
 from skbsearch.rerank.triples import INFO_KEY, TripleCandidate, TripleRetriever, triple_inputs
 from skbsearch.train.cross_encoder import TrainResult, _tail_mean, warmup_linear
-from skbsearch.train.labels import label_candidates
 
 LABELS = ("triple", "document")
 

@@ -2,7 +2,7 @@
 
 Protocol: everything trained here (relation-path model of the graph retriever, triple
 re-ranker) sees dev questions only. ``scope="half"`` trains on the hash train-half of dev
-(:func:`skbsearch.benchmarks.metaqa.in_train_half`; for ``--split dev``, scored on the
+(:func:`skbsearch.benchmarks.metaqa.protocol.in_train_half`; for ``--split dev``, scored on the
 other half); ``scope="all"`` trains on all of dev (for ``--split test``). Test questions
 are never read. Models trained on first use are cached under
 ``cache_root()/metaqa/triple-reranker-<key>``.
@@ -16,22 +16,32 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from skbsearch.benchmarks.metaqa import (
+from skbsearch.benchmarks.metaqa.protocol import (
     HOPS,
     MetaQAQuestion,
-    _digest,
     answer_nodes,
     cache_root,
+    content_digest,
     in_train_half,
     load_kb,
+    make_text_stage,
     read_split,
     topic_nodes,
     train_path_model,
 )
 from skbsearch.errors import InputError
 from skbsearch.kb.store import SKB
+from skbsearch.read.kgqa import RerankKGQA
+from skbsearch.rerank.cross_encoder import CrossEncoderModel
+from skbsearch.rerank.triples import TripleReranker, TripleRetriever
+from skbsearch.retrieve.graph import GraphRetriever
 from skbsearch.retrieve.linking import EntityLinker
-from skbsearch.train.triples import KGQAExample, TripleTrainConfig
+from skbsearch.train.triples import (
+    KGQAExample,
+    TripleTrainConfig,
+    make_examples,
+    train_triple_reranker,
+)
 
 SCOPES = ("half", "all")
 Progress = Callable[[str, int, int], None]
@@ -80,15 +90,12 @@ class MetaQAComponents:
 
     def __init__(self, data_dir: str | Path, scope: str, cache_dir: str | Path | None = None,
                  progress: Progress | None = None, train_fraction: float = 0.5) -> None:
-        from skbsearch.benchmarks.metaqa import _text_stage
-        from skbsearch.retrieve.graph import GraphRetriever
-
         report = progress or (lambda s, d, t: None)
         report("load kb and documents", 0, 1)
         self.data_dir, self.scope, self.cache_dir = Path(data_dir), scope, cache_dir
         self.skb = load_kb(data_dir, cache_dir)
         self.linker = EntityLinker(self.skb)
-        text = _text_stage(self.skb, cache_dir, 10)
+        text = make_text_stage(self.skb, cache_dir, 10)
         self.documents = list(text.documents.values())
         self.index = text.index
         self.train = dev_questions(data_dir, scope, train_fraction)
@@ -98,8 +105,6 @@ class MetaQAComponents:
 
     def retriever(self, k_docs: int = 2, k_paths: int = 15) -> Any:
         """A :class:`~skbsearch.rerank.triples.TripleRetriever` over these components."""
-        from skbsearch.rerank.triples import TripleRetriever
-
         return TripleRetriever(self.skb, self.documents, self.index, self.graph, linker=self.linker,
                                k_docs=k_docs, k_paths=k_paths, link_mode="brackets")
 
@@ -108,9 +113,6 @@ def train_metaqa_reranker(components: MetaQAComponents, out_dir: str | Path, con
                           max_questions: int | None = 600, start: str = "minilm",
                           progress: Progress | None = None) -> dict[str, Any]:
     """Train a triple re-ranker on the components' dev questions; returns a summary."""
-    from skbsearch.rerank.cross_encoder import CrossEncoderModel
-    from skbsearch.train.triples import make_examples, train_triple_reranker
-
     report = progress or (lambda s, d, t: None)
     qs = sample_per_hop(components.train, max_questions, config.seed)
     examples_q = as_examples(components.skb, components.linker, qs)
@@ -135,7 +137,7 @@ def train_metaqa_reranker(components: MetaQAComponents, out_dir: str | Path, con
 def cached_reranker(components: MetaQAComponents, config: TripleTrainConfig, max_questions: int | None = 600,
                     progress: Progress | None = None) -> Path:
     """The directory of a re-ranker for these settings, trained on first use."""
-    key = _digest(json.dumps([components.scope, str(components.data_dir.resolve()), max_questions,
+    key = content_digest(json.dumps([components.scope, str(components.data_dir.resolve()), max_questions,
                               sorted(vars(config).items())], default=str).encode())
     target = cache_root(components.cache_dir) / "metaqa" / f"triple-reranker-{key}"
     if not (target / "skb_cross_encoder.json").is_file():
@@ -160,9 +162,6 @@ def rerank_stage(data_dir: str | Path, split: str, model_dir: str | Path | None 
                  progress: Progress | None = None, k: int = 100,
                  graph_weight: float = 0.0) -> tuple[Any, dict[str, Any]]:
     """The full pipeline stage for ``run_metaqa(pipeline="rerank")`` and its config."""
-    from skbsearch.read.kgqa import RerankKGQA
-    from skbsearch.rerank.triples import TripleReranker
-
     scope = "half" if split == "dev" else "all"
     comp = MetaQAComponents(data_dir, scope, cache_dir, progress, train_fraction)
     if model_dir is None:

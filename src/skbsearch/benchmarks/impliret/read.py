@@ -18,9 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from skbsearch.benchmarks.impliret import (
+from skbsearch.benchmarks.impliret.pools import (
     CATEGORIES,
     DEFAULT_PIPELINE,
     ImpliretRecord,
@@ -35,7 +33,11 @@ from skbsearch.benchmarks.impliret import (
 )
 from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.errors import InputError
+from skbsearch.eval.latency import percentiles
 from skbsearch.eval.metrics.text import evaluate_answers
+from skbsearch.llm import get_client
+from skbsearch.read.extractive import ExtractiveReader
+from skbsearch.read.llm import LLMReader
 from skbsearch.types import Query
 
 READER_METRICS = ("rouge1_recall", "em", "contains")
@@ -79,13 +81,8 @@ def make_reader(kind: str, *, places: Any = None, llm: str = "smollm2", llm_mode
                 n_ctx: int = 8192, max_context_chars: int | None = 6000) -> Any:
     """An extractive or LLM reader (``llm``: "smollm2", a .gguf path or an http(s) URL)."""
     if kind == "extractive":
-        from skbsearch.read.extractive import ExtractiveReader
-
         return ExtractiveReader(places=places)
     if kind == "llm":
-        from skbsearch.llm import get_client
-        from skbsearch.read.llm import LLMReader
-
         kw: dict[str, Any] = {} if llm.startswith(("http://", "https://")) else {"n_ctx": n_ctx, "n_threads": 2}
         return LLMReader(get_client(llm, model=llm_model, **kw), max_context_chars=max_context_chars)
     raise InputError(f"unknown reader {kind!r}; use extractive or llm", field="reader")
@@ -152,8 +149,7 @@ def run_impliret_reader(
         groups.update({f"{kl} {c}": v for c, v in cats.items()})
         groups[kl] = overall
         if lat[kl]:
-            latency[f"{kl}.p50"] = float(np.percentile(lat[kl], 50))
-            latency[f"{kl}.p95"] = float(np.percentile(lat[kl], 95))
+            latency[f"{kl}.p50"], latency[f"{kl}.p95"] = percentiles(lat[kl])
     config = {
         "protocol": "oracle RAG: k documents incl. the positive, from its tuple set" if source == "oracle"
         else f"end-to-end RAG: the top k of the {pipeline} retriever over the pool",

@@ -1,18 +1,8 @@
-"""MetaQA (Zhang et al., 2018) over the WikiMovies KB: adapter and protocol.
+"""MetaQA protocol pieces: reading questions, the cached KB, gold answers, the reachability
+ceiling, the relation-path model, per-hop scoring and the text stage.
 
-Folder layout (as distributed, plus our split files)::
-
-    DIR/kb.tsv                       head<TAB>relation<TAB>tail
-    DIR/{1,2,3}-hop/qa_{split}.txt   question<TAB>answer1|answer2|...  ([topic] marked)
-    DIR/{1,2,3}-hop/qa_{split}_qtype.txt   e.g. actor_to_movie_to_director (optional)
-
-Protocol (:func:`run_metaqa`): the relation-path model is trained on dev questions and
-their ``qtype`` labels. ``split="dev"``: a deterministic half of dev (by a hash of the
-question text) trains, the other half is scored; ``split="test"``: all of dev trains and
-``qa_test.txt`` is scored (no qtype file needed). Reported per hop: Hits@1 (the top
-answer's name is a gold answer), Hit@1/Hit@5/Recall@20/MRR over answer nodes, the
-ceiling (share of questions with a gold answer reachable in the KB: by the gold path when
-the qtype is known, else within h hops) and per-question latency.
+Shared by :mod:`.run` (the protocol) and :mod:`.rerank` (the re-ranking pipeline); see
+:mod:`skbsearch.benchmarks.metaqa` for the layout and the protocol.
 """
 
 from __future__ import annotations
@@ -25,14 +15,16 @@ from pathlib import Path
 
 import numpy as np
 
-from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.errors import InputError
 from skbsearch.eval.evaluate import evaluate
 from skbsearch.kb.loaders.triples import load_triples
 from skbsearch.kb.store import SKB
+from skbsearch.paths import cache_root as default_cache_root
+from skbsearch.retrieve.entity_docs import EntityDocumentAnswerer, document_index
 from skbsearch.retrieve.linking import EntityLinker, bracket_mentions
 from skbsearch.retrieve.relpath import RelationPathModel, accuracy, label_paths
 from skbsearch.types import Qrels, Query, Run
+from skbsearch.verbalise import entity_documents
 
 HOPS = (1, 2, 3)
 PIPELINES = ("graph", "text", "rerank")
@@ -99,12 +91,10 @@ def cache_root(cache_dir: str | Path | None = None) -> Path:
     """``cache_dir``, else ``$SKB_CACHE_DIR``, else ``~/.cache/skbsearch``."""
     if cache_dir is not None:
         return Path(cache_dir)
-    from skbsearch.paths import cache_root as default_root
-
-    return default_root()
+    return default_cache_root()
 
 
-def _digest(*parts: bytes) -> str:
+def content_digest(*parts: bytes) -> str:
     h = hashlib.sha1()
     for p in parts:
         h.update(p)
@@ -117,7 +107,7 @@ def load_kb(data_dir: str | Path, cache_dir: str | Path | None = None) -> SKB:
     kb = Path(data_dir) / "kb.tsv"
     if not kb.is_file():
         raise InputError("MetaQA KB not found; expected DIR/kb.tsv", file=kb)
-    target = cache_root(cache_dir) / "metaqa" / f"kb-{_digest(kb.read_bytes())}"
+    target = cache_root(cache_dir) / "metaqa" / f"kb-{content_digest(kb.read_bytes())}"
     if (target / "meta.json").is_file():
         return SKB.load(target)
     skb = load_triples(kb, types="metaqa")
@@ -199,7 +189,7 @@ def train_path_model(
                          "the folder needs {h}-hop/qa_dev.txt and qa_dev_qtype.txt")
     texts = [linker.link(q.text, "brackets").masked for q in labelled]
     paths = label_paths([q.qtype or "" for q in labelled], skb.schema)
-    key = _digest(*(f"{t}\t{'|'.join(p)}".encode() for t, p in zip(texts, paths, strict=True)))
+    key = content_digest(*(f"{t}\t{'|'.join(p)}".encode() for t, p in zip(texts, paths, strict=True)))
     target = cache_root(cache_dir) / "metaqa" / f"relpath-{key}"
     if (target / "model.json").is_file():
         return RelationPathModel.load(target)
@@ -291,166 +281,9 @@ def score_hop(
 
 
 # ---------------------------------------------------------------------- protocol
-def _text_stage(skb: SKB, cache_dir: str | Path | None, k: int) -> Callable[[list[Query]], Run]:
-    from skbsearch.retrieve.entity_docs import EntityDocumentAnswerer, document_index
-    from skbsearch.verbalise import entity_documents
-
+def make_text_stage(skb: SKB, cache_dir: str | Path | None, k: int) -> Callable[[list[Query]], Run]:
+    """BM25 over entity-centric documents (10 triples max); answers = their entities."""
     docs = entity_documents(skb, max_triples=10, seed=0)
     base = Path(skb.path) if skb.path is not None else cache_root(cache_dir) / "metaqa" / "kb-mem"
     index = document_index(docs, base.parent / f"{base.name}.docs-bm25")
     return EntityDocumentAnswerer(skb, docs, index, k_docs=10, k=k)
-
-
-def run_metaqa(
-    data_dir: str | Path,
-    split: str = "dev",
-    hops: Sequence[int] = HOPS,
-    limit: int | None = None,
-    pipeline: str = "graph",
-    train_on: str = "all",
-    *,
-    cache_dir: str | Path | None = None,
-    link_mode: str = "brackets",
-    train_fraction: float = 0.5,
-    top_paths: int = 3,
-    k: int = 100,
-    batch_size: int = 1,
-    progress: Callable[[str, int, int], None] | None = None,
-    model_dir: str | Path | None = None,
-    graph_weight: float = 0.0,
-) -> BenchmarkResult:
-    """Run the MetaQA protocol (module docstring) and return per-hop numbers.
-
-    Args:
-        data_dir: the MetaQA folder (``kb.tsv``, ``{h}-hop/qa_*.txt``).
-        split: ``dev`` (train on one hash half of dev, score the other) or ``test``
-            (train on all of dev, score ``qa_test.txt``).
-        hops: which hops to score.
-        limit: score at most this many questions per hop.
-        pipeline: ``graph`` (linking + relation paths) or ``text`` (BM25 over
-            entity-centric documents; no training).
-        train_on: ``all`` (dev questions of every hop in the folder) or ``hop`` (same hop).
-        link_mode: ``brackets`` (topic given, the standard setting) or ``ngram``
-            (brackets removed; n-gram dictionary linking).
-        batch_size: questions per stage call (latency = call time / batch size).
-        progress: ``progress(stage, done, total)`` callback.
-        model_dir: ``rerank`` pipeline: the triple re-ranker (``skb train triple-reranker``;
-            default: trained on first use and cached, see :mod:`.metaqa_rerank`).
-        graph_weight: ``rerank`` pipeline: add ``graph_weight * log(relation-path score)``
-            to the re-ranker's logits (0: the re-ranker alone).
-    """
-    if split not in ("dev", "test"):
-        raise InputError(f"split must be 'dev' or 'test', got {split!r}", field="split")
-    if pipeline not in PIPELINES:
-        raise InputError(f"pipeline must be one of {PIPELINES}, got {pipeline!r}", field="pipeline")
-    if train_on not in ("all", "hop"):
-        raise InputError(f"train_on must be 'all' or 'hop', got {train_on!r}", field="train_on")
-    bad = [h for h in hops if h not in HOPS]
-    if bad:
-        raise InputError(f"hops must be among {HOPS}, got {bad}", field="hops")
-    data_dir = Path(data_dir)
-    report = progress or (lambda stage, done, total: None)
-    t_start = time.perf_counter()
-    report("load kb", 0, 1)
-    skb = load_kb(data_dir, cache_dir)
-    linker = EntityLinker(skb)
-    report("load kb", 1, 1)
-
-    def dev_train(hop_list: Sequence[int]) -> list[MetaQAQuestion]:
-        out: list[MetaQAQuestion] = []
-        for h in hop_list:
-            if (data_dir / f"{h}-hop" / "qa_dev.txt").is_file():
-                qs = read_split(data_dir, h, "dev")
-                out += [q for q in qs if split == "test" or in_train_half(q.text, train_fraction)]
-        return out
-
-    available = [h for h in HOPS if (data_dir / f"{h}-hop" / "qa_dev.txt").is_file()]
-    models: dict[int, RelationPathModel] = {}
-    train_counts: dict[str, int] = {}
-    stage_for: dict[int, Callable[[list[Query]], Run]] = {}
-    text_stage = _text_stage(skb, cache_dir, k) if pipeline == "text" else None
-    rerank_info: dict[str, object] = {}
-    if pipeline == "rerank":
-        if link_mode != "brackets":
-            raise InputError("the rerank pipeline needs the bracketed topic (--link brackets)", field="link_mode")
-        from skbsearch.benchmarks.metaqa_rerank import rerank_stage
-
-        text_stage, rerank_info = rerank_stage(data_dir, split, model_dir, cache_dir=cache_dir,
-                                               train_fraction=train_fraction, progress=report, k=k,
-                                               graph_weight=graph_weight)
-    for h in hops:
-        if text_stage is not None:
-            stage_for[h] = text_stage
-            continue
-        from skbsearch.retrieve.graph import GraphRetriever
-
-        train = dev_train(available if train_on == "all" else [h])
-        report(f"train relation paths ({len(train)} questions)", 0, 1)
-        models[h] = train_path_model(skb, linker, train, cache_dir)
-        train_counts[f"{h}-hop"] = len(train)
-        if link_mode == "ngram":
-            linker_h = EntityLinker(skb).fit_background(q.text for q in train)
-        else:
-            linker_h = linker
-        stage_for[h] = GraphRetriever(skb, models[h], linker_h, link_mode=link_mode,
-                                      top_paths=top_paths, k=k)
-        report(f"train relation paths ({len(train)} questions)", 1, 1)
-
-    groups: dict[str, dict[str, float]] = {}
-    latency: dict[str, float] = {}
-    counts: dict[str, int] = {}
-    all_lat: list[np.ndarray] = []
-    weighted: dict[str, float] = {}
-    for h in hops:
-        qs = read_split(data_dir, h, split)
-        if split == "dev":
-            qs = [q for q in qs if not in_train_half(q.text, train_fraction)]
-        if limit is not None:
-            qs = qs[:limit]
-        if link_mode == "ngram":  # the stage must not see the topic markup
-            qs_in = [MetaQAQuestion(q.id, q.text.replace("[", "").replace("]", ""), q.answers, q.hop, q.qtype) for q in qs]
-        else:
-            qs_in = qs
-        name = f"{h}-hop"
-        done = [0]
-
-        def tick(n: int, name: str = name, total: int = len(qs), done: list[int] = done) -> None:
-            done[0] += n
-            report(f"answer {name}", done[0], total)
-
-        run, lat = run_pipeline(stage_for[h], qs_in, batch_size, tick)
-        groups[name] = score_hop(skb, linker, qs, run, models.get(h))
-        counts[name] = len(qs)
-        if len(lat):
-            latency[f"{name}.p50"] = float(np.percentile(lat, 50))
-            latency[f"{name}.p95"] = float(np.percentile(lat, 95))
-        all_lat.append(lat)
-        for m, v in groups[name].items():
-            weighted[m] = weighted.get(m, 0.0) + v * len(qs)
-    total = sum(counts.values())
-    metrics = {m: v / total for m, v in weighted.items()} if total else {}
-    lat_all = np.concatenate(all_lat) if all_lat else np.zeros(0)
-    if len(lat_all):
-        latency["p50"] = float(np.percentile(lat_all, 50))
-        latency["p95"] = float(np.percentile(lat_all, 95))
-    protocol = (
-        f"{split}: relation-path model trained on "
-        + ("all dev questions" if split == "test" else f"the {train_fraction:.0%} hash-half of dev")
-        + (" of every hop" if train_on == "all" else " of the same hop")
-        + ("; scored on the other half" if split == "dev" else f"; scored on qa_{split}.txt")
-        if pipeline == "graph"
-        else f"{split}: BM25 + graph-path candidate triples, contextual re-ranker and relation-path "
-        + "model trained on " + ("all dev questions" if split == "test" else "the hash train-half of dev")
-        + ", extractive answers" if pipeline == "rerank"
-        else f"{split}: BM25 over entity-centric documents (10 triples max), answers = their entities, no training"
-        + ("; scored on the dev half not used for training by the graph pipeline" if split == "dev" else "")
-    )
-    config = {
-        "data": str(data_dir), "split": split, "hops": list(hops), "limit": limit,
-        "pipeline": pipeline, "train_on": train_on, "link_mode": link_mode,
-        "top_paths": top_paths, "k": k, "batch_size": batch_size, "protocol": protocol,
-        "n_questions": counts, "n_train": train_counts, **({"reranker": rerank_info} if rerank_info else {}),
-        "kb": {"nodes": skb.num_nodes, "edges": skb.num_edges},
-        "seconds": round(time.perf_counter() - t_start, 2),
-    }
-    return BenchmarkResult("metaqa", config, metrics, groups, latency)

@@ -1,0 +1,47 @@
+"""The front door's SKB: the store's class plus ``build`` and ``pipeline`` (layer L5).
+
+``import skbsearch as skb`` exposes this module's names lazily (see ``skbsearch/__init__``)::
+
+    kb = skb.SKB.build("nodes.jsonl", "my.skb", format="jsonl")   # or skb.SKB.load("my.skb")
+    run = kb.pipeline("bm25 + dense >> cross-encoder(model='ce/') % 10").run(queries)
+    skb.evaluate(run, qrels, ["hit@1", "mrr"])
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from skbsearch.kb.loaders import load as _load_source
+from skbsearch.kb.store import SKB as _StoreSKB
+from skbsearch.stages import StageContext
+from skbsearch.stages import pipeline as _pipeline
+
+
+class SKB(_StoreSKB):
+    """A semi-structured knowledge base (see :class:`skbsearch.kb.store.SKB`) with the
+    toolkit's conveniences: :meth:`build` from source files and :meth:`pipeline`."""
+
+    @classmethod
+    def build(cls, source: str | Path | None, out: str | Path | None = None, *,
+              format: str | None = None, **options: Any) -> SKB:
+        """Load ``source`` (JSONL/CSV nodes+edges, TSV triples, STaRK files) into an SKB.
+
+        Args:
+            source: the input file or directory.
+            out: where to save the SKB directory (atomically); ``None`` keeps it in memory.
+            format: ``jsonl``, ``csv``, ``triples`` or ``stark`` (detected when omitted).
+            options: loader options (``nodes``, ``edges``, ``types``, ``trust_pickles``…).
+        """
+        kb = _load_source(source, format=format, **options)
+        if out is None:
+            return cls(kb.nodes, kb.edge_src, kb.edge_rel, kb.edge_dst, kb.schema, kb.meta)
+        kb.save(out)
+        return cls.load(out)
+
+    def pipeline(self, spec: str | Any) -> Any:
+        """A pipeline (spec string or stage objects) bound to this SKB and its indexes."""
+        ctx = self.__dict__.get("_stage_context")
+        if ctx is None:
+            ctx = self.__dict__["_stage_context"] = StageContext(self)
+        return _pipeline(spec, ctx)

@@ -1,0 +1,145 @@
+"""IMPLIRET pools: reading, indexing a pool for a pipeline, ranking and the protocol's means.
+
+Shared by the retrieval protocol (:mod:`.run`), the re-ranking rows (:mod:`.rerank`) and
+the readers (:mod:`.read`); see :mod:`skbsearch.benchmarks.impliret` for the layout.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from skbsearch.datasets.impliret import (  # noqa: F401 - re-exported (the pool reader)
+    CATEGORIES,
+    POOLS,
+    STYLES,
+    ImpliretRecord,
+    discover_pools,
+    load_pool,
+    pool_queries,
+)
+from skbsearch.encoders import EmbeddingCache, default_cache_dir
+from skbsearch.enrich import (
+    ArithmeticEnricher,
+    GazetteerEnricher,
+    TemporalEnricher,
+    enrich_documents,
+)
+from skbsearch.errors import InputError
+from skbsearch.index.dense import DenseIndex
+from skbsearch.index.sparse import BM25Index
+from skbsearch.progress import ProgressFn, no_progress
+from skbsearch.retrieve.constrained import ConstrainedRetriever
+from skbsearch.retrieve.dense import DenseRetriever
+from skbsearch.retrieve.hybrid import RRF
+from skbsearch.retrieve.sparse import BM25Retriever
+from skbsearch.types import Query, Run
+
+PIPELINES = ("enrich", "bm25+enrich", "constraints-only", "bm25", "dense", "hybrid")
+DEFAULT_PIPELINE = "enrich"
+METRICS = ["ndcg@10", "mrr@10", "recall@10"]
+PROTOCOL = ("each query ranks all documents of its own pool (category x style); positive = "
+            "the document on the query's line; metrics per pool, averaged over the two styles "
+            "per category, then over categories")
+_no_progress = no_progress
+
+
+def default_gazetteer(data: str | Path) -> Path | None:
+    """``<DIR>/../gazetteer/wikidata_landmarks.jsonl`` if it exists."""
+    p = Path(data).absolute().parent / "gazetteer" / "wikidata_landmarks.jsonl"
+    return p if p.is_file() else None
+
+
+def make_enrichers(gazetteer: Any = None) -> list[Any]:
+    """The enrichers used for every pool: temporal, arithmetic and (with a gazetteer) places."""
+    ens: list[Any] = [TemporalEnricher(), ArithmeticEnricher()]
+    if gazetteer is not None:
+        ens.append(gazetteer)
+    return ens
+
+
+def load_gazetteer(path: str | Path | None) -> Any:
+    """A :class:`~skbsearch.enrich.GazetteerEnricher` over the landmark JSONL (None: none)."""
+    if path is None:
+        return None
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"gazetteer file not found: {p}", field="gazetteer")
+    return GazetteerEnricher.from_jsonl(p)
+
+
+@dataclass
+class PoolIndex:
+    """What is built from one pool's documents: enriched documents and a retrieval stage."""
+
+    pool: str
+    records: list[ImpliretRecord]
+    stage: Any
+    docs: list[Any] | None = None
+    build_seconds: float = 0.0
+
+
+def enrich_pool(records: Sequence[ImpliretRecord], gazetteer: Any = None) -> list[Any]:
+    """Enriched documents of a pool (reads ``document`` only)."""
+    return enrich_documents([(r.id, r.document) for r in records], make_enrichers(gazetteer), progress=False)
+
+
+def build_pool(pool: str, records: list[ImpliretRecord], pipeline: str, *, gazetteer: Any = None,
+               cache_dir: str | Path | None = None, k: int = 100, need_docs: bool = False) -> PoolIndex:
+    """Index one pool's documents for ``pipeline`` (see the module docstring)."""
+    if pipeline not in PIPELINES:
+        raise InputError(f"unknown pipeline {pipeline!r}; use one of {', '.join(PIPELINES)}", field="pipeline")
+    t0 = time.perf_counter()
+    pairs = [(r.id, r.document) for r in records]
+    docs = None
+    if pipeline in ("enrich", "bm25+enrich", "constraints-only") or need_docs:
+        docs = enrich_pool(records, gazetteer)
+    if pipeline in ("enrich", "bm25+enrich", "constraints-only"):
+        mode = {"enrich": "full", "bm25+enrich": "text", "constraints-only": "constraints"}[pipeline]
+        places = gazetteer.gazetteer if gazetteer is not None else None
+        stage: Any = ConstrainedRetriever(docs, places=places, mode=mode, k=k, name=pipeline)
+    else:
+        stage = _baseline_stage(pipeline, pairs, cache_dir, k)
+    return PoolIndex(pool, records, stage, docs, time.perf_counter() - t0)
+
+
+def _baseline_stage(pipeline: str, pairs: list[tuple[str, str]], cache_dir: str | Path | None, k: int) -> Any:
+    bm25 = BM25Retriever(BM25Index.from_texts(pairs), k=k, backend="numpy", n_threads=1, name="bm25")
+    if pipeline == "bm25":
+        return bm25
+    cache = EmbeddingCache(Path(cache_dir) if cache_dir else default_cache_dir())
+    index = DenseIndex.build(([d for d, _ in pairs], [t for _, t in pairs]), "minilm", cache=cache)
+    dense = DenseRetriever(index, k=k, cache=cache, name="dense")
+    if pipeline == "dense":
+        return dense
+    return RRF(bm25, dense, name="hybrid")
+
+
+def rank_queries(stage: Any, queries: Sequence[Query], progress: ProgressFn = _no_progress,
+                 label: str = "ranking") -> tuple[Run, list[float]]:
+    """Rank queries one at a time; returns the Run and the per-query milliseconds."""
+    run = Run(name=getattr(stage, "name", "run"))
+    lat: list[float] = []
+    for i, q in enumerate(queries, start=1):
+        t = time.perf_counter()
+        run.update(stage([q]))
+        lat.append((time.perf_counter() - t) * 1000.0)
+        if i % 25 == 0 or i == len(queries):
+            progress(label, i, len(queries))
+    return run, lat
+
+
+def aggregate(per_pool: dict[str, dict[str, float]]) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    """Category means over the present styles, then the mean over present categories."""
+    cats: dict[str, dict[str, float]] = {}
+    for c in CATEGORIES:
+        pools = [per_pool[p] for p in per_pool if p.startswith(c + "_")]
+        if pools:
+            cats[c] = {m: float(np.mean([v[m] for v in pools])) for m in pools[0]}
+    overall = {m: float(np.mean([v[m] for v in cats.values()])) for m in next(iter(cats.values()))} if cats else {}
+    return overall, cats

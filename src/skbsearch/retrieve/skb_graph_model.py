@@ -1,0 +1,252 @@
+"""What the general graph stage learns, its zero-shot fallback, and how it is saved.
+
+:class:`KGModel` holds:
+
+- an anchor model: is a linked anchor one the query's answers hang off? (softmax
+  regression over tokens describing the link: source, confidence, rank, type, the words
+  before the mention; :func:`anchor_view`);
+- a metapath model: n-gram softmax regression (:class:`~skbsearch.retrieve.relpath.
+  RelationPathModel`, reused as is) from the query with the anchor's mention masked and
+  the anchor's type (:func:`path_view`) to a metapath ``(start_type, step, ...)``. An
+  anchor's metapath distribution is ``P(real | anchor) * P(metapath | query, type)``;
+- a target-type model: the same regression from the query to its answers' node type;
+- the combination weights of the evidence (relational, text, attribute bounds, type);
+- whether linked anchors are excluded from the answers, the linker's template words and
+  its learned aliases (words that name a node without its name).
+
+Without training (:func:`zero_shot_paths`, :func:`zero_shot_types`) metapaths and target
+types come from the schema: relation and type names matched to the query's words.
+
+Saved as ``model.json`` (``"artefact": "kg-model"``) plus ``.npy`` arrays, atomically;
+loading never unpickles.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from skbsearch.atomic import atomic_dir
+from skbsearch.errors import IndexError_
+from skbsearch.kb.store import SKB
+from skbsearch.retrieve.linking import MASK
+from skbsearch.retrieve.metapaths import Metapath, TypeGraph, steps_of
+from skbsearch.retrieve.relpath import RelationPathModel
+from skbsearch.retrieve.skb_linking import Anchor
+
+FORMAT = "skbsearch.kg/1"
+KIND = "kg-model"
+FEATURES = ("rel", "text", "attr", "type")
+DEFAULT_WEIGHTS: dict[str, float] = {"rel": 1.0, "text": 1.0, "attr": 1.0, "type": 0.5}
+#: English function words that never name a relation (``has_genre`` is about "genre").
+_FUNCTION = frozenset("a an the of in on at to by for is are was has have with from and or".split())
+_TOKEN = re.compile(r"[^0-9a-z]+")
+
+
+def _tag(text: str) -> str:
+    return _TOKEN.sub("_", text.lower()).strip("_") or "x"
+
+
+def _masked(words: Sequence[str], anchor: Anchor) -> list[str]:
+    span = set(anchor.words)
+    out: list[str] = []
+    for i, w in enumerate(words):
+        if i in span:
+            if not out or out[-1] != MASK:
+                out.append(MASK)
+        else:
+            out.append(w)
+    return out
+
+
+def path_view(words: Sequence[str], anchor: Anchor, type_name: str) -> str:
+    """What the metapath model reads: the query with the anchor's mention masked, and
+    the anchor's node type."""
+    return " ".join(_masked(words, anchor)) + f" t_{_tag(type_name)}"
+
+
+def _conf_bucket(conf: float) -> str:
+    return next(f"c{k}" for k, lo in enumerate((0.9, 0.6, 0.3, 0.1, 0.0)) if conf >= lo)
+
+
+def anchor_view(words: Sequence[str], anchor: Anchor, rank: int, type_name: str, brackets: bool) -> str:
+    """What the anchor model reads: tokens for the link (source, confidence, rank, node
+    type, mention length, whether the query has brackets) and the two words before the
+    mention — enough to tell "bought with the ENT" from a word the query shares with a name."""
+    first = min(anchor.words) if anchor.words else len(words)
+    before = [f"b_{w}" for w in words[max(0, first - 2) : first]]
+    toks = [f"s_{anchor.source}", _conf_bucket(anchor.conf), f"r{min(rank, 4)}", f"t_{_tag(type_name)}",
+            f"n{min(len(anchor.words), 4)}", "brackets" if brackets else "plain", *before]
+    return " ".join(toks)
+
+
+# ---------------------------------------------------------------------- zero-shot
+def _names_word(word: str, query_words: set[str]) -> bool:
+    """Whether a relation/type word is said by the query: a query word of 3+ letters that
+    shares its first 5 letters with it (all of them if shorter): "directed" ~ "director",
+    "act" ~ "actors"."""
+    w = word.lower()
+    if len(w) < 3 or w in _FUNCTION:
+        return False
+    return any(len(q) >= 3 and q not in _FUNCTION and q[:5] == w[: min(5, len(q))] for q in query_words)
+
+
+def zero_shot_types(skb: SKB, query_words: set[str], text_types: Sequence[str]) -> dict[str, float]:
+    """Target types without training: the types that carry text (documents) and the types
+    the query names ("which *genre*"; but "from the *brand* X" names a type it does not
+    ask for, so named types never replace the document types); all types if neither."""
+    named = [t for t in skb.type_names if any(_names_word(p, query_words) for p in _TOKEN.split(t.lower()) if p)]
+    chosen = list(dict.fromkeys([*text_types, *named])) or list(skb.type_names)
+    return {t: 1.0 / len(chosen) for t in chosen}
+
+
+def zero_shot_paths(tg: TypeGraph, start: str, query_words: set[str], targets: Sequence[str] | None,
+                    max_hops: int = 2) -> list[tuple[Metapath, float]]:
+    """Metapaths from ``start`` scored by how much of their relation/type names the query says.
+
+    ``score = (1 + 2 * named words) / hops^2`` over paths ending in a target type (any
+    type if none fits), divided by the best score (the likeliest path weighs 1).
+    """
+    paths = tg.enumerate(start, max_hops, targets) or tg.enumerate(start, 1)
+    said: dict[str, bool] = {}
+    scored = []
+    for p in paths:
+        named = 0
+        for w in _path_words(p, tuple(sorted(tg.end_types(p)))):
+            if w not in said:
+                said[w] = _names_word(w, query_words)
+            named += said[w]
+        scored.append((p, (1.0 + 2.0 * named) / len(steps_of(p)) ** 2))
+    top = max((s for _, s in scored), default=1.0)
+    return sorted(((p, s / top) for p, s in scored), key=lambda x: -x[1])
+
+
+@functools.lru_cache(maxsize=65536)
+def _path_words(path: Metapath, ends: tuple[str, ...]) -> frozenset[str]:
+    words = {w for s in steps_of(path) for w in _TOKEN.split(s.removesuffix("^-1").lower()) if w}
+    return frozenset(words | {w for e in ends for w in _TOKEN.split(e.lower()) if w})
+
+
+def text_types(skb: SKB, min_share: float = 0.5) -> list[str]:
+    """Node types most of whose nodes have a text field besides the name (documents)."""
+    fields = [f for f in skb.schema.text_fields if f in skb.nodes.column_names]
+    if not fields:
+        return []
+    has = np.zeros(skb.num_nodes, dtype=bool)
+    for f in fields:
+        has |= skb.nodes.column(f).is_valid().to_numpy(zero_copy_only=False)
+    codes = skb.node_type_codes
+    out = []
+    for k, t in enumerate(skb.type_names):
+        mask = codes == k
+        if mask.any() and float(has[mask].mean()) >= min_share:
+            out.append(t)
+    return out
+
+
+# ---------------------------------------------------------------------- the model
+@dataclass
+class KGModel:
+    """The fitted state of the general graph stage (see the module docstring)."""
+
+    path_model: RelationPathModel | None = None
+    anchor_model: RelationPathModel | None = None
+    type_model: RelationPathModel | None = None
+    answer_types: list[str] = field(default_factory=list)
+    weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    exclude_anchors: bool = True
+    background: dict[str, float] | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+    #: learned aliases: query word or bigram -> [(node id, strength)]
+    aliases: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+
+    def anchor_probs(self, views: Sequence[str]) -> np.ndarray | None:
+        """P(the anchor leads to the answers) per anchor view (``None``: not learned)."""
+        if self.anchor_model is None or not views:
+            return None
+        classes = [c[0] for c in self.anchor_model.classes]
+        if "real" not in classes:
+            return np.zeros(len(views))
+        return self.anchor_model.predict_proba(views)[:, classes.index("real")]
+
+    def type_probs(self, texts: Sequence[str]) -> list[dict[str, float]]:
+        """P(answer type | query) per query (one constant distribution if one type was seen)."""
+        if self.type_model is None:
+            const = {t: 1.0 for t in self.answer_types[:1]}
+            return [dict(const) for _ in texts]
+        P = self.type_model.predict_proba(texts)
+        names = [c[0] for c in self.type_model.classes]
+        return [dict(zip(names, row.tolist(), strict=True)) for row in P]
+
+    def save(self, path: str | Path) -> Path:
+        """Write ``model.json`` + ``.npy`` arrays into ``path`` (atomically; no pickle)."""
+        path = Path(path)
+        with atomic_dir(path, kind=KIND) as tmp:
+            meta: dict[str, Any] = {
+                "artefact": KIND, "format": FORMAT, "answer_types": self.answer_types,
+                "weights": self.weights, "exclude_anchors": self.exclude_anchors,
+                "background": self.background, "info": self.info,
+                "aliases": {g: [[n, s] for n, s in v] for g, v in self.aliases.items()},
+                "path_model": _dump_lr(self.path_model, tmp, "path"),
+                "anchor_model": _dump_lr(self.anchor_model, tmp, "anchor"),
+                "type_model": _dump_lr(self.type_model, tmp, "type"),
+            }
+            (tmp / "model.json").write_text(json.dumps(meta), encoding="utf-8")
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> KGModel:
+        """Open a model written by :meth:`save`."""
+        path = Path(path)
+        try:
+            meta = json.loads((path / "model.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise IndexError_(f"{path}: not a graph-stage model ({e}); fit one with "
+                              "skbsearch.stages.fit(pipeline, queries, qrels) and save it") from None
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            raise IndexError_(f"{path}/model.json: unsupported format "
+                              f"{meta.get('format') if isinstance(meta, dict) else meta!r}; expected {FORMAT}")
+        try:
+            weights = {k: float(meta["weights"].get(k, DEFAULT_WEIGHTS[k])) for k in FEATURES}
+            return cls(
+                path_model=_load_lr(meta.get("path_model"), path, "path"),
+                anchor_model=_load_lr(meta.get("anchor_model"), path, "anchor"),
+                type_model=_load_lr(meta.get("type_model"), path, "type"),
+                answer_types=[str(t) for t in meta.get("answer_types", [])],
+                weights=weights, exclude_anchors=bool(meta.get("exclude_anchors", True)),
+                background=meta.get("background"), info=dict(meta.get("info") or {}),
+                aliases={str(g): [(str(n), float(x)) for n, x in v] for g, v in (meta.get("aliases") or {}).items()},
+            )
+        except (KeyError, TypeError, AttributeError) as e:
+            raise IndexError_(f"{path}/model.json: damaged graph-stage model ({e!r}); fit it again") from None
+
+
+def _dump_lr(model: RelationPathModel | None, tmp: Path, prefix: str) -> dict[str, Any] | None:
+    if model is None:
+        return None
+    for name in ("W", "b", "idf"):
+        np.save(tmp / f"{prefix}_{name}.npy", np.asarray(getattr(model, name), dtype=np.float64))
+    return {"l2": model.l2, "max_iter": model.max_iter, "min_df": model.min_df,
+            "vocab": list(model.vocab), "classes": [list(c) for c in model.classes]}
+
+
+def _load_lr(meta: dict[str, Any] | None, path: Path, prefix: str) -> RelationPathModel | None:
+    if meta is None:
+        return None
+    m = RelationPathModel(l2=float(meta["l2"]), max_iter=int(meta["max_iter"]), min_df=int(meta["min_df"]))
+    m.vocab = {str(g): i for i, g in enumerate(meta["vocab"])}
+    m.classes = [tuple(str(x) for x in c) for c in meta["classes"]]
+    try:
+        m.W, m.b, m.idf = (np.load(path / f"{prefix}_{n}.npy", allow_pickle=False) for n in ("W", "b", "idf"))
+    except (OSError, ValueError, EOFError) as e:
+        raise IndexError_(f"{path}/{prefix}_*.npy: missing or damaged array ({e}); fit the model again") from None
+    if m.W.shape != (len(m.vocab), len(m.classes)) or m.b.shape != (len(m.classes),) or m.idf.shape != (len(m.vocab),):
+        raise IndexError_(f"{path}: {prefix} model arrays do not match its vocabulary/classes; fit it again")
+    return m

@@ -1,0 +1,306 @@
+"""Mention linking over the names of every node type, for the general graph stage.
+
+Three kinds of evidence, merged per node (a node keeps its strongest link):
+
+- ``bracket``: a ``[bracketed]`` mention names the node exactly or after normalising
+  (a strong hint when present, never required);
+- ``exact``: an n-gram of the normalised query is a node's whole name
+  (:class:`~skbsearch.retrieve.linking.EntityLinker`; template words weigh little once
+  :meth:`NameLinker.fit_background` has seen training queries);
+- ``fuzzy``: BM25 over node names finds partial mentions ("the Ranger Pro mug" for
+  "Coralhaus Ranger Pro Insulated Mug"); the link's confidence is the squared idf-weighted
+  share of the name's words the query contains. Query words unknown to the names are
+  first corrected to the closest name word by character trigrams (typos).
+
+Trained, the linker also knows *aliases* (:func:`learn_aliases`): words of training
+queries that reliably name a node without saying its name ("cup" for the category Mugs).
+
+Exact and fuzzy links are weighted by how much their words look like names rather than
+query template ("what", "movies": see :meth:`NameLinker.informativeness`), and words of a
+bracketed mention that names a node are not linked again.
+
+Ambiguous names keep every candidate, with confidences that share the mention.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from skbsearch.index.sparse import BM25Index
+from skbsearch.kb.graph import unique_sorted
+from skbsearch.kb.store import SKB
+from skbsearch.retrieve.linking import EntityLinker, bracket_mentions, normalise, strip_brackets
+
+_WORD = re.compile(r"^\w\w+$")
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A node the query mentions: confidence in [0, 1], matched word positions, source."""
+
+    node: int
+    conf: float
+    mention: str
+    words: tuple[int, ...]
+    source: str
+
+
+def _trigrams(word: str) -> set[str]:
+    w = f"#{word}#"
+    return {w[i : i + 3] for i in range(len(w) - 2)}
+
+
+class NameLinker:
+    """Links query mentions to SKB nodes by name (see the module docstring).
+
+    Args:
+        skb: the knowledge base.
+        name_index: BM25 over node names, row ``i`` = node ``i`` (as the stages build it).
+        n_fuzzy: name hits looked at per query.
+        fuzzy_min: a fuzzy link needs at least this share of its name in the query.
+        max_anchors: keep at most this many anchors per query (strongest first; every
+            bracketed mention's candidates are kept).
+        min_conf: drop weaker links.
+        typo_min: trigram Jaccard similarity for correcting an unknown word.
+        exact: an :class:`EntityLinker` of ``skb`` to share (its name dictionaries are
+            big on large SKBs); built when omitted.
+    """
+
+    def __init__(self, skb: SKB, name_index: BM25Index, *, n_fuzzy: int = 30, fuzzy_min: float = 0.5,
+                 max_anchors: int = 8, min_conf: float = 0.05, typo_min: float = 0.6,
+                 exact: EntityLinker | None = None) -> None:
+        self.skb = skb
+        self.names = name_index
+        self.n_fuzzy = n_fuzzy
+        self.fuzzy_min = fuzzy_min
+        self.max_anchors = max_anchors
+        self.min_conf = min_conf
+        self.typo_min = typo_min
+        # a shallow copy shares the name dictionaries but keeps its own template words
+        self.exact = copy.copy(exact) if exact is not None else EntityLinker(skb)
+        tok = name_index.tokenizer
+        self._stop = set(tok.stopwords or ())
+        self._stem = tok.stemmer
+        self._vocab: dict[str, int] = tok.stem_to_sid if self._stem is not None else tok.word_to_id
+        indptr = np.asarray(name_index.bm25.scores["indptr"])
+        df = np.diff(indptr).astype(np.float64)
+        self.idf = np.log1p(max(name_index.num_docs, 1) / np.maximum(df, 1.0))
+        self._grams: dict[str, list[int]] | None = None
+        self._words_by_id: list[str] | None = None
+        self._name_cache: dict[int, frozenset[int]] = {}
+        #: name-index row -> node (``None``: the index lists the nodes in order, as built)
+        self._node_of_row: np.ndarray | None = None
+        if name_index.doc_ids != skb.ids:
+            pos = name_index.position
+            self._node_of_row = np.full(name_index.num_docs, -1, np.int64)
+            for i, nid in enumerate(skb.ids):
+                if nid in pos:
+                    self._node_of_row[pos[nid]] = i
+        #: learned aliases: a query word or bigram -> [(node, strength)] (see :func:`learn_aliases`)
+        self.aliases: dict[str, list[tuple[int, float]]] = {}
+
+    def fit_background(self, texts: Sequence[str]) -> NameLinker:
+        """Learn template words from training queries (they then weigh little as mentions)."""
+        self.exact.fit_background(texts)
+        return self
+
+    # ------------------------------------------------------------------ words
+    def word_id(self, word: str, *, correct: bool = True) -> int | None:
+        """The name-vocabulary id of one normalised word (typos corrected), or ``None``."""
+        if not _WORD.match(word) or word in self._stop:
+            return None
+        key = self._stem(word) if self._stem is not None else word
+        sid = self._vocab.get(key)
+        if sid is None and correct and len(word) >= 5:
+            sid = self._closest(key)
+        return sid
+
+    def _closest(self, key: str) -> int | None:
+        if self._grams is None:
+            grams: dict[str, list[int]] = {}
+            for w, i in self._vocab.items():
+                for g in _trigrams(w):
+                    grams.setdefault(g, []).append(i)
+            self._grams = grams
+            self._words_by_id = [""] * (max(self._vocab.values(), default=-1) + 1)
+            for w, i in self._vocab.items():
+                self._words_by_id[i] = w
+        mine = _trigrams(key)
+        counts: dict[int, int] = {}
+        for g in mine:
+            for i in self._grams.get(g, ()):
+                counts[i] = counts.get(i, 0) + 1
+        best, best_sim = None, self.typo_min
+        words = self._words_by_id or []
+        for i, c in counts.items():
+            sim = c / (len(mine) + len(_trigrams(words[i])) - c)
+            if sim > best_sim:
+                best, best_sim = i, sim
+        return best
+
+    def name_ids(self, node: int) -> frozenset[int]:
+        """Vocabulary ids of a node's name words."""
+        got = self._name_cache.get(node)
+        if got is None:
+            name = self.skb.column("name")[node] or ""
+            got = frozenset(i for w in normalise(name).split() if (i := self.word_id(w, correct=False)) is not None)
+            if len(self._name_cache) < 200_000:
+                self._name_cache[node] = got
+        return got
+
+    # ------------------------------------------------------------------ linking
+    def link_many(self, texts: Sequence[str]) -> list[list[Anchor]]:
+        """Anchors of many queries (strongest first, at most ``max_anchors`` each)."""
+        words = [normalise(strip_brackets(t)).split() for t in texts]
+        ids = [[self.word_id(w) for w in ws] for ws in words]
+        hits = self._name_hits(ids)
+        return [self._link_one(t, ws, wid, h) for t, ws, wid, h in zip(texts, words, ids, hits, strict=True)]
+
+    def link(self, text: str) -> list[Anchor]:
+        """Anchors of one query."""
+        return self.link_many([text])[0]
+
+    def _name_hits(self, ids: list[list[int | None]]) -> list[np.ndarray]:
+        out = []
+        for q in ids:
+            rows, _ = bm25_top_k(self.names, sorted({i for i in q if i is not None}), self.n_fuzzy)
+            out.append(rows if self._node_of_row is None else self._node_of_row[rows])
+        return out
+
+    def informativeness(self, words: Sequence[str]) -> float:
+        """Mean weight of mention words: ~0 for template words ("what", "movies"), 1 for names."""
+        if not words:
+            return 0.0
+        return float(np.mean([self.exact.token_weight(w) for w in words]))
+
+    def _link_one(self, text: str, words: list[str], ids: list[int | None], hits: np.ndarray) -> list[Anchor]:
+        found: dict[int, Anchor] = {}
+
+        def add(a: Anchor) -> None:
+            old = found.get(a.node)
+            if a.conf >= self.min_conf and (old is None or a.conf > old.conf):
+                found[a.node] = a
+
+        resolved: set[int] = set()  # words of bracketed mentions that name a node
+        for m in bracket_mentions(text):
+            pos = _find(words, normalise(m).split())
+            cands = self.exact.lookup(m)
+            if cands:
+                resolved.update(pos)
+            for c in cands:
+                add(Anchor(c.node, float(c.score), m, pos, "bracket"))
+
+        def inside(pos: Sequence[int]) -> bool:
+            return bool(pos) and all(p in resolved for p in pos)
+
+        for m in self.exact.link(strip_brackets(text), "ngram", self.max_anchors).mentions:
+            span = tuple(range(m.start, m.end))
+            if inside(span):
+                continue
+            quality = self.informativeness(words[m.start : m.end])
+            for c in m.candidates:
+                add(Anchor(c.node, float(c.score) * quality, m.text, span, "exact"))
+        qset = {i for i in ids if i is not None}
+        for node in hits.tolist():
+            name = self.name_ids(node)
+            if not name:
+                continue
+            w = self.idf[list(name)]
+            share = float(w[[i in qset for i in name]].sum() / w.sum())
+            if share < self.fuzzy_min:
+                continue
+            pos = tuple(k for k, i in enumerate(ids) if i is not None and i in name)
+            if inside(pos):
+                continue
+            quality = self.informativeness([words[k] for k in pos])
+            add(Anchor(node, share * share * quality, " ".join(words[k] for k in pos), pos, "fuzzy"))
+        if self.aliases:
+            for gram, pos in _grams(words):
+                if inside(pos):
+                    continue
+                for node, strength in self.aliases.get(gram, ()):
+                    add(Anchor(node, strength, gram, pos, "alias"))
+        ranked = sorted(found.values(), key=lambda a: (a.source != "bracket", -a.conf, a.node))
+        return ranked[: max(self.max_anchors, sum(a.source == "bracket" for a in ranked))]
+
+
+def bm25_top_k(index: BM25Index, token_ids: Sequence[int], k: int,
+               mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` best matching rows of a BM25 index for one query (best first) and their scores.
+
+    Only rows that match a query term are ranked (``mask``: allowed rows), so a large index
+    costs one pass over the query terms' postings plus a selection among the matches.
+    """
+    if not len(token_ids) or k <= 0 or index.num_docs == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.float32)
+    scores = index.bm25.get_scores_from_ids(list(token_ids))
+    rows = np.flatnonzero(scores > 0)
+    if mask is not None:
+        rows = rows[mask[rows]]
+    if len(rows) > k:
+        rows = rows[np.argpartition(-scores[rows], k - 1)[:k]]
+    order = np.lexsort((rows, -scores[rows]))
+    return rows[order].astype(np.int64), scores[rows[order]]
+
+
+def _grams(words: Sequence[str]) -> list[tuple[str, tuple[int, ...]]]:
+    """Unigrams and bigrams of normalised words with their positions."""
+    out = [(w, (i,)) for i, w in enumerate(words)]
+    out += [(f"{a} {b}", (i, i + 1)) for i, (a, b) in enumerate(zip(words[:-1], words[1:], strict=True))]
+    return out
+
+
+def learn_aliases(linker: NameLinker, texts: Sequence[str], answers: Sequence[np.ndarray],
+                  anchors: Sequence[Sequence[Anchor]], *, min_count: int = 3, min_share: float = 0.6,
+                  max_common: int = 10, max_answers: int = 50) -> dict[str, list[tuple[int, float]]]:
+    """Words and bigrams that name a node without saying its name, learned from judged queries.
+
+    For each query, the nodes adjacent to *every* answer (its shared brand, category,
+    colour...) that the name linker did not find are candidates; a word or bigram
+    becomes an alias of such a node when it occurs in at least ``min_count`` queries and
+    at least ``min_share`` of the queries containing it share that node ("cup" -> the
+    category *Mugs*, "sneakers" -> *Running Shoes*). Template words (informativeness below
+    0.3: :meth:`NameLinker.informativeness`) and stop words never count.
+    """
+    graph = linker.skb.graph
+    df: dict[str, int] = {}
+    co: dict[tuple[str, int], int] = {}
+    for text, ans, anc in zip(texts, answers, anchors, strict=True):
+        if not 0 < len(ans) <= max_answers:
+            continue
+        offsets, nbrs = graph.neighbors(ans, None, "both")
+        common = unique_sorted(nbrs)
+        counts = np.zeros(len(common), np.int64)
+        for k in range(len(ans)):
+            counts += np.isin(common, nbrs[offsets[k] : offsets[k + 1]])
+        named = {a.node for a in anc if a.conf >= 0.5}
+        shared = [int(n) for n in common[counts == len(ans)] if int(n) not in named]
+        if len(shared) > max_common:
+            continue
+        words = normalise(strip_brackets(text)).split()
+        mentioned = {i for a in anc if a.conf >= 0.5 for i in a.words}
+        grams = {g for g, pos in _grams(words) if linker.informativeness([words[i] for i in pos]) >= 0.3
+                 and not mentioned.intersection(pos)}
+        for g in grams:
+            df[g] = df.get(g, 0) + 1
+            for n in shared:
+                co[(g, n)] = co.get((g, n), 0) + 1
+    out: dict[str, list[tuple[int, float]]] = {}
+    for (g, n), c in co.items():
+        if c >= min_count and c / df[g] >= min_share:
+            out.setdefault(g, []).append((n, c / df[g]))
+    return {g: sorted(v, key=lambda x: -x[1])[:3] for g, v in out.items()}
+
+
+def _find(words: list[str], needle: list[str]) -> tuple[int, ...]:
+    """Positions of the first occurrence of ``needle`` in ``words`` (empty if absent)."""
+    n = len(needle)
+    for i in range(len(words) - n + 1):
+        if n and words[i : i + n] == needle:
+            return tuple(range(i, i + n))
+    return ()

@@ -1,0 +1,92 @@
+"""Named stages and the pipeline language shared by Python, the CLI, HTTP and benchmarks.
+
+Every retriever, fusion and re-ranker is registered by name with typed parameters, a
+one-line doc and a ``repr`` that prints back as the spec that builds it::
+
+    from skbsearch.stages import pipeline
+    p = pipeline("bm25(k=200) + dense(k=200) >> cross-encoder(model='ce/') % 10", kb)
+    run = p.run(["waterproof hiking jacket"])
+
+The same objects come from the Python operators::
+
+    from skbsearch.stages import stage
+    p = (stage("bm25", k=200) + stage("dense", k=200)) >> stage("cross-encoder", model="ce/") % 10
+
+Adding a stage = one class (a :class:`SpecStage` with ``name``, ``Params`` and ``build``)
+decorated with :func:`register_stage`, in one file imported below.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from skbsearch.kb.store import SKB
+from skbsearch.pipeline import set_fusion_factory
+from skbsearch.stages import (  # noqa: F401 - registrations
+    corpus,
+    fusion,
+    graph_general,
+    rerankers,
+    retrievers,
+    trained,
+)
+from skbsearch.stages.base import SpecStage, bind, fit
+from skbsearch.stages.context import StageContext
+from skbsearch.stages.grammar import parse_spec
+from skbsearch.stages.registry import (
+    available_stages,
+    build,
+    describe,
+    get_stage,
+    parse,
+    register_stage,
+)
+
+
+def _context(kb: SKB | str | Path | StageContext | None) -> StageContext | None:
+    if kb is None or isinstance(kb, StageContext):
+        return kb
+    return StageContext(kb)
+
+
+def pipeline(spec: str | Any, kb: SKB | str | Path | StageContext | None = None) -> Any:
+    """A pipeline from a spec string (or stage objects), bound to ``kb`` when given."""
+    ctx = _context(kb)
+    obj = parse(spec, ctx) if isinstance(spec, str) else spec
+    return bind(obj, ctx) if ctx is not None else obj
+
+
+def stage(name: str, /, **params: Any) -> SpecStage:
+    """One registered stage by name with parameters (``stage("bm25", k=200)``)."""
+    return get_stage(name)(None, **params)
+
+
+def _fuse(a: Any, b: Any) -> Any:
+    kids = []
+    for s in (a, b):
+        if isinstance(s, fusion.RRFStage) and not s.non_default_params():
+            kids.extend(s.children)
+        else:
+            kids.append(s)
+    ctx = next((getattr(s, "context", None) for s in kids if getattr(s, "context", None)), None)
+    return fusion.RRFStage.from_children(kids, context=ctx)
+
+
+set_fusion_factory(_fuse)
+
+__all__ = [
+    "SpecStage",
+    "StageContext",
+    "available_stages",
+    "bind",
+    "build",
+    "describe",
+    "fit",
+    "get_stage",
+    "parse",
+    "parse_spec",
+    "pipeline",
+    "register_stage",
+    "stage",
+]

@@ -1,0 +1,230 @@
+"""Registered stages: typed parameters, a spec ``repr``, lazy building against a context.
+
+A registered stage is a subclass of :class:`SpecStage` with a ``name``, a one-line doc
+(the class docstring's first line) and a ``Params`` dataclass. Constructing it only
+checks the parameters; the real retriever / re-ranker is built on first use from the
+:class:`~skbsearch.stages.context.StageContext` it is bound to (the SKB and its indexes),
+so parsing a spec never loads a model.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from skbsearch.errors import InputError
+from skbsearch.pipeline import Cutoff, Pipeline, StageBase
+from skbsearch.stages.context import StageContext
+from skbsearch.types import Qrels, Query, Run
+
+
+def format_value(value: Any) -> str:
+    """A parameter value as the spec language writes it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "none"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(format_value(v) for v in value) + "]"
+    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _coerce(stage: str, name: str, hint: Any, value: Any) -> Any:
+    """Check/convert a parsed value to the parameter's annotated type."""
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if hint is Any:
+        return value
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        if value is None and type(None) in args:
+            return None
+        errors = []
+        for a in args:
+            if a is type(None):
+                continue
+            try:
+                return _coerce(stage, name, a, value)
+            except InputError as e:
+                errors.append(e)
+        raise errors[0] if errors else InputError(f"{stage}: bad value for {name}", field=name)
+    if origin in (tuple, list) or hint in (tuple, list):
+        if isinstance(value, str):
+            value = [v.strip() for v in value.split(",") if v.strip()]
+        if not isinstance(value, (list, tuple)):
+            value = [value]
+        inner = args[0] if args else Any
+        return tuple(_coerce(stage, name, inner, v) for v in value)
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+    elif hint is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+    elif hint is float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    elif hint is str:
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            return str(value)
+    else:
+        return value
+    raise InputError(f"{stage}: parameter {name} takes {getattr(hint, '__name__', hint)}, "
+                     f"got {format_value(value)}", field=name)
+
+
+class SpecStage(StageBase):
+    """Base class of every registered stage (see the module docstring).
+
+    Subclasses set ``name`` and ``Params`` and implement :meth:`build` (return the working
+    stage for a context); trainable ones also implement :meth:`fit`.
+    """
+
+    name: ClassVar[str] = ""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    category: ClassVar[str] = "retriever"
+    trainable: ClassVar[bool] = False
+
+    @dataclasses.dataclass
+    class Params:
+        """No parameters."""
+
+    def __init__(self, context: StageContext | None = None, **params: Any) -> None:
+        self.params = self.make_params(**params)
+        self.context = context
+        self._built: Any = None
+
+    # -------------------------------------------------------------- parameters
+    @classmethod
+    def param_fields(cls) -> list[dataclasses.Field]:
+        """The typed parameters of this stage."""
+        return list(dataclasses.fields(cls.Params))
+
+    @classmethod
+    def make_params(cls, **params: Any) -> Any:
+        """Validate and convert keyword parameters (unknown names list the valid ones)."""
+        hints = typing.get_type_hints(cls.Params)
+        fields = {f.name: f for f in cls.param_fields()}
+        out = {}
+        for key, value in params.items():
+            norm = key.replace("-", "_")
+            if norm not in fields:
+                valid = ", ".join(fields) or "none"
+                raise InputError(f"stage {cls.name!r} has no parameter {key!r}; its parameters: "
+                                 f"{valid}", field=key)
+            out[norm] = _coerce(cls.name, norm, hints[norm], value)
+        try:
+            p = cls.Params(**out)
+        except TypeError as e:
+            missing = [f.name for f in fields.values() if f.name not in out
+                       and f.default is dataclasses.MISSING
+                       and f.default_factory is dataclasses.MISSING]
+            raise InputError(f"stage {cls.name!r} needs parameter(s) {', '.join(missing)}",
+                             field=missing[0] if missing else None) from e
+        check = getattr(p, "check", None)
+        if check is not None:
+            check()
+        return p
+
+    def non_default_params(self) -> dict[str, Any]:
+        """Parameters that differ from their defaults, in declaration order."""
+        out = {}
+        for f in self.param_fields():
+            v = getattr(self.params, f.name)
+            default = f.default if f.default is not dataclasses.MISSING else (
+                f.default_factory() if f.default_factory is not dataclasses.MISSING else object())
+            if v != default:
+                out[f.name] = v
+        return out
+
+    def __repr__(self) -> str:
+        p = self.non_default_params()
+        if not p:
+            return self.name
+        return f"{self.name}(" + ", ".join(f"{k}={format_value(v)}" for k, v in p.items()) + ")"
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.params == other.params  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # -------------------------------------------------------------- running
+    def bind(self, context: StageContext) -> SpecStage:
+        """Attach a context (the SKB and its indexes) unless one is bound already."""
+        if self.context is None:
+            self.context = context
+            self._built = None
+        return self
+
+    def require_context(self) -> StageContext:
+        """The bound context, or a clear error saying how to bind one."""
+        if self.context is None:
+            raise InputError(f"stage {self!r} is not bound to an SKB: use "
+                             "skb.SKB.load(path).pipeline(stage) or pipeline(spec, kb)",
+                             field="kb")
+        return self.context
+
+    def build(self, context: StageContext) -> Any:  # pragma: no cover - abstract
+        """The working stage (a callable ``(queries, run) -> Run``) for ``context``."""
+        raise NotImplementedError
+
+    @property
+    def inner(self) -> Any:
+        """The built working stage (built on first access)."""
+        if self._built is None:
+            self._built = self.build(self.require_context())
+        return self._built
+
+    def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
+        return self.inner(list(queries), run)
+
+    def fit(self, queries: Sequence[Query], qrels: Qrels, run: Run | None = None) -> SpecStage:
+        """Learn from judged queries (PyTerrier's estimator idea); only trainable stages."""
+        raise InputError(f"stage {self.name!r} is not trainable", field="fit")
+
+    def explain(self, query: Query, doc_id: str) -> list[str]:
+        """Evidence lines for why ``doc_id`` was returned for ``query`` (may be empty)."""
+        fn = getattr(self.inner, "explain", None)
+        if fn is None:
+            return []
+        out = fn(query, doc_id)
+        return [str(x) for x in out] if isinstance(out, (list, tuple)) else [str(out)]
+
+
+def bind(stage: Any, context: StageContext) -> Any:
+    """Bind ``context`` to every registered stage inside ``stage`` (pipelines, fusions)."""
+    if isinstance(stage, Pipeline):
+        for s in stage.stages:
+            bind(s, context)
+    elif isinstance(stage, SpecStage):
+        stage.bind(context)
+        for child in getattr(stage, "children", ()):
+            bind(child, context)
+    return stage
+
+
+def fit(stage: Any, queries: Sequence[Query], qrels: Qrels, run: Run | None = None) -> Any:
+    """Fit every trainable stage of a pipeline in order, each on the run it receives."""
+    queries = list(queries)
+    parts = stage.stages if isinstance(stage, Pipeline) else [stage]
+    for part in parts:
+        if isinstance(part, SpecStage) and part.trainable:
+            part.fit(queries, qrels, run)
+        if part is not parts[-1]:
+            run = part(queries, run)
+    return stage
+
+
+def stages_equal(a: Any, b: Any) -> bool:
+    """Structural equality of two pipelines built by the spec parser or the operators."""
+    if isinstance(a, Pipeline) and isinstance(b, Pipeline):
+        return len(a.stages) == len(b.stages) and all(
+            stages_equal(x, y) for x, y in zip(a.stages, b.stages, strict=True))
+    if isinstance(a, Cutoff) and isinstance(b, Cutoff):
+        return a.k == b.k
+    return a == b

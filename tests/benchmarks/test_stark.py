@@ -1,0 +1,190 @@
+"""`skb bench stark` end to end on a small SKB in STaRK's processed format, and the
+evaluator check on the real saved STaRK rankings (skipped without ../shared/data)."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from skbsearch.benchmarks.stark import (
+    candidate_ids,
+    default_pipeline,
+    evaluator_check,
+    load_skb,
+    run_stark,
+)
+from skbsearch.cli import app
+from skbsearch.errors import InputError, UntrustedFileError
+
+torch = pytest.importorskip("torch")
+
+PRODUCTS = [
+    "Gaiam yoga mat non-slip",
+    "Gaiam cork yoga block",
+    "Hydro steel water bottle",
+    "Thermos steel water bottle insulated",
+    "Trail running shoes waterproof",
+    "Camping lantern rechargeable",
+]
+
+
+def write_processed(root: Path) -> Path:
+    """Amazon-like processed files (as stark_qa.tools.io.save_files writes them):
+    products 0-5, then brand nodes 6-7 (not candidates)."""
+    d = root / "amazon" / "processed" / "cache" / "brand"
+    d.mkdir(parents=True)
+    node_info = {i: {"title": t, "asin": f"B{i:04d}"} for i, t in enumerate(PRODUCTS)}
+    node_info[6] = {"brand_name": "Gaiam"}
+    node_info[7] = {"brand_name": "Hydro"}
+    files = {
+        "node_info": node_info,
+        "node_type_dict": {0: "product", 1: "brand"},
+        "edge_type_dict": {0: "also_buy", 1: "has_brand"},
+    }
+    for key, value in files.items():
+        with open(d / f"{key}.pkl", "wb") as fh:
+            pickle.dump(value, fh)
+    torch.save(torch.LongTensor([0] * 6 + [1, 1]), d / "node_types.pt")
+    torch.save(torch.LongTensor([[3, 0, 1, 2], [2, 6, 6, 7]]), d / "edge_index.pt")
+    torch.save(torch.LongTensor([0, 1, 1, 1]), d / "edge_types.pt")
+    return d
+
+
+def write_queries(root: Path) -> Path:
+    """stark_qa.csv with 4 queries, test split = 3 of them, 2 human-generated queries."""
+    qa = root / "qa" / "amazon"
+    (qa / "stark_qa").mkdir(parents=True)
+    (qa / "split").mkdir()
+    (qa / "stark_qa" / "stark_qa.csv").write_text(
+        "id,query,answer_ids\n"
+        '10,non-slip yoga mat,[0]\n'
+        '11,insulated steel water bottle,"[3, 2]"\n'
+        '12,waterproof running shoes or a Gaiam thing,"[4, 6]"\n'
+        '13,lantern,[5]\n', encoding="utf-8")
+    (qa / "split" / "test.index").write_text("12\n10\n11\n", encoding="utf-8")
+    (qa / "split" / "train.index").write_text("13\n", encoding="utf-8")
+    (qa / "stark_qa" / "stark_qa_human_generated_eval.csv").write_text(
+        "id,query,answer_ids,answer_ids_source\n"
+        '1,rechargeable camping lantern,[5],[5]\n'
+        '0,cork block for yoga,[1],[1]\n', encoding="utf-8")
+    return qa
+
+
+@pytest.fixture
+def stark_dirs(tmp_path: Path) -> tuple[Path, Path]:
+    return write_processed(tmp_path), write_queries(tmp_path)
+
+
+def test_run_on_processed_files(stark_dirs: tuple[Path, Path]) -> None:
+    processed, qa = stark_dirs
+    res = run_stark(processed, qa, "test", trust_pickles=True)
+    cfg = res.config
+    assert cfg["dataset"] == "amazon" and cfg["candidate_types"] == ["product"]
+    assert cfg["n_candidates"] == 6 and cfg["n_queries"] == 3
+    assert cfg["answers_not_candidates"] == 1  # brand node 6 is no candidate: dropped
+    assert cfg["pipeline"] == "bm25(k=1000, types=['product'])"
+    m = res.metrics
+    # q10 and q12 have their only candidate answer first; q11's two answers are its top 2
+    assert m["hit@1"] == pytest.approx(1.0)
+    assert m["recall@5"] == pytest.approx(1.0)
+    assert m["mrr"] == pytest.approx(1.0) and m["rprecision"] == pytest.approx(1.0)
+    assert set(m) >= {"hit@50", "recall@100", "map"}
+    assert res.latency_ms["p50"] > 0
+
+
+def test_unreturned_candidates_and_limit(stark_dirs: tuple[Path, Path]) -> None:
+    processed, qa = stark_dirs
+    # top-1 only: q11's second answer is unreturned -> tied last, stable by node id
+    res = run_stark(processed, qa, "test", pipeline_spec="bm25(k=1, types=[product])",
+                    trust_pickles=True, limit=2)
+    assert res.config["n_queries"] == 2  # q12, q10 (split file order)
+    assert res.metrics["recall@5"] == pytest.approx(1.0)
+    res = run_stark(processed, qa, "test", pipeline_spec="bm25(k=1, types=[product])",
+                    trust_pickles=True)
+    # q11: answer 3 at rank 1; answer 2 unreturned, after the unreturned 0 and 1 -> rank 4
+    assert res.metrics["hit@1"] == pytest.approx(1.0)
+    assert res.metrics["recall@5"] == pytest.approx(1.0)  # rank 4 is within 5
+    assert res.metrics["rprecision"] == pytest.approx((1 + 1 + 0.5) / 3)
+    assert res.metrics["map"] == pytest.approx((1 + 1 + (1 + 2 / 4) / 2) / 3)
+    pess = run_stark(processed, qa, "test", pipeline_spec="bm25(k=1, types=[product])",
+                     trust_pickles=True, ties="pessimistic")
+    assert pess.metrics["map"] == pytest.approx((1 + 1 + (1 + 2 / 6) / 2) / 3)
+
+
+def test_skb_dir_matches_processed_files(stark_dirs: tuple[Path, Path], tmp_path: Path) -> None:
+    processed, qa = stark_dirs
+    out = tmp_path / "skb"
+    built = CliRunner().invoke(app, ["kb", "build", str(processed), str(out), "--format", "stark",
+                                     "--trust-pickles", "--quiet"])
+    assert built.exit_code == 0, built.output
+    a = run_stark(processed, qa, "human", trust_pickles=True)
+    b = run_stark(out, qa, "human")  # no pickles read: no trust needed
+    assert a.metrics == b.metrics and b.config["n_queries"] == 2
+    assert b.metrics["hit@1"] == pytest.approx(1.0)
+
+
+def test_refusals(stark_dirs: tuple[Path, Path], tmp_path: Path) -> None:
+    processed, qa = stark_dirs
+    with pytest.raises(UntrustedFileError):
+        run_stark(processed, qa, "test")
+    with pytest.raises(InputError, match="split file not found"):
+        run_stark(processed, qa, "val", trust_pickles=True)
+    with pytest.raises(InputError, match="unknown split"):
+        run_stark(processed, qa, "dev", trust_pickles=True)
+    with pytest.raises(InputError, match="unknown ties"):
+        run_stark(processed, qa, "test", trust_pickles=True, ties="random")
+    with pytest.raises(InputError, match="SKB not found"):
+        run_stark(tmp_path / "nope", qa, "test")
+    (qa / "split" / "val.index").write_text("10\n99\n", encoding="utf-8")
+    with pytest.raises(InputError, match="'99' is not in stark_qa.csv") as ei:
+        run_stark(processed, qa, "val", trust_pickles=True)
+    assert ei.value.line == 2
+
+
+def test_candidates_and_default_pipeline(stark_dirs: tuple[Path, Path]) -> None:
+    processed, _ = stark_dirs
+    skb = load_skb(processed, trust_pickles=True)
+    assert candidate_ids(skb, ("product",)) == [str(i) for i in range(6)]
+    assert candidate_ids(skb, ()) == [str(i) for i in range(8)]
+    assert default_pipeline(()) == "bm25(k=1000)"
+
+
+def test_cli(stark_dirs: tuple[Path, Path], tmp_path: Path) -> None:
+    processed, qa = stark_dirs
+    out = tmp_path / "res.json"
+    res = CliRunner().invoke(app, ["bench", "stark", "--skb", str(processed), "--qa", str(qa),
+                                   "--split", "test", "--trust-pickles", "--json", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "protocol: STaRK evaluator" in res.output and "candidates: 6" in res.output
+    assert "hit@1" in res.output and str(out) in res.output
+    data = json.loads(out.read_text())
+    assert data["benchmark"] == "stark" and data["metrics"]["mrr"] == pytest.approx(1.0)
+    bad = CliRunner().invoke(app, ["bench", "stark", "--skb", str(processed), "--qa", str(qa)])
+    assert bad.exit_code == 2 and "--trust-pickles" in bad.output
+    assert "Traceback" not in bad.output
+
+
+@pytest.mark.data
+def test_evaluator_check_on_real_rankings(shared_data: Path) -> None:
+    """Our evaluator on STaRK's saved ada-002 rankings reproduces STaRK's per-query numbers:
+    exactly (1e-6) for hit@k, recall@k, R-precision and, where the saved top 1000 decides
+    them, MRR; MAP where all answers are in the top 1000 up to one tie-order swap."""
+    data = shared_data / "stark-queries"
+    if not data.is_dir():
+        pytest.skip("no stark-queries in the shared data")
+    res = evaluator_check(data)
+    assert set(res.groups) == {"amazon", "mag", "primekg"}
+    assert [g["queries"] for g in res.groups.values()] == [81, 84, 109]
+    for name, g in res.groups.items():
+        assert g["exact_max_abs_diff"] <= 1e-6, name
+        assert g["mrr_max_abs_diff_in_reach"] <= 1e-6, name
+        assert g["mrr_queries_in_reach"] >= 0.6 * g["queries"]
+        # beyond the top 1000 the rank is unknown: the reciprocal rank is at most 1/1001 there
+        assert g["mrr_max_abs_diff_all"] <= 1 / 1001 + 1e-6, name
+        assert g["map_differ_in_reach"] <= 1 and g["map_max_abs_diff_in_reach"] < 1e-5, name
+        assert abs(g["mrr_mean_ours"] - g["mrr_mean_stark"]) < 1e-4
+    assert res.groups["mag"]["answers_not_candidates"] > 0  # STaRK drops non-paper answers too

@@ -1,0 +1,55 @@
+"""Evidence lines for a pipeline's results (shared by ``skb search --pipeline`` and HTTP)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from skbsearch.stages import StageContext, pipeline
+from skbsearch.stages.explain import explain, explainers
+from skbsearch.synth.catalogue import generate_catalogue
+from skbsearch.types import Query
+
+
+@pytest.fixture(scope="module")
+def ds():
+    return generate_catalogue(150, seed=3, n_queries=5)
+
+
+def test_explainers_walk_fusions_and_chains(ds):
+    ctx = StageContext(ds.skb, notify=lambda _m: None)
+    p = pipeline("(bm25 + graph) % 10 >> filter(types=[product])", ctx)
+    p.run(["x"])
+    assert [s.name for s in explainers(p)] == ["bm25", "graph"]
+
+
+def test_explain_lines_from_each_stage_and_fallback(ds):
+    ctx = StageContext(ds.skb, notify=lambda _m: None)
+    q = Query("q0", ds.queries[0].text)
+    p = pipeline("bm25 + graph", ctx)
+    top = p([q]).ranked("q0")[0][0]
+    lines = explain(p, q, top, max_lines=2)
+    assert any(ln.startswith("path: ") for ln in lines)
+    assert any(ln.startswith("text: ") for ln in lines)
+    assert len(lines) == len(set(lines))
+    assert explain(p, q, top, max_lines=0) == []
+    # No explaining stage (a saved run): the document's best-matching lines instead.
+    name = ds.skb.node(top).name
+    lines = explain(pipeline("filter(types=[product])", ctx), Query("q0", name), top)
+    assert lines and any(w in lines[0] for w in name.split())
+    assert explain(pipeline("filter", ctx), q, top, fallback=False) == []
+
+
+def test_cli_search_pipeline_prints_evidence(ds, tmp_path):
+    from typer.testing import CliRunner
+
+    from skbsearch.cli import app
+
+    ds.skb.save(tmp_path / "skb")
+    res = CliRunner().invoke(app, ["search", str(tmp_path / "skb"), ds.queries[0].text,
+                                   "--pipeline", "graph", "-k", "3", "--json"])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)["results"]
+    assert len(rows) == 3 and all(r["evidence"] for r in rows)
+    assert any(ln.startswith("path: ") for r in rows for ln in r["evidence"])

@@ -1,0 +1,64 @@
+"""The registered general graph stage: spec round trip, fit through the pipeline, model files."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "retrieve"))
+from kg_fixtures import shop, shop_queries  # noqa: E402
+
+from skbsearch.errors import InputError  # noqa: E402
+from skbsearch.stages import describe, fit, pipeline, stage  # noqa: E402
+from skbsearch.stages.context import StageContext  # noqa: E402
+from skbsearch.stages.explain import explain  # noqa: E402
+from skbsearch.types import Query  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    return StageContext(shop(), notify=lambda m: None)
+
+
+def test_spec_round_trip_and_parameters():
+    s = stage("kg", k=5, target=["product"], w_text=0.5, max_hops=2)
+    assert repr(s) == "graph(k=5, target=['product'], max_hops=2, w_text=0.5)"
+    assert pipeline(repr(s)) == s
+    assert describe("graph")["trainable"] and describe("kg")["name"] == describe("graph-general")["name"] == "graph"
+    assert describe("graph-aware")["name"] == "graph-v1"  # the catalogue-only stage it replaced
+    with pytest.raises(InputError, match="max_hops"):
+        stage("kg", max_hops=7)
+
+
+def test_fit_through_the_pipeline_then_save_and_reload(ctx, tmp_path):
+    queries, qrels = shop_queries()
+    p = pipeline("kg(k=10)", ctx)
+    with pytest.raises(InputError, match="fit the stage first"):
+        p.save_model(tmp_path / "none")
+    fit(p, queries, qrels)
+    before = p(queries)
+    p.save_model(tmp_path / "kg")
+    assert repr(p) == f"graph(k=10, model='{tmp_path / 'kg'}')"
+    again = pipeline(repr(p), StageContext(ctx.kb, notify=lambda m: None))
+    assert again(queries) == before
+    assert again.fitted is not None and again.fitted.info["n_queries"] == len(queries)
+
+
+def test_weights_given_in_the_spec_override_the_fitted_ones(ctx, tmp_path):
+    queries, qrels = shop_queries()
+    p = pipeline("kg", ctx)
+    fit(p, queries, qrels)
+    p.save_model(tmp_path / "m")
+    q = pipeline(f"kg(model='{tmp_path / 'm'}', w_rel=0.0, w_type=0.0)", StageContext(ctx.kb))
+    assert q.inner.weights["rel"] == 0.0 and q.inner.weights["text"] == p.inner.weights["text"]
+
+
+def test_explain_through_a_fused_pipeline(ctx):
+    p = pipeline("bm25(types=[product]) + kg", ctx)
+    q = Query("q", "a dishwasher safe cup by Zenith")
+    top = p([q]).ranked("q")[0][0]
+    assert top == "p5"
+    lines = explain(p, q, top, max_lines=3)
+    assert any(ln.startswith("path: Zenith --has_brand^-1--> Zenith Alpine Mug") for ln in lines)

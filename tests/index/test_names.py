@@ -1,0 +1,81 @@
+"""The persisted node-name index of graph-aware retrieval."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from skbsearch.index import names as names_mod
+from skbsearch.index.names import build_name_index, load_or_build_name_index, name_token_rows
+from skbsearch.kb.store import SKB
+from skbsearch.retrieve.graph_aware import GraphAwareRetriever, _NameTokens
+from skbsearch.stages import StageContext, pipeline
+from skbsearch.synth.catalogue import generate_catalogue
+
+
+@pytest.fixture()
+def saved(tmp_path: Path):
+    ds = generate_catalogue(300, n_queries=10, seed=4)
+    ds.skb.save(tmp_path / "kb")
+    return SKB.load(tmp_path / "kb"), ds.queries
+
+
+def test_graph_stage_persists_and_reuses_the_name_index(saved, monkeypatch: pytest.MonkeyPatch) -> None:
+    kb, queries = saved
+    where = Path(kb.path) / "indexes" / "names"
+    assert not where.exists()
+    p = pipeline("graph(target=[product]) % 10", StageContext(kb, notify=lambda _: None))
+    first = p.run(queries)
+    assert (where / "manifest.json").is_file()
+    calls = []
+    real = names_mod.build_name_index
+    monkeypatch.setattr(names_mod, "build_name_index", lambda skb: calls.append(1) or real(skb))
+    again = pipeline("graph(target=[product]) % 10", StageContext(SKB.load(kb.path),
+                                                                  notify=lambda _: None)).run(queries)
+    assert calls == []  # loaded, not rebuilt
+    assert again == first
+
+
+def test_stale_name_index_is_rebuilt(saved, tmp_path: Path) -> None:
+    kb, _ = saved
+    other = generate_catalogue(50, n_queries=2, seed=9).skb
+    other.save(tmp_path / "other")
+    other = SKB.load(tmp_path / "other")
+    where = tmp_path / "names"
+    load_or_build_name_index(other, where)  # an index of another SKB sits there
+    notes: list[str] = []
+    index = load_or_build_name_index(kb, where, notify=notes.append)
+    assert index.num_docs == kb.num_nodes and notes and "rebuilding" in notes[0]
+    assert index.source["skb_hash"] == kb.meta["content_hash"]
+
+
+def test_token_rows_equal_tokenised_names(saved) -> None:
+    kb, _ = saved
+    index = build_name_index(kb)
+    rows = name_token_rows(index, kb)
+    assert rows is not None
+    fast = _NameTokens(*rows)
+    toks = index.tokenize([nm or "" for nm in kb.column("name")])
+    for i in range(kb.num_nodes):
+        np.testing.assert_array_equal(fast[i], np.unique(np.asarray(toks[i], dtype=np.int64)))
+    # a name index over other documents falls back to tokenising
+    shuffled = type(index).from_texts(list(zip(reversed(kb.ids), reversed(kb.column("name")),
+                                               strict=True)), stopwords="en")
+    assert name_token_rows(shuffled, kb) is None
+    slow = _NameTokens.of(shuffled, kb)
+    assert int(np.bincount(slow.ids).sum()) == int(np.bincount(fast.ids).sum())
+
+
+def test_retriever_same_with_either_token_source(saved, monkeypatch: pytest.MonkeyPatch) -> None:
+    kb, queries = saved
+    from skbsearch.index.sparse import BM25Index
+    from skbsearch.retrieve import graph_aware
+
+    text = BM25Index.from_skb(kb, add_rel=True)
+    names = build_name_index(kb)
+    a = GraphAwareRetriever(kb, text, target_types=["product"], name_index=names, k=10)(queries)
+    monkeypatch.setattr(graph_aware, "name_token_rows", lambda index, skb: None)  # tokenise
+    b = GraphAwareRetriever(kb, text, target_types=["product"], name_index=names, k=10)(queries)
+    assert a == b and sum(len(v) for v in a.values()) > 0
