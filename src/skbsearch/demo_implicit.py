@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.text import Text
 
 from skbsearch.enrich import (
@@ -62,7 +63,7 @@ def run_implicit_demo(
     by_id = {d.id: d for d in docs}
     for q in ds.queries[:: max(1, len(ds.queries) // 3)][:3]:
         did = next(iter(ds.qrels[q.id]))
-        console.print(f"\n[bold cyan]{q.id}[/] {q.text}", highlight=False)
+        console.print(f"\n[bold cyan]{escape(q.id)}[/] {escape(q.text)}", highlight=False)
         console.print(Text("   message: ", style="dim") + Text(ds.documents[did]), highlight=False)
         facts = "; ".join(_describe(f) for f in by_id[did].facts)
         console.print(Text("   derived: ", style="dim") + Text(facts or "(none)", style="green"), highlight=False)

@@ -11,6 +11,13 @@ from typing import Protocol, runtime_checkable
 
 from skbsearch.types import Query, Run, as_queries
 
+_FUSION: list[Callable[[Stage, Stage], Stage]] = []
+
+
+def set_fusion_factory(factory: Callable[[Stage, Stage], Stage]) -> None:
+    """Install what ``a + b`` builds (:mod:`skbsearch.stages` installs RRF fusion)."""
+    _FUSION[:] = [factory]
+
 
 @runtime_checkable
 class Stage(Protocol):
@@ -30,6 +37,12 @@ class StageBase:
 
     def __mod__(self, k: int) -> Pipeline:
         return Pipeline(self, Cutoff(k))
+
+    def __add__(self, other: Stage) -> Stage:
+        """``a + b``: fuse the two stages' Runs (reciprocal rank fusion)."""
+        if not _FUSION:
+            raise TypeError("'a + b' fuses registered stages: import skbsearch.stages first")
+        return _FUSION[0](self, other)
 
     def run(self, queries, run: Run | None = None) -> Run:  # noqa: ANN001 - accepts many forms
         """Call the stage on queries given as ``Query`` objects, strings or ``{id: text}``."""
@@ -55,6 +68,11 @@ class Cutoff(StageBase):
 
     def __repr__(self) -> str:
         return f"% {self.k}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Cutoff) and other.k == self.k
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class FunctionStage(StageBase):
@@ -91,6 +109,18 @@ class Pipeline(StageBase):
 
     def __repr__(self) -> str:
         parts = []
-        for s in self.stages:
-            parts.append(repr(s) if isinstance(s, Cutoff) else f">> {s!r}")
+        for i, s in enumerate(self.stages):
+            if isinstance(s, Cutoff):
+                parts.append(repr(s))
+                continue
+            r = repr(s)
+            cut_next = i + 1 < len(self.stages) and isinstance(self.stages[i + 1], Cutoff)
+            if cut_next and " + " in r:  # '%' binds tighter than '+'
+                r = f"({r})"
+            parts.append(f">> {r}")
         return " ".join(parts).removeprefix(">> ")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Pipeline) and self.stages == other.stages
+
+    __hash__ = None  # type: ignore[assignment]

@@ -7,6 +7,7 @@ and ir-measures use), with helpers for cut-offs and TREC files.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,10 +38,20 @@ def as_queries(queries: Iterable[Query] | Iterable[str] | Mapping[str, str] | st
 
 
 def _trec_rows(path: Path, columns: str) -> Iterator[tuple[int, list[str]]]:
-    """``(line_number, fields)`` of a whitespace-separated TREC file with ``columns``."""
+    """``(line_number, fields)`` of a whitespace-separated TREC file with ``columns``.
+
+    Raises:
+        InputError: naming the file and line, for text that is not UTF-8 or a line with
+            the wrong number of columns.
+    """
     want = len(columns.split())
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
+    with path.open("rb") as fh:
+        for n, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start}); expected a TREC file "
+                                 f"with columns '{columns}'", file=path, line=n) from None
             if not line.strip():
                 continue
             parts = line.split()
@@ -97,7 +108,14 @@ class Run(dict[str, dict[str, float]]):
                 raise InputError(
                     f"score {parts[4]!r} is not a number", file=path, line=n, field="score"
                 ) from None
-            run.setdefault(parts[0], {})[parts[2]] = score
+            if math.isnan(score):
+                raise InputError("score is NaN; every candidate needs a comparable score",
+                                 file=path, line=n, field="score")
+            docs = run.setdefault(parts[0], {})
+            if parts[2] in docs:
+                raise InputError(f"duplicate document {parts[2]!r} for query {parts[0]!r} "
+                                 "(trec_eval refuses duplicate docs in a run)", file=path, line=n, field="docid")
+            docs[parts[2]] = score
         return cls(run, name=name or path.stem)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
@@ -109,6 +127,20 @@ class Run(dict[str, dict[str, float]]):
         from ranx import Run as RanxRun
 
         return RanxRun.from_dict(self.to_dict(), name=self.name)
+
+
+def _json_grade(value: Any, path: Path, qid: str, doc: str) -> int:
+    """A JSON qrels grade as an int: integers, or strings of one (as TREC DL dumps have)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    raise InputError(f"grade of document {doc!r} must be an integer, got {value!r}", file=path, field=qid)
 
 
 class Qrels(dict[str, dict[str, int]]):
@@ -141,6 +173,9 @@ class Qrels(dict[str, dict[str, int]]):
                     f"grade {parts[3]!r} is not an integer", file=path, line=n, field="grade"
                 ) from None
             qrels.setdefault(parts[0], {})[parts[2]] = grade
+        if not qrels:
+            raise InputError("no judgements: the qrels file is empty (expected lines 'qid iter docid grade')",
+                             file=path)
         return cls(qrels)
 
     @classmethod
@@ -148,10 +183,24 @@ class Qrels(dict[str, dict[str, int]]):
         """Read ``{qid: {docid: grade}}`` JSON (grades may be strings, as in TREC DL dumps)."""
         path = Path(path)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(path.read_bytes().decode("utf-8"))
+        except UnicodeDecodeError as e:
+            raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=path) from None
         except json.JSONDecodeError as e:
             raise InputError(f"malformed JSON: {e.msg}", file=path, line=e.lineno) from None
-        return cls(data)
+        except (ValueError, RecursionError) as e:  # e.g. a number too long, nesting too deep
+            raise InputError(f"malformed JSON ({type(e).__name__}: {str(e)[:100]})", file=path) from None
+        shape = "expected a JSON object {qid: {docid: grade}}"
+        if not isinstance(data, dict):
+            raise InputError(f"{shape}, got {type(data).__name__}", file=path)
+        if not data:
+            raise InputError(f"no judgements: {shape}", file=path)
+        qrels: dict[str, dict[str, int]] = {}
+        for qid, docs in data.items():
+            if not isinstance(docs, dict):
+                raise InputError(f"{shape}; query {qid!r} maps to {type(docs).__name__}", file=path, field=qid)
+            qrels[qid] = {d: _json_grade(g, path, qid, d) for d, g in docs.items()}
+        return cls(qrels)
 
     def to_dict(self) -> dict[str, dict[str, int]]:
         """A plain dict (ranx's ``Qrels.from_dict`` / ir-measures input)."""

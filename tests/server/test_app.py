@@ -55,3 +55,94 @@ def test_search_errors(client):
     assert c.post("/search", json={"k": 3}).status_code == 422
     assert c.post("/search", json={"query": "x", "retriever": "dense"}).status_code == 404
     assert c.post("/search", json={"query": "x", "where": "nonsense ((("}).status_code == 400
+
+
+def test_search_with_pipelines_and_evidence(client):
+    c, ds = client
+    text = ds.queries[0].text
+    r = c.post("/search", json={"query": text, "k": 5, "pipeline": "graph"}).json()
+    assert r["pipeline"] == "graph" and r["retriever"] is None
+    hits = r["results"]["hits"]
+    assert [h["rank"] for h in hits] == [1, 2, 3, 4, 5]
+    assert all(h["evidence"] and h["type"] for h in hits)
+    assert any(line.startswith("path: ") for h in hits for line in h["evidence"])
+    # The old field is an alias: retriever bm25 == pipeline bm25(k=K).
+    old = c.post("/search", json={"query": text, "k": 5, "retriever": "bm25"}).json()
+    new = c.post("/search", json={"query": text, "k": 5, "pipeline": "bm25(k=5)"}).json()
+    assert old["retriever"] == "bm25" and old["pipeline"] == new["pipeline"] == "bm25(k=5)"
+    assert [h["id"] for h in old["results"]["hits"]] == [h["id"] for h in new["results"]["hits"]]
+    none = c.post("/search", json={"query": text, "k": 3, "evidence": 0}).json()
+    assert all(h["evidence"] == [] for h in none["results"]["hits"])
+
+
+def test_pipeline_errors_list_the_stages(client):
+    c, _ = client
+    r = c.post("/search", json={"query": "x", "pipeline": "bm25 >> nope"})
+    assert r.status_code == 400 and "unknown stage 'nope'" in r.json()["detail"]
+    assert {"bm25", "graph", "rrf"} <= set(r.json()["stages"])
+    r = c.post("/search", json={"query": "x", "pipeline": "run('/etc/passwd')"})
+    assert r.status_code == 400 and "--allow-spec-files" in r.json()["detail"]
+    assert "root:" not in r.text
+    assert c.post("/search", json={"query": "x", "pipeline": "bm25(("}).status_code == 400
+    assert c.post("/search", json={"query": "x", "pipeline": "b" * 1001}).status_code == 422
+
+
+def test_explain(client):
+    c, ds = client
+    text = ds.queries[0].text
+    top = c.post("/search", json={"query": text, "k": 3, "pipeline": "graph"}).json()
+    second = top["results"]["hits"][1]
+    r = c.post("/explain", json={"query": text, "id": second["id"], "pipeline": "graph"}).json()
+    assert r["rank"] == 2 and r["score"] == pytest.approx(second["score"])
+    assert r["pipeline"] == "graph" and set(second["evidence"]) <= set(r["evidence"])
+    assert r["above"]["id"] == top["results"]["hits"][0]["id"]
+    assert c.post("/explain", json={"query": text, "id": "nope"}).status_code == 404
+    far = c.post("/explain", json={"query": "zzzz qqqq", "id": "p0"}).json()
+    assert far["rank"] is None and far["score"] is None
+
+
+def test_node_neighbours_are_paged(client):
+    c, ds = client
+    brand = c.get("/nodes/p0").json()["neighbors"]["has_brand"][0]
+    full = c.get(f"/nodes/{brand}?limit=200").json()
+    group = next(g for g in full["relations"] if g["relation"] == "has_brand^-1")
+    assert group["direction"] == "in" and group["total"] == len(group["nodes"]) > 3
+    page = c.get(f"/nodes/{brand}", params={"relation": "has_brand^-1", "offset": 2, "limit": 2})
+    assert [g["relation"] for g in page.json()["relations"]] == ["has_brand^-1"]
+    assert page.json()["relations"][0]["nodes"] == group["nodes"][2:4]
+    assert page.json()["neighbors"] == {"has_brand^-1": [n["id"] for n in group["nodes"][2:4]]}
+    assert c.get(f"/nodes/{brand}?relation=nope").status_code == 400
+    assert c.get(f"/nodes/{brand}?limit=0").status_code == 422
+    assert c.get(f"/nodes/{brand}?limit=201").status_code == 422
+    assert c.get(f"/nodes/{brand}?offset=-1").status_code == 422
+
+
+def test_kb_overview_and_pipelines(client):
+    c, ds = client
+    kb = c.get("/kb").json()
+    assert sum(kb["edge_counts"].values()) == kb["edges"] == ds.skb.num_edges
+    roles = {(r["relation"], r["source"], r["target"]) for r in kb["schema"]["relations"]}
+    assert ("has_brand", "product", "brand") in roles and ("also_bought", "product", "product") in roles
+    assert sum(r["count"] for r in kb["schema"]["relations"]) == kb["edges"]
+    assert kb["degree"]["min"] <= kb["degree"]["median"] <= kb["degree"]["max"]
+    assert kb["top_degree"][0]["degree"] == kb["degree"]["max"]
+    p = c.get("/pipelines").json()
+    assert [x["name"] for x in p["pipelines"]][:2] == ["bm25", "graph"] and p["default"] == "bm25"
+    assert not p["allow_spec_files"] and any(s["name"] == "graph" for s in p["stages"])
+
+
+def test_explorer_page_and_assets(client):
+    c, _ = client
+    for path in ("/", "/node/p0", "/node/p0%2F..%2F..%2Fmeta.json"):
+        r = c.get(path)
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+        assert "script-src 'self'" in r.headers["content-security-policy"]
+        assert '<script src="/static/app.js" defer>' in r.text
+    js = c.get("/static/app.js")
+    assert js.status_code == 200 and "javascript" in js.headers["content-type"]
+    assert ".innerHTML" not in js.text and "insertAdjacentHTML" not in js.text
+    assert c.get("/static/app.js", headers={"If-None-Match": js.headers["etag"]}).status_code == 304
+    for bad in ("/static/index.html", "/static/app.py", "/static/..%2Fapp.py", "/static/%2e%2e"):
+        assert c.get(bad).status_code == 404, bad
+    total = sum(len(c.get(f"/static/{n}").content) for n in ("app.js", "app.css")) + len(c.get("/").content)
+    assert total < 60_000  # small: first paint needs the page and the style sheet only

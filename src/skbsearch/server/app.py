@@ -2,100 +2,237 @@
 
 # No `from __future__ import annotations`: FastAPI must resolve the local request model.
 
+import asyncio
 import threading
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from skbsearch.errors import MissingDependencyError, SkbError
-from skbsearch.types import Query
+from skbsearch.documents import DocumentRenderer
+from skbsearch.errors import MissingDependencyError
+from skbsearch.server.browse import node_page
+from skbsearch.server.errors import SnapshotChanged, UnknownNode, install_error_handlers
+from skbsearch.server.limits import BodySizeLimit, Limits
+from skbsearch.server.pipelines import PipelinePolicy, PipelineRequest
+from skbsearch.server.search import explain_node, get_pipeline, run_search
+from skbsearch.server.snapshot import Snapshot, SnapshotHolder
+from skbsearch.server.web import install_web
+from skbsearch.stages import available_stages, describe
+
+T = TypeVar("T")
+#: Times a request is retried on a newer snapshot when the SKB is rebuilt under it.
+SNAPSHOT_RETRIES = 3
 
 
-def create_app(skb_dir: str | Path) -> Any:
-    """A FastAPI app serving the SKB at ``skb_dir`` (its indexes under ``skb_dir/indexes``)."""
+class Busy(Exception):
+    """More work is running or queued than ``Limits.max_pending`` allows."""
+
+
+class BoundedExecutor:
+    """A thread pool that refuses new work when ``max_pending`` jobs are running or queued."""
+
+    def __init__(self, workers: int, max_pending: int) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="skb-worker")
+        self._max_pending = max_pending
+        self._pending = 0
+        self._lock = threading.Lock()
+
+    def submit(self, fn: Callable[[], T]) -> "Future[T]":
+        """Schedule ``fn``; raises :class:`Busy` when the queue is full."""
+        with self._lock:
+            if self._pending >= self._max_pending:
+                raise Busy
+            self._pending += 1
+        try:
+            future = self._pool.submit(fn)
+        except BaseException:
+            self._done(None)
+            raise
+        future.add_done_callback(self._done)
+        return future
+
+    def _done(self, _: object) -> None:
+        with self._lock:
+            self._pending -= 1
+
+    def shutdown(self) -> None:
+        """Stop the workers; queued jobs are cancelled."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
+               pipelines: Mapping[str, str] | None = None, allow_spec_files: bool = False) -> Any:
+    """A FastAPI app serving the SKB at ``skb_dir`` (its indexes under ``skb_dir/indexes``).
+
+    Args:
+        skb_dir: the SKB directory; rebuilding it in place while serving is safe (each
+            request is answered from one build, see :mod:`skbsearch.server.snapshot`).
+        limits: request limits and worker counts (default :class:`Limits`).
+        pipelines: named pipelines ``{name: spec}`` offered besides the defaults; they may
+            load files (models, run files), clients' own specs may not.
+        allow_spec_files: let clients' specs name files, models and URLs too.
+    """
     try:
-        from fastapi import FastAPI, HTTPException
+        from fastapi import FastAPI, HTTPException, Query
         from pydantic import BaseModel, Field
     except ImportError:
         raise MissingDependencyError("fastapi", "server", "The HTTP service") from None
 
-    from skbsearch.documents import DocumentRenderer
-    from skbsearch.index import get_kind
-    from skbsearch.kb.schema import INVERSE_SUFFIX
-    from skbsearch.kb.store import SKB
-    from skbsearch.retrieve.filters import NodeFilter
-
-    skb_dir = Path(skb_dir)
-    skb = SKB.load(skb_dir)
+    limits = limits or Limits()
+    policy = PipelinePolicy(pipelines, allow_files=allow_spec_files,
+                            max_stages=limits.max_pipeline_stages)
+    holder = SnapshotHolder(skb_dir)
     renderer = DocumentRenderer(add_rel=True, max_per_relation=10)
-    indexes: dict[str, Any] = {}
-    lock = threading.Lock()
+    executor = BoundedExecutor(limits.search_workers, limits.max_pending)
 
-    def index_for(kind: str) -> Any:
-        with lock:
-            if kind not in indexes:
-                spec = get_kind(kind)
-                path = skb_dir / "indexes" / spec.index_dir_name
-                if not path.is_dir():
-                    raise HTTPException(404, f"no {kind} index at {path}; build it with 'skb index {skb_dir} --kind {kind}'")
-                indexes[kind] = (spec, spec.load(path))
-            return indexes[kind]
+    @asynccontextmanager
+    async def lifespan(_: Any) -> AsyncIterator[None]:
+        yield
+        executor.shutdown()
+
+    async def offload(fn: Callable[[], T]) -> T:
+        """Run ``fn`` on the worker pool, off the event loop (503 when the pool is full)."""
+        try:
+            future = executor.submit(fn)
+        except Busy:
+            raise HTTPException(503, "server busy; retry later", headers={"Retry-After": "1"}) from None
+        return await asyncio.wrap_future(future)
+
+    def on_snapshot(fn: Callable[[Snapshot], T]) -> T:
+        """``fn`` on the newest snapshot; retried on a newer one if a rebuild lands meanwhile."""
+        for attempt in range(SNAPSHOT_RETRIES):
+            try:
+                return fn(holder.get())
+            except SnapshotChanged:
+                if attempt == SNAPSHOT_RETRIES - 1:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    async def served_snapshot() -> Snapshot:
+        """The snapshot to answer from: at once if the directory still holds it (one stat),
+        else the reload runs on the worker pool."""
+        return holder.current if not holder.changed_on_disk() else await offload(holder.get)
+
+    def refuse_early(preq: PipelineRequest | None = None, node_id: str | None = None) -> None:
+        """Refuse a bad pipeline or an unknown id on the event loop, without queueing.
+
+        Parsing and checking a spec takes well under a millisecond (the pipeline is cached
+        for the worker that runs it); only when the served snapshot is still current.
+        """
+        if holder.changed_on_disk():
+            return
+        snap = holder.current
+        if node_id is not None and not snap.skb.has_node(node_id):
+            raise UnknownNode(node_id)
+        if preq is not None:
+            get_pipeline(snap, policy, preq)
 
     class SearchRequest(BaseModel):
         query: str | None = None
         queries: list[str] | None = None
-        k: int = Field(10, ge=1, le=1000)
-        retriever: str = "bm25"
+        k: int = 10
+        pipeline: str | None = None
+        retriever: str | None = None
         types: list[str] = []
         where: str | None = None
+        evidence: int = Field(2, ge=0, le=10)
 
-    app = FastAPI(title="skbsearch", version="0.1.0")
+    class ExplainRequest(BaseModel):
+        query: str
+        id: str
+        pipeline: str | None = None
+        retriever: str | None = None
+        types: list[str] = []
+        where: str | None = None
+        evidence: int = Field(5, ge=0, le=10)
+
+    def pipeline_request(req: SearchRequest | ExplainRequest, k: int) -> PipelineRequest:
+        types = tuple(t.strip() for t in req.types if t.strip())
+        where = req.where.strip() if req.where and req.where.strip() else None
+        pipe = req.pipeline.strip() if req.pipeline and req.pipeline.strip() else None
+        return PipelineRequest(pipe, None if pipe else (req.retriever or "bm25"), types, where, k)
+
+    app = FastAPI(title="skbsearch", version="0.1.0", lifespan=lifespan)
+    app.add_middleware(BodySizeLimit, max_bytes=limits.max_body_bytes)
+    install_error_handlers(app)
+    install_web(app)
 
     @app.get("/health")
-    def health() -> dict[str, Any]:
-        return {"status": "ok", "nodes": skb.num_nodes, "edges": skb.num_edges}
+    async def health() -> dict[str, Any]:
+        # Runs on the event loop: no locks, no worker threads, one stat() of meta.json.
+        snap = holder.current
+        return {"status": "ok", "snapshot": snap.identity, "nodes": snap.skb.num_nodes,
+                "edges": snap.skb.num_edges, "stale": holder.changed_on_disk()}
 
     @app.get("/kb")
-    def kb_info() -> dict[str, Any]:
-        counts = skb.sql("SELECT type, count(*) AS n FROM nodes GROUP BY type ORDER BY type").to_pylist()
-        return {"path": str(skb_dir), "node_types": {r["type"]: r["n"] for r in counts},
-                "relations": skb.schema.relations, "text_fields": skb.schema.text_fields,
-                "attributes": skb.schema.attributes}
+    async def kb_info() -> dict[str, Any]:
+        snap = await served_snapshot()
+        return {"path": str(holder.skb_dir), **snap.kb_info}
 
-    @app.get("/nodes/{node_id:path}")
-    def node(node_id: str) -> dict[str, Any]:
-        if not skb.has_node(node_id):
-            raise HTTPException(404, f"unknown node id {node_id!r}")
+    stage_docs = [describe(n) for n in available_stages()]  # the registry is fixed once imported
+
+    @app.get("/pipelines")
+    async def list_pipelines() -> dict[str, Any]:
+        snap = await served_snapshot()
+        named = policy.pipelines(snap.skb.num_edges)
+        return {"pipelines": [{"name": n, "spec": s} for n, s in named.items()],
+                "default": next(iter(named)), "allow_spec_files": policy.allow_files,
+                "stages": stage_docs, "snapshot": snap.identity}
+
+    def node_info(snap: Snapshot, node_id: str, offset: int, limit: int,
+                  relation: str | None) -> dict[str, Any]:
+        skb = snap.skb
+        if not skb.has_node(node_id):  # a dict lookup: ids never reach the file system
+            raise UnknownNode(node_id)
         i = int(skb.index_of(node_id))
         n = skb.node(i)
-        nbrs = {}
-        for base in skb.schema.relations:
-            for rel in (base, base + INVERSE_SUFFIX):
-                offsets, ids = skb.graph.neighbors([i], [rel], "out")
-                if len(ids):
-                    nbrs[rel] = skb.id_of(ids[:50])
-        return {"id": n.id, "type": n.type, "name": n.name, "fields": n.fields, "attributes": n.attributes,
-                "document": renderer.render(skb, i), "neighbors": nbrs}
+        nbrs, groups = node_page(skb, i, offset=offset, limit=limit, relation=relation)
+        return {"id": n.id, "type": n.type, "name": n.name, "fields": n.fields,
+                "attributes": n.attributes, "document": renderer.render(skb, i),
+                "neighbors": nbrs, "relations": groups, "snapshot": snap.identity}
+
+    @app.get("/nodes/{node_id:path}")
+    async def node(node_id: str, offset: int = Query(0, ge=0, le=10_000_000),
+                   limit: int = Query(50, ge=1), relation: str | None = None) -> dict[str, Any]:
+        if limit > limits.max_page:
+            raise HTTPException(422, f"limit must be between 1 and {limits.max_page}, got {limit}")
+        refuse_early(node_id=node_id)
+        return await offload(lambda: on_snapshot(
+            lambda snap: node_info(snap, node_id, offset, limit, relation)))
 
     @app.post("/search")
-    def search(req: SearchRequest) -> dict[str, Any]:
+    async def search(req: SearchRequest) -> dict[str, Any]:
         texts = req.queries if req.queries is not None else ([req.query] if req.query else [])
         if not texts:
             raise HTTPException(422, "give 'query' or 'queries'")
-        try:
-            spec, index = index_for(req.retriever)
-            stage = spec.retriever(index, k=req.k, filter=NodeFilter(tuple(req.types), req.where), skb=skb)
-            run = stage([Query(f"q{j}", t) for j, t in enumerate(texts)])
-        except SkbError as e:
-            raise HTTPException(400, str(e)) from None
-        names = skb.column("name")
-        results = []
-        for j, t in enumerate(texts):
-            hits = []
-            for doc, score in run.ranked(f"q{j}")[: req.k]:
-                known = skb.has_node(doc)
-                hits.append({"id": doc, "score": score,
-                             "name": names[int(skb.index_of(doc))] if known else None})
-            results.append({"query": t, "hits": hits})
-        return {"retriever": req.retriever, "results": results if req.queries is not None else results[0]}
+        refused = limits.check_search(len(texts), max(map(len, texts)), req.k, req.where,
+                                      len(req.types), req.pipeline or req.retriever)
+        if refused:
+            raise HTTPException(*refused)
+        preq = pipeline_request(req, req.k)
+        refuse_early(preq)
+        return await offload(lambda: on_snapshot(lambda snap: run_search(
+            snap, policy, preq, texts, evidence=req.evidence,
+            evidence_budget=limits.max_evidence_hits, batch=req.queries is not None)))
 
+    @app.post("/explain")
+    async def explain(req: ExplainRequest) -> dict[str, Any]:
+        if not req.query:
+            raise HTTPException(422, "give 'query'")
+        refused = limits.check_search(1, max(len(req.query), len(req.id)), 1, req.where,
+                                      len(req.types), req.pipeline or req.retriever)
+        if refused:
+            raise HTTPException(*refused)
+        preq = pipeline_request(req, limits.max_k)
+        refuse_early(preq, req.id)
+        return await offload(lambda: on_snapshot(lambda snap: explain_node(
+            snap, policy, preq, req.query, req.id, evidence=req.evidence)))
+
+    app.state.snapshots = holder
+    app.state.limits = limits
+    app.state.pipelines = policy
     return app

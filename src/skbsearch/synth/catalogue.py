@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from skbsearch.atomic import atomic_dir
+from skbsearch.atomic import atomic_dir, recover_dir
 from skbsearch.errors import InputError
 from skbsearch.jsonl import iter_jsonl
 from skbsearch.kb.graph import unique_sorted
@@ -58,13 +58,14 @@ class CatalogueDataset:
     def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
         """Write ``skb/``, ``queries.jsonl``, ``qrels.trec`` and ``dataset.json`` atomically."""
         final = Path(path)
-        with atomic_dir(final, overwrite=overwrite) as tmp:
+        with atomic_dir(final, overwrite=overwrite, kind="catalogue") as tmp:
             self.skb.save(tmp / "skb")
             with (tmp / "queries.jsonl").open("w", encoding="utf-8") as fh:
                 for q in self.queries:
                     fh.write(json.dumps({"id": q.id, "text": q.text, "meta": q.meta}) + "\n")
             self.qrels.to_trec(tmp / "qrels.trec")
-            (tmp / "dataset.json").write_text(json.dumps(self.config, indent=2), encoding="utf-8")
+            config = {"artefact": "catalogue", **self.config}
+            (tmp / "dataset.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
         self.skb.path = final / "skb"
         return final
 
@@ -73,6 +74,8 @@ class CatalogueDataset:
         """Open a directory written by :meth:`save` (the SKB graph is memory-mapped)."""
         path = Path(path)
         qfile = path / "queries.jsonl"
+        if not path.exists():
+            recover_dir(path)  # a save killed while swapping directories
         if not qfile.is_file():
             raise InputError(
                 "not a catalogue dataset (no queries.jsonl); make one with 'skb synth catalogue'",
@@ -86,6 +89,7 @@ class CatalogueDataset:
                 raise InputError("query record lacks a field", file=qfile, line=n, field=str(e.args[0])) from None
         cfg_file = path / "dataset.json"
         config = json.loads(cfg_file.read_text(encoding="utf-8")) if cfg_file.is_file() else {}
+        config.pop("artefact", None)
         return cls(SKB.load(path / "skb"), queries, Qrels.from_trec(path / "qrels.trec"), config)
 
 

@@ -1,0 +1,110 @@
+"""Fusing a relational requirement and properties into a query without an LLM (step 3).
+
+Several sentence templates per role (customer, researcher, doctor), picked with the
+seeded generator, that name the anchor, say the relation in words and add one or two
+properties: "Any suggestions for a jacket with brand Foxfield, featuring mesh vents?".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from skbsearch.errors import InputError
+from skbsearch.synth.query_properties import Property
+from skbsearch.synth.query_templates import article
+
+_SLOT = re.compile(r"\{(a_subject|subjects|subject|rel|props)\}")
+_THE_TARGET = re.compile(r"^the\s+\S+\s+", re.IGNORECASE)
+ROLES = ("customer", "researcher", "doctor")
+
+#: Per role: sentence templates over {a_subject} ("a jacket"), {subject}, {subjects},
+#: {rel} (the relational requirement) and {props} (", featuring X and Y" or "").
+SENTENCES: dict[str, tuple[str, ...]] = {
+    "customer": (
+        "Any suggestions for {a_subject} {rel}{props}?",
+        "I'm looking for {a_subject} {rel}{props}.",
+        "Can you recommend {a_subject} {rel}{props}?",
+        "Help me find {a_subject} {rel}{props}.",
+        "What {subject} {rel}{props} would you recommend?",
+        "I want to buy {a_subject} {rel}{props}. Any ideas?",
+    ),
+    "researcher": (
+        "Find {subjects} {rel}{props}.",
+        "Show me {subjects} {rel}{props}.",
+        "List {subjects} {rel}{props}.",
+        "I am looking for {subjects} {rel}{props}.",
+        "Search for {subjects} {rel}{props}.",
+        "What are the {subjects} {rel}{props}?",
+    ),
+    "doctor": (
+        "Which {subjects} {rel}{props} should I consider?",
+        "What {subject} {rel}{props} is relevant for my patient?",
+        "I need information on {subjects} {rel}{props}.",
+        "Find {subjects} {rel}{props} for a clinical case.",
+        "List {subjects} {rel}{props}.",
+    ),
+}
+#: Ways to attach text properties ("{}" is the property phrase).
+CONNECTORS = ("with {}", "featuring {}", "that mentions {}", "described as having {}")
+
+
+def auto_role(type_names: Sequence[str]) -> str:
+    """``customer`` for product catalogues, ``doctor`` for biomedical SKBs, else ``researcher``."""
+    names = {t.lower() for t in type_names}
+    if names & {"product", "item", "brand"}:
+        return "customer"
+    if names & {"disease", "drug", "gene/protein", "gene", "protein", "effect/phenotype"}:
+        return "doctor"
+    return "researcher"
+
+
+def check_role(role: str, type_names: Sequence[str]) -> str:
+    """The role to use (``auto`` resolved); unknown roles raise :class:`InputError`."""
+    if role == "auto":
+        return auto_role(type_names)
+    if role not in ROLES:
+        raise InputError(f"unknown role {role!r}; use one of {', '.join(ROLES)} or auto", field="role")
+    return role
+
+
+def plural(noun: str) -> str:
+    """A naive English plural of the last word: jacket -> jackets, city -> cities."""
+    head, _, last = noun.rpartition(" ")
+    if last.endswith("y") and last[-2:-1] not in tuple("aeiou"):
+        last = last[:-1] + "ies"
+    elif last.endswith(("s", "x", "z", "ch", "sh")):
+        last = last + "es"
+    else:
+        last = last + "s"
+    return f"{head} {last}" if head else last
+
+
+def props_clause(props: Sequence[Property], rng: np.random.Generator) -> str:
+    """", featuring mesh vents and recycled nylon" (relation properties as they are)."""
+    parts = []
+    for p in props:
+        if p.kind == "text":
+            parts.append(CONNECTORS[int(rng.integers(len(CONNECTORS)))].format(p.text))
+        elif p.kind == "llm":  # "the product has mesh vents" -> "that has mesh vents"
+            parts.append(_THE_TARGET.sub("that ", p.text.rstrip(". ")))
+        else:
+            parts.append(p.text)
+    if not parts:
+        return ""
+    return ", " + " and ".join(parts)
+
+
+def fuse(role: str, subject: str, rel: str, props: Sequence[Property], rng: np.random.Generator) -> str:
+    """One query: a role's sentence template filled with subject, requirement and properties."""
+    sentence = SENTENCES[role][int(rng.integers(len(SENTENCES[role])))]
+    subject = subject.replace("_", " ")
+    clause = props_clause([p for p in props if p.kind != "category"], rng)
+    is_plural = subject.endswith("s") and not subject.endswith("ss")  # "headphones"
+    values = {"a_subject": subject if is_plural else f"{article(subject)} {subject}",
+              "subjects": subject if is_plural else plural(subject),
+              "subject": subject, "rel": rel, "props": clause}
+    # One pass: names and phrases that contain "{...}" are never substituted again.
+    return _SLOT.sub(lambda m: values[m.group(1)], sentence)
