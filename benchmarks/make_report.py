@@ -91,8 +91,25 @@ def render(result: dict[str, Any], name: str) -> str:
     lat = _scalars(result.get("latency_ms", {})) if cfg.get("show_latency", True) else {}
     if lat:
         lines += ["Latency (ms): " + ", ".join(f"{k} {_fmt(v, False)}" for k, v in lat.items()), ""]
+    lines += _examples(cfg.get("examples"))
     lines.append(f"_Source: `benchmarks/results/{name}`_")
     return "\n".join(lines)
+
+
+def _examples(examples: Any) -> list[str]:
+    """``config.examples`` (dicts with a ``cause``) as one bullet list per cause."""
+    if not isinstance(examples, list) or not examples:
+        return []
+    out = ["Examples:", ""]
+    for ex in examples:
+        if not isinstance(ex, dict):
+            continue
+        where = " ".join(f"{ex[k]}" for k in ("pool", "query") if k in ex)
+        rank = f", rank {ex['rank']}" if "rank" in ex else ""
+        text = str(ex.get("question", "")).replace("|", "\\|")
+        detail = str(ex.get("detail", "")).replace("|", "\\|")
+        out.append(f"- **{ex.get('cause', '')}** ({where}{rank}): {text} — {detail}")
+    return [*out, ""]
 
 
 def _dig(d: Any, dotted: str) -> Any:

@@ -35,11 +35,11 @@ from skbsearch.benchmarks.metaqa import (
     read_split,
     topic_nodes,
 )
-from skbsearch.benchmarks.metaqa_rerank import MetaQAComponents
+from skbsearch.benchmarks.metaqa.rerank import MetaQAComponents
 from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.read.kgqa import fused_scores, order, rank_answers, retrieval_scores
+from skbsearch.rerank.labels import triple_level_labels
 from skbsearch.rerank.triples import TripleReranker
-from skbsearch.train.labels import triple_level_labels
 from skbsearch.types import Query
 
 ROWS = {"document-level labels": "document-half", "triple-level labels": "triple-half",
