@@ -269,6 +269,9 @@ def test_demo_out_prints_a_search_command_that_works(tmp_path):
     assert Path(args[0]) == out / "dataset" / "skb"
     r = invoke("search", *args, "-k", "3")
     assert r.exit_code == 0 and "product" in r.output, r.output
-    rel = cmd.split("--index", 1)[1].strip(" )")
+    rel = shlex.split(cmd.split("--index", 1)[1].split(";")[0])[0]
     r = invoke("search", args[0], "jacket", "--index", rel)
     assert r.exit_code == 0, r.output
+    spec = shlex.split(cmd.split(" -p ", 1)[1].rstrip(")"))[0]
+    r = invoke("search", args[0], "jacket", "-p", spec)
+    assert r.exit_code == 0 and "product" in r.output, r.output

@@ -21,15 +21,13 @@ torch / transformers are imported lazily (extra ``[dense]``).
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import InputError, MissingDependencyError
+from skbsearch.errors import InputError
 from skbsearch.progress import ProgressFn
 from skbsearch.rerank.cross_encoder_model import (  # noqa: F401  (re-exported)
     MARKER,

@@ -30,7 +30,12 @@ import numpy as np
 
 from skbsearch.errors import InputError, MissingDependencyError
 from skbsearch.paths import cache_root
-from skbsearch.rerank.cross_encoder_model import MARKER, CrossEncoderModel, _resolve_local, pack_three
+from skbsearch.rerank.cross_encoder_model import (
+    MARKER,
+    CrossEncoderModel,
+    _resolve_local,
+    pack_three,
+)
 
 #: Changes when the export (opset, inputs, outputs) changes: part of every cache key.
 EXPORT_VERSION = 1
