@@ -55,3 +55,12 @@ def test_cli_bench_metaqa_pipeline_spec(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     saved = json.loads(out.read_text())
     assert saved["config"]["pipeline"] == "kg(k=20)" and "1-hop" in saved["groups"]
+
+
+def test_a_chain_reuses_the_cached_first_stage(tmp_path: Path) -> None:
+    """``kg >> <untrained re-ranker>`` fits only kg, cached as for ``--pipeline kg``."""
+    data = write_folder(tmp_path / "metaqa")
+    res = run_metaqa(data, hops=(1,), pipeline="kg", cache_dir=tmp_path / "cache")
+    chain = run_metaqa(data, hops=(1,), pipeline="kg >> input", cache_dir=tmp_path / "cache")
+    assert chain.config["spec"]["model"] == res.config["spec"]["model"]
+    assert "fit" not in chain.config["spec"] and chain.groups == res.groups

@@ -73,6 +73,8 @@ class LLMStage(SpecStage):
         top_k: int = 20
         kind: str = field(default="node", metadata={"help": "what a candidate is called in the prompt"})
         max_doc_chars: int = 2000
+        max_tokens: int = field(default=16, metadata={
+            "help": "answer length; small models restate the prompt before the number"})
         cache: bool = field(default=True, metadata={"help": "cache responses on disk"})
 
     def build(self, context: StageContext) -> Any:
@@ -80,7 +82,8 @@ class LLMStage(SpecStage):
         cache = ResponseCache(cache_root() / "llm" / "responses.sqlite") if p.cache else None
         client = get_client(p.model, model=p.name, cache=cache)
         return LLMReranker(client, context.doc_text, top_k=p.top_k, kind=p.kind,
-                           max_doc_chars=p.max_doc_chars, tie_break="retriever")
+                           max_doc_chars=p.max_doc_chars, max_tokens=p.max_tokens,
+                           tie_break="retriever")
 
 
 @register_stage

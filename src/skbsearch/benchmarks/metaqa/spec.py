@@ -54,18 +54,21 @@ def spec_stage(skb: SKB, linker: EntityLinker, spec: str, train: Sequence[MetaQA
     if not _trainable(stage):
         return stage, info
     queries, qrels = training_data(skb, linker, train, brackets)
-    cached = _cache_dir(stage, queries, qrels, cache_dir)
+    # A chain whose only trainable part is its first stage (e.g. ``kg >> llm``) fits and
+    # caches that stage alone: the same model as ``--pipeline kg``, reused across runs.
+    target = _first_trainable(stage)
+    cached = _cache_dir(target, queries, qrels, cache_dir)
     if cached is not None and (cached / "model.json").is_file():
-        stage.params.model = str(cached)
+        target.params.model = str(cached)
         info["model"] = str(cached)
         return stage, info
     say(f"fit {spec} ({len(queries)} questions)", 0, 1)
-    fit(stage, queries, qrels)
+    fit(target, queries, qrels)
     say(f"fit {spec} ({len(queries)} questions)", 1, 1)
     if cached is not None:
-        stage.save_model(cached)
+        target.save_model(cached)
         info["model"] = str(cached)
-    fitted = getattr(stage, "fitted", None)
+    fitted = getattr(target, "fitted", None)
     if fitted is not None:
         info["fit"] = fitted.info
     return stage, info
@@ -74,6 +77,16 @@ def spec_stage(skb: SKB, linker: EntityLinker, spec: str, train: Sequence[MetaQA
 def _trainable(stage: Any) -> bool:
     parts = getattr(stage, "stages", [stage])
     return any(isinstance(p, SpecStage) and p.trainable for p in parts)
+
+
+def _first_trainable(stage: Any) -> Any:
+    """The first stage of a chain when no later part is trainable, else ``stage`` itself."""
+    parts = getattr(stage, "stages", None)
+    if not parts or not isinstance(parts[0], SpecStage):
+        return stage
+    if any(isinstance(p, SpecStage) and p.trainable for p in parts[1:]):
+        return stage
+    return parts[0]
 
 
 def _cache_dir(stage: Any, queries: list[Query], qrels: Qrels, cache_dir: str | Path | None) -> Path | None:
