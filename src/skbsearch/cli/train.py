@@ -31,7 +31,7 @@ def cross_encoder(
     time_budget: float | None = typer.Option(None, "--time-budget", min=1, help="Stop after this many seconds."),
     batch_size: int = typer.Option(16, "--batch-size", min=2, help="Pairs per step (even)."),
     lr: float = typer.Option(5e-5, "--lr", help="AdamW learning rate (linear warm-up and decay)."),
-    max_length: int = typer.Option(256, "--max-length", min=16, help="Tokens per query-passage pair."),
+    max_length: int | None = typer.Option(None, "--max-length", min=16, help="Tokens per query-passage pair (default: the --start model's, 256 for minilm)."),
     nq_limit: int | None = typer.Option(None, "--nq-limit", min=1, help="Use at most N NQ questions."),
     seed: int = typer.Option(0, "--seed", help="Seed of the head initialisation and sampling."),
     threads: int | None = typer.Option(None, "--threads", min=1, help="torch threads (default: torch's)."),
@@ -48,7 +48,8 @@ def cross_encoder(
                          time_budget_s=time_budget, seed=seed, threads=threads)
     queries = [q for spec in data for q in load_data_spec(spec, nq_limit=nq_limit, seed=seed)]
     model = CrossEncoderModel.start_from(start, max_length=max_length, seed=seed)
-    model.info["data"] = list(data)
+    # A model trained further (--start DIR) keeps the data it saw before: NQ, then dl19.
+    model.info["data"] = [*model.info.get("data", []), *data]
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=True, disable=quiet) as bar:
         task = bar.add_task("training", total=None)
