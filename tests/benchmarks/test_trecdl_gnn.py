@@ -45,6 +45,11 @@ def test_rows_are_known_and_configured() -> None:
         assert legacy_spec(name, cv_folds=3) == f"gnn-row(row='{row}')"
     assert legacy_spec("gnn-rl", cv_folds=3) == legacy_spec("grag-rl", cv_folds=3) == "gnn-row"
     assert legacy_spec("fusion:gnn-rl+bi-encoder", cv_folds=3) == "gnn-row + dense"
+    # in a fusion, --model is the trained member's; the bi-encoder keeps its dense index
+    fused = legacy_spec("fusion:cross-encoder+bi-encoder", model="ce/")
+    assert fused == "cross-encoder(model='ce/') + dense", fused
+    with pytest.raises(InputError):
+        legacy_spec("bi-encoder", model="ce/")
     assert GNNRowConfig.for_row("grag-rl") == GNNRowConfig.for_row("gnn-rl")
     rl = GNNRowConfig.for_row("gnn-rl", use_paths=False, first_stage_weight=0.1, epochs=3)
     assert (rl.kind, rl.loss, rl.features.use_paths, rl.features.first_stage_weight,

@@ -129,6 +129,8 @@ def test_load_scorer_errors(tmp_path: Path) -> None:
         load_scorer(tmp_path, backend="native")
     with pytest.raises(InputError):
         load_scorer(tmp_path, backend="bogus")
+    with pytest.raises(InputError, match="no model directory"):  # a path, never a hub look-up
+        load_scorer(tmp_path / "missing")
 
 
 def test_make_examples_pairs_better_with_worse() -> None:

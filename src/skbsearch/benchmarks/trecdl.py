@@ -76,9 +76,11 @@ def legacy_spec(reranker: str, *, model: str | None = None, cv_folds: int | None
                                  "--model DIR (from 'skb train gnn-reranker')", field="model")
             return {**(gnn or {}), "model": None if cv_folds else model}
         if part == "llm":
+            if reranker.startswith("fusion:") and model is not None:
+                return {"top_k": top_k}  # in a fusion --model is the trained member's
             return {"model": model, "top_k": top_k}
         if part == "bi-encoder":
-            if model is not None:
+            if model is not None and not reranker.startswith("fusion:"):  # in a fusion: the other's
                 raise InputError("bi-encoder re-scores with the corpus's dense index (MiniLM); "
                                  "drop --model", field="model")
             return {"k": top_k}

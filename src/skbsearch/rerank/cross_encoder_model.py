@@ -53,7 +53,11 @@ def _resolve_local(name: str | Path) -> str:
                              "name or 'minilm'", field="model")
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         return str(p.resolve())
-    return str(name)
+    text = str(name)
+    if text.startswith(("/", "./", "../", "~")) or text.endswith("/") or "\\" in text:
+        raise InputError(f"no model directory at {p}; give a model directory (e.g. from 'skb "
+                         "train cross-encoder'), a hub name or 'minilm'", field="model")
+    return text
 
 
 def pack_three(tokenizer: Any, queries: Sequence[str], passages: Sequence[str],
