@@ -7,6 +7,8 @@ quality.
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 from skbsearch.llm import OpenAICompatibleClient, ResponseCache, get_client
@@ -72,6 +74,14 @@ def test_llm_reranker_over_real_server(server):
     assert all(0.0 <= out["q"][d] <= 1.0 + 1e-5 for d in ("d1", "d2"))
     with pytest.raises(ValueError):
         rr([Query("q", "x")])
+    # a one-token answer is usually cut before its number: counted, and said when common
+    cut = LLMReranker(client, docs, top_k=2, kind="passage", max_tokens=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cut([Query("q", "Where is the Eiffel Tower?")], run)
+    said = [w for w in caught if "answers had no score" in str(w.message)]
+    assert cut.scored == 2 and 0 <= cut.unparsed <= 2
+    assert bool(said) == (cut.unparsed * 10 > cut.scored)
 
 
 def test_in_process_llama_client():

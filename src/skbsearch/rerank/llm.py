@@ -9,6 +9,7 @@ rank-based term from the incoming run so that ties keep the retriever's order.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -77,7 +78,7 @@ class LLMReranker(PairwiseReranker):
         prompt: str = STARK_PROMPT,
         kind: str = "document",
         max_doc_chars: int = 2000,
-        max_tokens: int = 8,
+        max_tokens: int = 16,
         tie_break: str = "none",
         batch_size: int = 64,
         progress: ProgressFn | None = None,
@@ -91,7 +92,8 @@ class LLMReranker(PairwiseReranker):
         self.max_doc_chars = max_doc_chars
         self.max_tokens = max_tokens
         self.tie_break = tie_break
-        self.unparsed = 0
+        self.unparsed = 0  # answers without a number (scored 0)
+        self.scored = 0
 
     def render(self, query: Query, doc_id: str) -> tuple[str, str]:
         """The query and the document cut to ``max_doc_chars``."""
@@ -103,13 +105,19 @@ class LLMReranker(PairwiseReranker):
         """One prompt a pair; the number in the answer (unparsed answers score 0)."""
         convs = [[{"role": "user", "content": self.prompt.format(query=q, document=d, kind=self.kind)}]
                  for q, d in zip(query_texts, doc_texts, strict=True)]
-        out = []
+        out, missing = [], 0
         for ans in self.client.chat(convs, max_tokens=self.max_tokens):
             s = parse_score(ans)
             if s is None:
-                self.unparsed += 1
+                missing += 1
                 s = 0.0
             out.append(s)
+        self.unparsed += missing
+        self.scored += len(out)
+        if missing * 10 > len(out):  # say so: a cut answer would silently rank by the first stage
+            warnings.warn(f"LLM re-ranker: {missing} of {len(out)} answers had no score (scored 0); "
+                          f"raise max_tokens (now {self.max_tokens}) or use a larger model",
+                          RuntimeWarning, stacklevel=2)
         return np.asarray(out, dtype=np.float64)
 
     def adjust(self, scores: np.ndarray, ranks: np.ndarray) -> np.ndarray:
