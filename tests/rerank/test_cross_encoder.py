@@ -139,8 +139,8 @@ def test_make_examples_pairs_better_with_worse() -> None:
     q = JudgedQuery("1", "q", [("a", 3), ("b", 1), ("c", 0)], max_grade=3)
     ex = make_examples([q], random.Random(0))
     assert len(ex) == 2  # grade-0 passage is never the better one
-    for _, _better, _worse, lb, lw in ex:
-        assert lb > lw
+    for _, _better, _worse, lb, lw, margin in ex:
+        assert lb > lw and np.isnan(margin)  # no teacher scores: no distillation margin
 
 
 @pytest.mark.slow

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -23,7 +24,7 @@ train_app = typer.Typer(
 @train_app.command("cross-encoder")
 @handle_errors
 def cross_encoder(
-    data: list[str] = typer.Option(..., "--data", help="Training data, repeatable: trecdl:DIR/dl19 or nq:FILE."),
+    data: list[str] = typer.Option(..., "--data", help="Training data, repeatable: trecdl:DIR/dl19, nq:FILE, or trecdl-candidates:DIR/dl19 (the BM25 top-100 without judgements; needs --teacher)."),
     out: Path = typer.Option(..., "--out", help="Model directory to write (CrossEncoder-compatible)."),
     start: str = typer.Option("minilm", "--start", help="Start weights: minilm (packaged), a BERT dir, or a model dir from this command."),
     epochs: int = typer.Option(1, "--epochs", min=1, help="Passes over the (better, worse) passage pairs."),
@@ -33,23 +34,46 @@ def cross_encoder(
     lr: float = typer.Option(5e-5, "--lr", help="AdamW learning rate (linear warm-up and decay)."),
     max_length: int | None = typer.Option(None, "--max-length", min=16, help="Tokens per query-passage pair (default: the --start model's, 256 for minilm)."),
     nq_limit: int | None = typer.Option(None, "--nq-limit", min=1, help="Use at most N NQ questions."),
+    dense_negatives: int = typer.Option(0, "--dense-negatives", min=0, help="NQ: add N negatives mined with the bi-encoder (--teacher, default minilm) to the 3 BM25 ones."),
+    teacher: str | None = typer.Option(None, "--teacher", help="Distil from this bi-encoder's query-passage cosines (minilm: the packaged all-MiniLM-L6-v2, or a sentence-transformers name/path)."),
+    distill_loss: str = typer.Option("kl", "--distill-loss", help="kl (pair KL against sigmoid(teacher margin / T)) or margin-mse."),
+    distill_weight: float = typer.Option(1.0, "--distill-weight", min=0.0, help="Weight of the distillation loss."),
+    distill_temperature: float = typer.Option(0.05, "--distill-temperature", min=1e-6, help="T: the teacher's cosine margin is divided by T."),
     seed: int = typer.Option(0, "--seed", help="Seed of the head initialisation and sampling."),
     threads: int | None = typer.Option(None, "--threads", min=1, help="torch threads (default: torch's)."),
     json_out: bool = typer.Option(False, "--json", help="Print the training summary as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
-    """Fine-tune a cross-encoder (BCE + pairwise loss) and save it to --out."""
+    """Fine-tune a cross-encoder (BCE + pairwise loss, + distillation with --teacher) and save it to --out."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from skbsearch.errors import InputError
     from skbsearch.rerank.cross_encoder import CrossEncoderModel
-    from skbsearch.train.cross_encoder import TrainConfig, load_data_spec, train_cross_encoder
+    from skbsearch.train.cross_encoder import (
+        TrainConfig,
+        add_teacher_scores,
+        load_data_spec,
+        train_cross_encoder,
+    )
 
     config = TrainConfig(epochs=epochs, max_steps=max_steps, batch_size=batch_size, lr=lr,
-                         time_budget_s=time_budget, seed=seed, threads=threads)
-    queries = [q for spec in data for q in load_data_spec(spec, nq_limit=nq_limit, seed=seed)]
+                         time_budget_s=time_budget, seed=seed, threads=threads,
+                         distill_loss=distill_loss, distill_weight=distill_weight,
+                         distill_temperature=distill_temperature)
+    with _torch_threads(threads):  # the bi-encoder (dense negatives, teacher) too
+        queries = [q for spec in data for q in load_data_spec(
+            spec, nq_limit=nq_limit, seed=seed, dense_negatives=dense_negatives, encoder=teacher)]
+        if teacher is None and any(q.unjudged for q in queries):
+            raise InputError("trecdl-candidates passages have no grades: they train only by "
+                             "distillation, so give --teacher (e.g. minilm)", field="teacher")
+        if teacher is not None:
+            add_teacher_scores(queries, teacher)
     model = CrossEncoderModel.start_from(start, max_length=max_length, seed=seed)
     # A model trained further (--start DIR) keeps the data it saw before: NQ, then dl19.
     model.info["data"] = [*model.info.get("data", []), *data]
+    if teacher is not None or dense_negatives:
+        model.info.setdefault("distillation", []).append(
+            {"data": list(data), "teacher": teacher, "dense_negatives": dense_negatives})
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=True, disable=quiet) as bar:
         task = bar.add_task("training", total=None)
@@ -68,6 +92,13 @@ def cross_encoder(
         console.print(f"trained on {len(queries)} queries: {result.steps} steps, "
                       f"{result.examples} pairs in {summary['seconds']} s "
                       f"(stopped by {result.stopped_by}); wrote {out}", highlight=False, markup=False)
+
+
+def _torch_threads(threads: int | None) -> Any:
+    """torch's thread count set to ``threads`` for the block (no-op for ``None``)."""
+    from skbsearch.rerank.gnn_models import torch_threads
+
+    return torch_threads(threads)
 
 
 #: Sibling trainer modules ``skbsearch.cli.train_<name>`` (each registers on ``train_app``).

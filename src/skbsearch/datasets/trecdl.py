@@ -39,6 +39,21 @@ def load_trecdl(data_dir: str | Path, year: str = "dl19") -> TrecDLData:
         if not p.is_file():
             raise InputError(f"TREC DL file not found; expected {year}_bm25_top100.json and "
                              f"{year}_qrels.json in {d}", file=p)
+    queries, run, texts = read_trecdl_candidates(d, year)
+    return TrecDLData(year, queries, run, Qrels.from_json(qrels_path), texts, d)
+
+
+def read_trecdl_candidates(data_dir: str | Path,
+                           year: str = "dl19") -> tuple[list[Query], Run, dict[str, str]]:
+    """Queries, BM25 run and passage texts of ``DIR/{year}_bm25_top100.json`` alone.
+
+    No judgements are read, so this works on a year whose qrels nobody has (unlabelled
+    candidates, e.g. for distillation from a teacher's scores).
+    """
+    run_path = Path(data_dir) / f"{year}_bm25_top100.json"
+    if not run_path.is_file():
+        raise InputError(f"TREC DL file not found; expected {year}_bm25_top100.json in "
+                         f"{Path(data_dir)}", file=run_path)
     try:
         records = json.loads(run_path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
@@ -56,4 +71,4 @@ def load_trecdl(data_dir: str | Path, year: str = "dl19") -> TrecDLData:
         except (KeyError, TypeError, IndexError) as e:
             raise InputError(f"expected {{'query', 'hits': [{{'qid', 'docid', 'content', "
                              f"'score'}}]}}: missing {e}", file=run_path, line=n) from None
-    return TrecDLData(year, queries, run, Qrels.from_json(qrels_path), texts, d)
+    return queries, run, texts

@@ -179,7 +179,10 @@ class FineTunedCrossEncoderStage(_TrainedStage):
         seed: int = field(default=0, metadata={
             "help": "training seed; the n-th fit's new head is seeded n"})
         negatives: str = field(default="judged", metadata={
-            "help": "judged (graded passages only) | run (also unjudged candidates, grade 0)"})
+            "help": "judged (graded passages only) | run (also unjudged candidates, grade 0) | "
+                    "unjudged (also unjudged candidates, ungraded: distillation only; needs teacher)"})
+        teacher: str | None = field(default=None, metadata={
+            "help": "distil from this bi-encoder's cosines (minilm) on every training pair"})
         max_grade: int = field(default=0, metadata={"help": "label = grade / max_grade (0: from qrels)"})
         train_data: tuple[str, ...] = field(default=(), metadata={
             "help": "extra judged data added to every fit (nq:FILE, trecdl:DIR/dl19)"})
@@ -189,8 +192,11 @@ class FineTunedCrossEncoderStage(_TrainedStage):
             "help": "directory: write the model of the n-th fit to SAVE_DIR/fold<n>"})
 
         def check(self) -> None:
-            if self.negatives not in ("judged", "run"):
-                raise InputError("negatives must be judged or run", field="negatives")
+            if self.negatives not in ("judged", "run", "unjudged"):
+                raise InputError("negatives must be judged, run or unjudged", field="negatives")
+            if self.negatives == "unjudged" and not self.teacher:
+                raise InputError("negatives=unjudged trains by distillation: give teacher=minilm",
+                                 field="teacher")
             if self.top_k < 1:
                 raise InputError("top_k must be >= 1", field="top_k")
 

@@ -6,11 +6,25 @@ Training data are *judged queries*: a query text with graded passages. Sources:
   ``DIR/dl19_bm25_top100.json`` (unjudged passages are not used);
 * ``nq:FILE``: NQ-open oracle questions (``nq-open-oracle.jsonl.gz``), the gold passage
   graded 1 and BM25-hard negatives (other questions' passages that rank high for the
-  question but contain none of its answers) graded 0.
+  question but contain none of its answers) graded 0; ``dense_negatives`` adds negatives
+  mined the same way with a bi-encoder;
+* ``trecdl-candidates:DIR/dl19``: every query's BM25 top-100 passages *without* grades
+  (``DIR/dl19_bm25_top100.json`` only; no judgements are read). Such passages train only
+  through a teacher's scores (distillation), so they need ``teacher``.
 
 Each example is a (query, better passage, worse passage) group; a random passage of
 another query stands in when a query has no worse judged passage. The loss is pointwise
 BCE on ``grade / max_grade`` plus a pairwise logistic loss ``softplus(s_worse - s_better)``.
+
+Distillation (:func:`add_teacher_scores`): a teacher, the bi-encoder by default, scores
+every (query, passage) of a query by cosine. Pairs whose two passages both have a
+teacher score add ``distill_weight`` times a distillation loss on the student's margin
+``s_better - s_worse`` against the teacher's margin ``m = t_better - t_worse`` at
+temperature ``T``: ``kl`` is the pair's KL (binary cross-entropy of
+``sigmoid(s_better - s_worse)`` against ``sigmoid(m / T)``), ``margin-mse`` is
+MarginMSE ``(s_better - s_worse - m / T)^2``. Unjudged passages form extra pairs (each
+with a random other passage of its query, ordered by the teacher) that carry only this
+loss.
 Batches are bucketed by length (less padding); AdamW with linear warm-up and decay;
 training stops at ``max_steps``, after ``epochs`` passes, or when ``time_budget_s`` runs out.
 """
@@ -26,22 +40,37 @@ from pathlib import Path
 from typing import Any
 
 import bm25s
+import numpy as np
 
 from skbsearch.datasets.nq import read_nq_open
-from skbsearch.datasets.trecdl import load_trecdl
+from skbsearch.datasets.trecdl import load_trecdl, read_trecdl_candidates
 from skbsearch.errors import InputError
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
 
 
 @dataclass
 class JudgedQuery:
-    """A training query: its text and ``(passage text, grade)`` judgements."""
+    """A training query: its text and ``(passage text, grade)`` judgements.
+
+    ``unjudged`` passages have no grade and train only by distillation; ``teacher`` maps
+    a passage text (judged or not) to a teacher's score (see :func:`add_teacher_scores`).
+    """
 
     id: str
     text: str
     judged: list[tuple[str, int]]
     max_grade: int = 1
     source: str = ""
+    unjudged: list[str] = field(default_factory=list)
+    teacher: dict[str, float] | None = None
+
+    def passages(self) -> list[str]:
+        """Every passage of the query, judged first."""
+        return [p for p, _ in self.judged] + self.unjudged
+
+
+#: Distillation losses on the student's pair margin (see the module docstring).
+DISTILL_LOSSES = ("kl", "margin-mse")
 
 
 @dataclass
@@ -55,11 +84,19 @@ class TrainConfig:
     warmup: float = 0.1
     weight_decay: float = 0.01
     pairwise_weight: float = 1.0
+    distill_weight: float = 1.0
+    distill_loss: str = "kl"
+    distill_temperature: float = 0.05
     time_budget_s: float | None = None
     seed: int = 0
     threads: int | None = None
 
     def __post_init__(self) -> None:
+        if self.distill_loss not in DISTILL_LOSSES:
+            raise InputError(f"distill_loss must be one of {', '.join(DISTILL_LOSSES)}",
+                             field="distill_loss")
+        if self.distill_temperature <= 0:
+            raise InputError("distill_temperature must be > 0", field="distill_temperature")
         if self.batch_size < 2 or self.batch_size % 2:
             raise InputError("batch_size must be an even number >= 2 (pairs)", field="batch_size")
         if self.max_steps is not None and self.max_steps < 1:
@@ -94,10 +131,54 @@ def load_trecdl_queries(prefix: str | Path, query_ids: set[str] | None = None) -
     return out
 
 
+def load_trecdl_candidates(prefix: str | Path,
+                           query_ids: set[str] | None = None) -> list[JudgedQuery]:
+    """Every query's BM25 candidates of a TREC DL year as *unjudged* passages (no qrels read).
+
+    ``prefix`` is ``DIR/dl19`` (reads ``DIR/dl19_bm25_top100.json`` only). The queries
+    train only by distillation: give them teacher scores (:func:`add_teacher_scores`).
+    """
+    p = Path(prefix)
+    queries, run, texts = read_trecdl_candidates(p.parent, p.name)
+    out = []
+    for q in queries:
+        if query_ids is not None and q.id not in query_ids:
+            continue
+        passages = [texts[d] for d in run.get(q.id, {}) if d in texts]
+        if passages:
+            out.append(JudgedQuery(q.id, q.text, [], max_grade=1,
+                                   source=f"trecdl-candidates:{p.name}", unjudged=passages))
+    return out
+
+
+def _mine_negatives(ranked: Sequence[Sequence[int]], rows: list[dict[str, Any]],
+                    n: int) -> list[list[int]]:
+    """Per question, the first ``n`` ranked passages (not its own) without any of its answers."""
+    out = []
+    for i, r in enumerate(rows):
+        negs: list[int] = []
+        for j in ranked[i]:
+            j = int(j)
+            text = rows[j]["p"].lower()
+            if j != i and not any(a and a in text for a in r["a"]):
+                negs.append(j)
+            if len(negs) >= n:
+                break
+        out.append(negs)
+    return out
+
+
 def load_nq_queries(path: str | Path, hard_negatives: int = 3, limit: int | None = None,
-                    seed: int = 0) -> list[JudgedQuery]:
-    """NQ-open oracle questions with their gold passage and BM25-hard negatives."""
-    rows = [{"q": r.question, "a": list(r.answers), "p": r.passage}
+                    seed: int = 0, dense_negatives: int = 0,
+                    encoder: Any = None) -> list[JudgedQuery]:
+    """NQ-open oracle questions with their gold passage and hard negatives (grade 0).
+
+    ``hard_negatives`` come from BM25 over the other questions' passages;
+    ``dense_negatives`` more from the bi-encoder ``encoder`` (a registry name or an
+    :class:`~skbsearch.encoders.registry.Encoder`; default the packaged MiniLM) over the
+    same passages, skipping those BM25 already gave. A negative never contains an answer.
+    """
+    rows = [{"q": r.question, "a": [a.lower() for a in r.answers], "p": r.passage}
             for r in read_nq_open(path, limit=limit, seed=seed)]
     passages = [r["p"] for r in rows]
     retriever = bm25s.BM25()
@@ -105,52 +186,133 @@ def load_nq_queries(path: str | Path, hard_negatives: int = 3, limit: int | None
     k = min(len(passages), hard_negatives + 6)
     docs, _ = retriever.retrieve(bm25s.tokenize([r["q"] for r in rows], stopwords="en",
                                                 show_progress=False), k=k, show_progress=False)
-    out = []
-    for i, r in enumerate(rows):
-        negs = []
-        for j in docs[i]:
-            j = int(j)
-            text = passages[j].lower()
-            if j != i and not any(a and a in text for a in r["a"]):
-                negs.append((passages[j], 0))
-            if len(negs) >= hard_negatives:
-                break
-        out.append(JudgedQuery(f"nq{i}", r["q"], [(r["p"], 1), *negs], 1, "nq"))
-    return out
+    negs = _mine_negatives(docs, rows, hard_negatives)
+    if dense_negatives > 0:
+        q_emb, p_emb = _encode([r["q"] for r in rows], passages, encoder)
+        k = min(len(passages), hard_negatives + dense_negatives + 6)
+        sims = q_emb @ p_emb.T
+        ranked = np.argsort(-sims, axis=1, kind="stable")[:, :k]
+        ranked = [[j for j in ranked[i] if j not in seen]
+                  for i, seen in enumerate(set(n) for n in negs)]
+        negs = [a + b for a, b in zip(negs, _mine_negatives(ranked, rows, dense_negatives),
+                                      strict=True)]
+    return [JudgedQuery(f"nq{i}", r["q"], [(r["p"], 1), *((passages[j], 0) for j in negs[i])],
+                        1, "nq") for i, r in enumerate(rows)]
 
 
-def load_data_spec(spec: str, nq_limit: int | None = None, seed: int = 0) -> list[JudgedQuery]:
-    """Judged queries from ``trecdl:DIR/dl19`` or ``nq:FILE`` (see the module docstring)."""
+def load_data_spec(spec: str, nq_limit: int | None = None, seed: int = 0,
+                   dense_negatives: int = 0, encoder: Any = None) -> list[JudgedQuery]:
+    """Judged queries from ``trecdl:DIR/dl19``, ``trecdl-candidates:DIR/dl19`` or ``nq:FILE``
+    (see the module docstring); ``dense_negatives`` and ``encoder`` apply to NQ."""
     kind, _, where = spec.partition(":")
     if kind == "trecdl" and where:
         return load_trecdl_queries(where)
+    if kind == "trecdl-candidates" and where:
+        return load_trecdl_candidates(where)
     if kind == "nq" and where:
-        return load_nq_queries(where, limit=nq_limit, seed=seed)
-    raise InputError(f"cannot read training data {spec!r}; write trecdl:DIR/dl19 or nq:FILE",
-                     field="data")
+        return load_nq_queries(where, limit=nq_limit, seed=seed,
+                               dense_negatives=dense_negatives, encoder=encoder)
+    raise InputError(f"cannot read training data {spec!r}; write trecdl:DIR/dl19, "
+                     "trecdl-candidates:DIR/dl19 or nq:FILE", field="data")
+
+
+# ---------------------------------------------------------------------- teacher
+def _encode(queries: Sequence[str], passages: Sequence[str],
+            encoder: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """Unit vectors of ``queries`` and ``passages`` (cached under the default embedding cache)."""
+    from skbsearch.encoders.cache import default_cache_dir, encode_texts
+    from skbsearch.encoders.registry import load_encoder
+
+    enc = load_encoder(encoder)
+    cache = default_cache_dir()
+    return (encode_texts(enc, list(queries), cache), encode_texts(enc, list(passages), cache))
+
+
+def add_teacher_scores(queries: Sequence[JudgedQuery], encoder: Any = None) -> None:
+    """Set every query's ``teacher``: the cosine of the bi-encoder ``encoder`` (a registry
+    name or an Encoder; default the packaged MiniLM) between the query and each passage."""
+    texts = sorted({p for q in queries for p in q.passages()})
+    if not texts:
+        return
+    index = {t: i for i, t in enumerate(texts)}
+    q_emb, p_emb = _encode([q.text for q in queries], texts, encoder)
+    for i, q in enumerate(queries):
+        rows = [index[p] for p in q.passages()]
+        scores = p_emb[rows] @ q_emb[i]
+        q.teacher = {p: float(s) for p, s in zip(q.passages(), scores, strict=True)}
 
 
 # ---------------------------------------------------------------------- examples
-def make_examples(queries: Sequence[JudgedQuery], rng: random.Random) -> list[tuple[str, str, str, float, float]]:
-    """One epoch of ``(query, better, worse, better label, worse label)`` groups.
+Example = tuple[str, str, str, float, float, float]
+
+
+def make_examples(queries: Sequence[JudgedQuery], rng: random.Random) -> list[Example]:
+    """One epoch of ``(query, better, worse, better label, worse label, teacher margin)``.
 
     Every passage graded above the query's minimum is a ``better`` once, paired with a
-    random passage of lower grade (labels are ``grade / max_grade``).
+    random passage of lower grade (labels are ``grade / max_grade``). Every unjudged
+    passage of a query with teacher scores is paired once with a random other passage of
+    the query, ordered by the teacher; its labels are NaN (no BCE, no hard pairwise loss).
+    The margin is ``teacher[better] - teacher[worse]``, NaN without teacher scores.
     """
-    pool = [p for q in queries for p, _ in q.judged]
-    out = []
+    pool = [p for q in queries for p, _ in q.judged] or [p for q in queries for p in q.unjudged]
+    nan = math.nan
+    out: list[Example] = []
     for q in queries:
+        t = q.teacher or {}
         for text, g in q.judged:
-            lower = [(t, h) for t, h in q.judged if h < g]
+            lower = [(p, h) for p, h in q.judged if h < g]
             if g <= 0 and lower == []:
                 continue
             if lower:
                 worse, h = rng.choice(lower)
             else:
                 worse, h = rng.choice(pool), 0
-            out.append((q.text, text, worse, g / q.max_grade, h / q.max_grade))
+            margin = t[text] - t[worse] if text in t and worse in t else nan
+            out.append((q.text, text, worse, g / q.max_grade, h / q.max_grade, margin))
+        if not t or not q.unjudged:
+            continue
+        every = q.passages()
+        for text in q.unjudged:
+            other = rng.choice(every)
+            if other == text:
+                continue
+            a, b = (text, other) if t[text] >= t[other] else (other, text)
+            out.append((q.text, a, b, nan, nan, t[a] - t[b]))
     rng.shuffle(out)
     return out
+
+
+def pair_losses(logits: Any, batch: Sequence[Example], config: TrainConfig) -> Any:
+    """The loss of a batch: ``logits`` are the better passages' then the worse ones'.
+
+    Pointwise BCE on the labelled passages, ``pairwise_weight`` times the pairwise
+    logistic loss on the labelled pairs, and ``distill_weight`` times the distillation
+    loss on the pairs with a teacher margin (module docstring).
+    """
+    import torch
+    import torch.nn.functional as F
+
+    n = len(batch)
+    labels = torch.tensor([e[3] for e in batch] + [e[4] for e in batch], dtype=logits.dtype)
+    margins = torch.tensor([e[5] for e in batch], dtype=logits.dtype)
+    loss = logits.sum() * 0.0
+    known = ~torch.isnan(labels)
+    if known.any():
+        loss = loss + F.binary_cross_entropy_with_logits(logits[known], labels[known])
+    labelled = known[:n] & known[n:]
+    diff = logits[:n] - logits[n:]
+    if config.pairwise_weight and labelled.any():
+        loss = loss + config.pairwise_weight * F.softplus(-diff[labelled]).mean()
+    taught = ~torch.isnan(margins)
+    if config.distill_weight and taught.any():
+        target = margins[taught] / config.distill_temperature
+        if config.distill_loss == "kl":
+            d = F.binary_cross_entropy_with_logits(diff[taught], torch.sigmoid(target))
+        else:
+            d = F.mse_loss(diff[taught], target)
+        loss = loss + config.distill_weight * d
+    return loss
 
 
 def _batches(examples: list, per_batch: int, rng: random.Random) -> list[list]:
@@ -205,7 +367,6 @@ def train_cross_encoder(
     opt = torch.optim.AdamW(model.model.parameters(), lr=config.lr,
                             weight_decay=config.weight_decay)
     sched = warmup_linear(opt, total, config.warmup)
-    bce = torch.nn.BCEWithLogitsLoss()
     result = TrainResult()
     start = time.perf_counter()
     model.model.train()
@@ -219,13 +380,9 @@ def train_cross_encoder(
                 break
             qs = [e[0] for e in batch] * 2
             ps = [e[1] for e in batch] + [e[2] for e in batch]
-            labels = torch.tensor([e[3] for e in batch] + [e[4] for e in batch])
             logits = model.forward(qs, ps)
             n = len(batch)
-            loss = bce(logits, labels)
-            if config.pairwise_weight:
-                loss = loss + config.pairwise_weight * torch.nn.functional.softplus(
-                    logits[n:] - logits[:n]).mean()
+            loss = pair_losses(logits, batch, config)
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.model.parameters(), 1.0)

@@ -6,9 +6,11 @@ function installed here for their name, so the stage layer never imports this on
 * ``gnn-row``: build the labelled document graphs of the judged queries' candidates and
   train a fresh row model (:func:`skbsearch.train.gnn_rows.fit_row`);
 * ``cross-encoder-ft``: judged (query, passage, grade) groups from the qrels (plus, with
-  ``negatives=run``, the unjudged candidates as grade 0, and any ``train_data``), then
-  fine-tune the start weights (:func:`skbsearch.train.cross_encoder.train_cross_encoder`);
-  the n-th fit's new head is seeded n.
+  ``negatives=run``, the unjudged candidates as grade 0, with ``negatives=unjudged`` as
+  ungraded passages, and any ``train_data``), with ``teacher`` the bi-encoder's scores on
+  all of them (distillation), then fine-tune the start weights
+  (:func:`skbsearch.train.cross_encoder.train_cross_encoder`); the n-th fit's new head is
+  seeded n.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from skbsearch.stages.trained import set_fitter
 from skbsearch.train.cross_encoder import (
     JudgedQuery,
     TrainConfig,
+    add_teacher_scores,
     load_data_spec,
     train_cross_encoder,
 )
@@ -68,17 +71,20 @@ def judged_queries(queries: list[Query], qrels: Qrels, run: Run | None, doc_text
                    has_doc: Any, *, negatives: str = "judged",
                    max_grade: int = 0) -> list[JudgedQuery]:
     """Training groups: each query's judged passages (and, with ``negatives="run"``, its
-    unjudged candidates as grade 0), labels ``grade / max_grade``."""
+    unjudged candidates as grade 0; with ``negatives="unjudged"``, as ungraded passages),
+    labels ``grade / max_grade``."""
     top = max_grade or max((g for q in queries for g in qrels.get(q.id, {}).values()),
                            default=1) or 1
     out = []
     for q in queries:
         grades = qrels.get(q.id, {})
         judged = [(doc_text(d), g) for d, g in grades.items() if has_doc(d)]
-        if negatives == "run" and run is not None:
-            judged += [(doc_text(d), 0) for d in run.get(q.id, {}) if d not in grades]
+        rest = [doc_text(d) for d in (run or {}).get(q.id, {}) if d not in grades]
+        if negatives == "run":
+            judged += [(t, 0) for t in rest]
         if judged:
-            out.append(JudgedQuery(q.id, q.text, judged, max_grade=top, source="qrels"))
+            out.append(JudgedQuery(q.id, q.text, judged, max_grade=top, source="qrels",
+                                   unjudged=rest if negatives == "unjudged" else []))
     return out
 
 
@@ -90,6 +96,11 @@ def fit_cross_encoder(stage: Any, queries: list[Query], qrels: Qrels,
     train_q = judged_queries(queries, qrels, run, ctx.doc_text, ctx.kb.has_node,
                              negatives=p.negatives, max_grade=p.max_grade)
     train_q += [q for spec in p.train_data for q in load_data_spec(spec)]
+    if p.teacher:
+        from skbsearch.rerank.gnn_models import torch_threads
+
+        with torch_threads(p.threads):
+            add_teacher_scores(train_q, p.teacher)
     config = TrainConfig(epochs=p.epochs, max_steps=p.steps, batch_size=p.batch_size, lr=p.lr,
                          time_budget_s=p.time_budget, threads=p.threads, seed=p.seed)
     model = CrossEncoderModel.start_from(p.start, max_length=p.max_length, seed=stage.fits)
