@@ -13,6 +13,7 @@ X). All queries are processed as one batch: one ``follow_each`` per distinct pat
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -49,6 +50,10 @@ class GraphRetriever(StageBase):
         exclude_topic: never return a linked topic candidate as an answer.
         no_return: walks may not pass through their seed again (MetaQA's convention:
             "films that share actors with X" means films other than X).
+        backoff: when none of the ``top_paths`` paths reaches an answer from the linked
+            entities (the KB lacks the asked facts), follow the next most probable paths,
+            one at a time, up to ``backoff`` more, until one reaches something (ignoring
+            ``min_path_prob``); 0: no back-off.
         k: answers kept per query.
         name: the name of the Runs it returns.
     """
@@ -66,6 +71,7 @@ class GraphRetriever(StageBase):
         max_mentions: int = 1,
         exclude_topic: bool = True,
         no_return: bool = True,
+        backoff: int = 0,
         k: int = 100,
         name: str = "graph",
     ) -> None:
@@ -79,6 +85,9 @@ class GraphRetriever(StageBase):
         self.max_mentions = max_mentions
         self.exclude_topic = exclude_topic
         self.no_return = no_return
+        self.backoff = backoff
+        #: learned back-off paths (:meth:`fit_backoff`): labelled path -> paths to try instead
+        self.backoff_paths: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
         self.k = k
         self.name = name
         deg = np.log1p(skb.graph.degree(direction="both").astype(float))
@@ -108,36 +117,104 @@ class GraphRetriever(StageBase):
     def score(self, texts: Sequence[str]) -> tuple[list[LinkResult], list, list[tuple[np.ndarray, np.ndarray]]]:
         """Links, predicted paths and ``(answer node indices, scores)`` per question."""
         links = self.linker.link_many(texts, self.link_mode, max(self.max_mentions, 1))
-        preds = self.model.predict([lk.masked for lk in links], self.top_paths)
+        ranked = self.model.predict([lk.masked for lk in links], self.top_paths + max(self.backoff, 0))
+        preds = [p[: self.top_paths] for p in ranked]
         seeds = [self._seeds(lk) for lk in links]
-        jobs: dict[tuple[str, ...], list[tuple[int, int, float]]] = {}
-        for qi, (paths, sd) in enumerate(zip(preds, seeds, strict=True)):
-            for path, prob in paths:
-                if prob < self.min_path_prob:
-                    continue
-                for node, w in sd:
-                    jobs.setdefault(path, []).append((qi, node, prob * w))
         parts: list[list[tuple[np.ndarray, float]]] = [[] for _ in texts]
+        reached = self._walk([(qi, path, prob) for qi, paths in enumerate(preds) for path, prob in paths
+                              if prob >= self.min_path_prob], seeds, parts)
+        # learned back-off: the most probable path reaches nothing from the linked entities
+        todo = [(qi, *preds[qi][0]) for qi in range(len(texts))
+                if preds[qi] and seeds[qi] and (qi, preds[qi][0][0]) not in reached
+                and preds[qi][0][0] in self.backoff_paths]
+        for step in range(max((len(self.backoff_paths[p]) for _, p, _ in todo), default=0)):
+            jobs = [(qi, self.backoff_paths[p][step], prob) for qi, p, prob in todo
+                    if step < len(self.backoff_paths[p])]
+            got = self._walk(jobs, seeds, parts)
+            done = {qi for qi, _ in got}
+            todo = [t for t in todo if t[0] not in done]
+        for rank in range(self.top_paths, self.top_paths + max(self.backoff, 0)):
+            empty = [qi for qi, ps in enumerate(parts) if not ps and seeds[qi] and rank < len(ranked[qi])]
+            if not empty:
+                break
+            self._walk([(qi, *ranked[qi][rank]) for qi in empty], seeds, parts)
+        out = [self._rank(ps, seeds[qi]) for qi, ps in enumerate(parts)]
+        return links, preds, out
+
+    def _rank(self, parts: list[tuple[np.ndarray, float]], seeds: list[tuple[int, float]]
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """One question's ``(answer nodes, scores)``, best first, from its reached parts."""
+        if not parts:
+            return np.zeros(0, np.int64), np.zeros(0)
+        nodes = np.concatenate([n for n, _ in parts]).astype(np.int64)
+        weights = np.concatenate([np.full(len(n), w) for n, w in parts])
+        uniq, inv = np.unique(nodes, return_inverse=True)
+        s = np.bincount(inv, weights=weights) + self._tie[uniq]
+        if self.exclude_topic:
+            keep = ~np.isin(uniq, [n for n, _ in seeds])
+            uniq, s = uniq[keep], s[keep]
+        order = np.lexsort((uniq, -s))[: self.k]
+        return uniq[order], s[order]
+
+    def _walk(self, todo: Sequence[tuple[int, tuple[str, ...], float]], seeds: Sequence[list[tuple[int, float]]],
+              parts: list[list[tuple[np.ndarray, float]]]) -> set[tuple[int, tuple[str, ...]]]:
+        """Follow ``(question, path, probability)`` jobs from each question's seeds (one
+        ``follow`` per distinct path); append ``(reached nodes, weight)`` to ``parts``.
+        Returns the ``(question, path)`` pairs that reached something."""
+        got: set[tuple[int, tuple[str, ...]]] = set()
+        jobs: dict[tuple[str, ...], list[tuple[int, int, float]]] = {}
+        for qi, path, prob in todo:
+            for node, w in seeds[qi]:
+                jobs.setdefault(path, []).append((qi, node, prob * w))
         for path, items in jobs.items():
             reached = self.follow([node for _, node, _ in items], path)
             for (qi, _, w), nodes in zip(items, reached, strict=True):
                 if len(nodes):
                     parts[qi].append((nodes, w))
-        out = []
-        for qi, ps in enumerate(parts):
-            if not ps:
-                out.append((np.zeros(0, np.int64), np.zeros(0)))
-                continue
-            nodes = np.concatenate([n for n, _ in ps]).astype(np.int64)
-            weights = np.concatenate([np.full(len(n), w) for n, w in ps])
-            uniq, inv = np.unique(nodes, return_inverse=True)
-            s = np.bincount(inv, weights=weights) + self._tie[uniq]
-            if self.exclude_topic:
-                keep = ~np.isin(uniq, [n for n, _ in seeds[qi]])
-                uniq, s = uniq[keep], s[keep]
-            order = np.lexsort((uniq, -s))[: self.k]
-            out.append((uniq[order], s[order]))
-        return links, preds, out
+                    got.add((qi, path))
+        return got
+
+    def fit_backoff(self, texts: Sequence[str], paths: Sequence[Sequence[str]], answers: Sequence[Sequence[int]],
+                    *, max_paths: int = 3, min_hits: int = 2) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
+        """Learn which paths to follow when a question's path reaches nothing.
+
+        Knowledge bases lack facts: "who wrote [X]" when X has no ``written_by`` edge.
+        On training questions whose labelled path reaches nothing from the linked
+        entities, every other path the model knows is followed and its top answer (this
+        stage's ranking) checked against the question's answer nodes; for each labelled
+        path, the ``max_paths`` paths whose top answer was right most often (at least
+        ``min_hits`` times) become its back-off, in that order. At prediction time, when
+        the most probable path reaches nothing, they are followed in turn (with its
+        probability) until one reaches something. Learned from training pairs only; sets
+        and returns :attr:`backoff_paths`.
+
+        Args:
+            texts: training questions (linked as at prediction time).
+            paths: their relation paths.
+            answers: their answer node indices.
+        """
+        if not len(texts) == len(paths) == len(answers):
+            raise ValueError("need as many paths and answer lists as questions")
+        links = self.linker.link_many(texts, self.link_mode, max(self.max_mentions, 1))
+        seeds = [self._seeds(lk) for lk in links]
+        labelled = [tuple(p) for p in paths]
+        parts: list[list[tuple[np.ndarray, float]]] = [[] for _ in texts]
+        reached = self._walk([(qi, p, 1.0) for qi, p in enumerate(labelled) if seeds[qi]], seeds, parts)
+        empty = [qi for qi in range(len(texts)) if seeds[qi] and (qi, labelled[qi]) not in reached]
+        hits: dict[tuple[str, ...], Counter[tuple[str, ...]]] = {}
+        for other in self.model.classes:
+            jobs = [(qi, other, 1.0) for qi in empty if labelled[qi] != other]
+            tried: list[list[tuple[np.ndarray, float]]] = [[] for _ in texts]
+            for qi, _ in self._walk(jobs, seeds, tried):
+                nodes, _ = self._rank(tried[qi], seeds[qi])
+                if len(nodes) and int(nodes[0]) in set(answers[qi]):
+                    hits.setdefault(labelled[qi], Counter())[other] += 1
+        self.backoff_paths = {
+            p: [q for q, n in sorted(c.items(), key=lambda kv: (-kv[1], kv[0])) if n >= min_hits][:max_paths]
+            for p, c in sorted(hits.items())
+        }
+        self.backoff_paths = {p: qs for p, qs in self.backoff_paths.items() if qs}
+        return self.backoff_paths
 
     def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
         """A Run over answer node ids; with ``run``, only its candidates are kept."""
