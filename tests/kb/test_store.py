@@ -65,7 +65,8 @@ def test_builder_fields_attributes_nulls() -> None:
 def test_save_load_round_trip(tmp_path, mmap: bool) -> None:
     skb = small_skb()
     skb.save(tmp_path / "kb")
-    assert {p.name for p in (tmp_path / "kb").iterdir()} == {"nodes.parquet", "edges.parquet", "meta.json", "graph"}
+    assert {p.name for p in (tmp_path / "kb").iterdir()} == {"nodes.parquet", "nodes.arrow", "edges.parquet",
+                                                            "meta.json", "graph"}
     meta = json.loads((tmp_path / "kb" / "meta.json").read_text())
     assert meta["num_nodes"] == 5 and meta["num_edges"] == 4 and meta["source"] == "test"
     back = SKB.load(tmp_path / "kb", mmap=mmap)
@@ -145,6 +146,55 @@ def test_atomic_save_keeps_old_dir(tmp_path, monkeypatch) -> None:
     new.save(tmp_path / "kb")
     assert SKB.load(tmp_path / "kb").ids == ["only"]
     assert [p.name for p in tmp_path.iterdir()] == ["kb"]
+
+
+def test_load_maps_nodes_and_reads_edges_on_first_use(tmp_path) -> None:
+    skb = small_skb()
+    skb.save(tmp_path / "kb")
+    before = pa.total_allocated_bytes()
+    back = SKB.load(tmp_path / "kb")
+    # The node table is memory-mapped from nodes.arrow: no Arrow heap memory for it.
+    assert pa.total_allocated_bytes() - before < 1024
+    assert back._edges is None and back.num_edges == 4  # from meta.json, nothing read yet
+    assert back.node("m1").fields == {"plot": "A heist in LA."}
+    assert back.graph.degree("starred_in", "out").tolist() == [0, 0, 0, 2, 0]  # CSR, edges untouched
+    assert back._edges is None
+    assert_same(skb, back)  # edge arrays read here
+    assert back._edges is not None
+
+
+@pytest.mark.parametrize("damage", ["truncate", "other rows", "garbage"])
+def test_damaged_nodes_arrow_falls_back_to_parquet(tmp_path, damage: str) -> None:
+    skb = small_skb()
+    skb.save(tmp_path / "kb")
+    f = tmp_path / "kb" / "nodes.arrow"
+    if damage == "truncate":
+        f.write_bytes(f.read_bytes()[:100])
+    elif damage == "garbage":
+        f.write_bytes(b"not arrow at all" * 10)
+    else:  # a consistent file of another table: row count does not match meta.json
+        store_mod._write_arrow(skb.nodes.slice(0, 2), f)
+    assert_same(skb, SKB.load(tmp_path / "kb"))
+
+
+def test_edges_checked_at_load_and_first_use(tmp_path) -> None:
+    small_skb().save(tmp_path / "kb")
+    meta = tmp_path / "kb" / "meta.json"
+    m = json.loads(meta.read_text())
+    m["num_edges"] = 7
+    meta.write_text(json.dumps(m))
+    with pytest.raises(IndexError_, match="4 edges but meta.json says 7"):
+        SKB.load(tmp_path / "kb")
+    m["num_edges"] = 4
+    meta.write_text(json.dumps(m))
+    import pyarrow.parquet as pq
+
+    e = pq.read_table(tmp_path / "kb" / "edges.parquet")
+    e = e.set_column(e.schema.get_field_index("dst_idx"), "dst_idx", pa.array([0, 1, 2, 99], pa.int32()))
+    pq.write_table(e, tmp_path / "kb" / "edges.parquet")
+    back = SKB.load(tmp_path / "kb")  # the footer is fine: the values are read on first use
+    with pytest.raises(IndexError_, match="dst_idx points outside the 5 nodes"):
+        _ = back.edge_src
 
 
 def test_load_errors(tmp_path) -> None:

@@ -307,7 +307,7 @@ def _assemble(matrices: dict[str, sp.csc_matrix], stats: dict[str, Any], weights
     source = {"kind": "skb", "path": str(Path(skb.path).absolute()), "num_nodes": n,
               "skb_hash": (getattr(skb, "meta", None) or {}).get("content_hash"),
               "fields": list(fields) if fields is not None else None, "add_rel": add_rel,
-              "max_per_relation": max_per_relation, "engine": "ray"}
+              "max_per_relation": max_per_relation, "engine": "ray", "node_order": True}
     if enrich:
         source["enrich"] = list(enrich)
     return BM25Index(bm, tokenizer, list(skb.ids), params, source)

@@ -29,7 +29,7 @@ def build_name_index(skb: Any) -> BM25Index:
     """BM25 (English stopwords and stemming) over every node's name, ids = node ids."""
     source = {"kind": "skb", "path": str(Path(skb.path).absolute()) if skb.path else None,
               "num_nodes": int(skb.num_nodes), "skb_hash": (skb.meta or {}).get("content_hash"),
-              "fields": ["name"], "add_rel": False, "role": "names"}
+              "fields": ["name"], "add_rel": False, "role": "names", "node_order": True}
     names = [nm or "" for nm in skb.column("name")]
     return BM25Index.build(names, list(skb.ids), stopwords="en", source=source)
 
@@ -44,6 +44,7 @@ def load_or_build_name_index(skb: Any, directory: Path | None = None,
         try:
             index = BM25Index.load(directory)
             check_index_matches(index, skb)
+            index.share_node_ids(skb)
             return index
         except SkbError as e:
             if notify is not None:

@@ -100,7 +100,12 @@ class BM25Index:
     ) -> None:
         self.bm25 = bm25
         self.tokenizer = tokenizer
-        self.doc_ids = list(doc_ids)
+        self._doc_ids: list[str] | None = None
+        self._num_docs = 0
+        if isinstance(doc_ids, int):  # a saved index of every node: ids read on first use
+            self._num_docs = doc_ids
+        else:
+            self.doc_ids = list(doc_ids)
         self.params = dict(params)
         self.source = dict(source or {})
         self.path = path
@@ -265,6 +270,7 @@ class BM25Index:
             "fields": list(fields) if fields is not None else None,
             "add_rel": add_rel,
             "max_per_relation": max_per_relation,
+            "node_order": True,  # row i is node i (see in_node_order)
         }
         return cls.build(parts, skb.ids, field_weights=field_weights, source=source,
                          progress=progress, **params)
@@ -293,7 +299,10 @@ class BM25Index:
         """Open a saved index; score arrays are memory-mapped unless ``mmap=False``."""
         path = Path(path)
         m = base.read_manifest(path, kind=KIND, version=FORMAT_VERSION)
-        doc_ids = base.read_doc_ids(path, m.num_docs, KIND)
+        # An index of every node in node order (as from_skb builds it) reads its ids only
+        # when asked: the SKB has the same list (see share_node_ids).
+        doc_ids: list[str] | int = (m.num_docs if m.source.get("node_order")
+                                    else base.read_doc_ids(path, m.num_docs, KIND))
         try:
             bm = bm25s.BM25.load(path, mmap=mmap, load_corpus=False, show_progress=False,
                                  backend="numpy")
@@ -313,9 +322,42 @@ class BM25Index:
 
     # ------------------------------------------------------------------ accessors
     @property
+    def doc_ids(self) -> list[str]:
+        """External id of every document, in index order."""
+        if self._doc_ids is None:
+            assert self.path is not None
+            self._doc_ids = base.read_doc_ids(self.path, self._num_docs, KIND)
+        return self._doc_ids
+
+    @doc_ids.setter
+    def doc_ids(self, ids: list[str]) -> None:
+        self._doc_ids = ids
+        self._num_docs = len(ids)
+        self.__dict__.pop("ids_array", None)
+        self.__dict__.pop("position", None)
+
+    @property
     def num_docs(self) -> int:
         """Number of indexed documents."""
-        return len(self.doc_ids)
+        return self._num_docs
+
+    def in_node_order(self, skb: Any) -> bool:
+        """Whether row ``i`` of this index is node ``i`` of ``skb``: an index of every node
+        built by :meth:`from_skb` from this very SKB build (same node count and content hash)."""
+        s = self.source
+        h = (getattr(skb, "meta", None) or {}).get("content_hash")
+        return (bool(s.get("node_order")) and s.get("kind") == "skb" and bool(h)
+                and s.get("skb_hash") == h and self.num_docs == int(skb.num_nodes)
+                and int(s.get("num_nodes", -1)) == int(skb.num_nodes))
+
+    def share_node_ids(self, skb: Any) -> bool:
+        """Use ``skb``'s id list as this index's doc ids when :meth:`in_node_order` (one list
+        of 1M ids in memory instead of two, and no ``doc_ids.json`` to read)."""
+        if not self.in_node_order(skb):
+            return False
+        if self._doc_ids is not skb.ids:
+            self.doc_ids = skb.ids
+        return True
 
     @cached_property
     def ids_array(self) -> np.ndarray:

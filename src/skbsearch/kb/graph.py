@@ -149,6 +149,12 @@ class Graph:
         return s
 
     # ------------------------------------------------------------------ operations
+    def adjacency(self, step: str) -> tuple[np.ndarray, np.ndarray]:
+        """The CSR ``(indptr, indices)`` of one step: a relation ``r`` (out-edges) or ``r^-1``."""
+        if step not in self._csr:
+            raise InputError(f"unknown relation step {step!r}", field="relation")
+        return self._csr[step]
+
     def degree(self, relation: str | None = None, direction: str = "out") -> np.ndarray:
         """Per-node degree over one relation (or all) in a direction."""
         deg = np.zeros(self.n_nodes, dtype=np.int64)

@@ -30,7 +30,7 @@ from skbsearch.enrich.constraints import parse_constraints
 from skbsearch.index.names import name_token_rows
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.schema import INVERSE_SUFFIX
-from skbsearch.kb.store import SKB
+from skbsearch.kb.store import SKB, positions
 from skbsearch.pipeline import StageBase
 from skbsearch.retrieve.filters import NodeFilter
 from skbsearch.retrieve.sparse import BM25Retriever
@@ -169,12 +169,8 @@ class GraphAwareRetriever(StageBase):
         ]
         self._target_mask = np.zeros(skb.num_nodes, dtype=bool)
         self._target_mask[self.target.node_indices(skb)] = True
-        if text_index.doc_ids == list(skb.ids):  # the usual case: an index over every node
-            self._row_of_node = np.arange(skb.num_nodes, dtype=np.int64)
-        else:
-            pos = text_index.position
-            self._row_of_node = np.fromiter((pos.get(nid, -1) for nid in skb.ids),
-                                            dtype=np.int64, count=skb.num_nodes)
+        self._row_of_node = (np.arange(skb.num_nodes, dtype=np.int64) if text_index.in_node_order(skb)
+                             else positions(skb.nodes.column("id"), text_index.doc_ids))
 
     def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
         queries = list(queries)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -24,9 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from skbsearch.kb.store import SKB
+from skbsearch.retrieve.name_table import build_name_tables, load_or_build_name_tables, normalise
 
 BRACKET_RE = re.compile(r"\[([^\[\]]+)\]")
-_NON_ALNUM = re.compile(r"[^0-9a-z]+")
 
 #: Function words that alone never make a mention (used without background questions).
 DEFAULT_STOPWORDS = frozenset(
@@ -37,13 +36,6 @@ DEFAULT_STOPWORDS = frozenset(
 
 #: The token that replaces a linked mention in a masked question.
 MASK = "ENT"
-
-
-def normalise(text: str) -> str:
-    """Lower-case, strip accents, punctuation to spaces, collapse whitespace."""
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
-    return " ".join(_NON_ALNUM.sub(" ", text).split())
 
 
 def bracket_mentions(text: str) -> list[str]:
@@ -110,23 +102,13 @@ class EntityLinker:
     ) -> None:
         self.skb = skb
         self.normalised_weight = normalised_weight
-        names = skb.column("name")
-        allowed = np.ones(skb.num_nodes, bool)
-        if types is not None:
-            allowed[:] = False
+        if types is None:  # every node: persisted beside the SKB's indexes
+            exact, norm, longest = load_or_build_name_tables(skb)
+        else:
+            allowed = np.zeros(skb.num_nodes, bool)
             allowed[skb.nodes_of_type(*types)] = True
+            exact, norm, longest = build_name_tables(skb, allowed)
         self.degree = skb.graph.degree(direction="both")
-        exact: dict[str, list[int]] = {}
-        norm: dict[str, list[int]] = {}
-        longest = 1
-        for i, name in enumerate(names):
-            if not allowed[i] or not name:
-                continue
-            exact.setdefault(name, []).append(i)
-            key = normalise(name)
-            if key:
-                norm.setdefault(key, []).append(i)
-                longest = max(longest, key.count(" ") + 1)
         self._exact = exact
         self._norm = norm
         self.max_ngram = max_ngram or min(longest, 24)

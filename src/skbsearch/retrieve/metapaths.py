@@ -52,6 +52,32 @@ def _unique_inverse(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return s[first], inv
 
 
+def type_triples(skb: SKB, codes: np.ndarray, n_types: int) -> list[tuple[str, int, int]]:
+    """The distinct ``(relation, source type code, target type code)`` of the SKB's edges.
+
+    Read off the CSR graph's degrees: a relation whose sources (or targets) all have one
+    type links every source type to every target type it reaches, so only relations with
+    several types at both ends scan their edges (their CSR rows), never ``edges.parquet``.
+    """
+    g = skb.graph
+    out: list[tuple[str, int, int]] = []
+    for rel in skb.schema.relations:
+        indptr, indices = g.adjacency(rel)
+        deg = np.diff(np.asarray(indptr))
+        if not deg.any():
+            continue
+        src_t = np.flatnonzero(np.bincount(codes[deg > 0], minlength=n_types))
+        in_deg = np.diff(np.asarray(g.adjacency(rel + INVERSE_SUFFIX)[0]))
+        dst_t = np.flatnonzero(np.bincount(codes[in_deg > 0], minlength=n_types))
+        if len(src_t) == 1 or len(dst_t) == 1:
+            out += [(rel, int(a), int(b)) for a in src_t for b in dst_t]
+            continue
+        src = np.repeat(np.arange(len(deg)), deg)
+        key = np.unique(codes[src] * n_types + codes[np.asarray(indices)])
+        out += [(rel, int(k // n_types), int(k % n_types)) for k in key.tolist()]
+    return out
+
+
 class TypeGraph:
     """Which relation steps lead from each node type to which types, as seen in the edges.
 
@@ -73,14 +99,10 @@ class TypeGraph:
         T = max(len(self.types), 1)
         rels = skb.schema.relations
         found: dict[str, dict[str, set[str]]] = {t: {} for t in self.types}
-        if len(skb.edge_src):
-            key = (codes[skb.edge_src] * len(rels) + skb.edge_rel.astype(np.int64)) * T + codes[skb.edge_dst]
-            for k in np.unique(key).tolist():
-                st, rest = divmod(k, len(rels) * T)
-                r, dt = divmod(rest, T)
-                a, b, rel = self.types[st], self.types[dt], rels[r]
-                found[a].setdefault(rel, set()).add(b)
-                found[b].setdefault(rel + INVERSE_SUFFIX, set()).add(a)
+        for rel, st, dt in type_triples(skb, codes, T):
+            a, b = self.types[st], self.types[dt]
+            found[a].setdefault(rel, set()).add(b)
+            found[b].setdefault(rel + INVERSE_SUFFIX, set()).add(a)
         order = {r: i for i, r in enumerate(rels)}
         #: type -> [(step, destination types)], in relation order
         self.steps_from: dict[str, list[tuple[str, frozenset[str]]]] = {

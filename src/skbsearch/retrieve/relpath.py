@@ -19,7 +19,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
-import scipy.optimize
 import scipy.sparse as sp
 
 from skbsearch.atomic import atomic_dir
@@ -194,6 +193,8 @@ class RelationPathModel:
         if self.solver == "numpy":
             x, _ = minimize_lbfgs(loss, theta0, max_iter=self.max_iter)
         else:
+            import scipy.optimize  # ~1 s to import: only when a model is trained
+
             x = scipy.optimize.minimize(
                 loss, theta0, jac=True, method="L-BFGS-B", options={"maxiter": self.max_iter}
             ).x

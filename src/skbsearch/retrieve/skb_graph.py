@@ -33,7 +33,7 @@ import numpy as np
 
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.graph import unique_sorted
-from skbsearch.kb.store import SKB
+from skbsearch.kb.store import SKB, positions
 from skbsearch.pipeline import StageBase
 from skbsearch.retrieve.graph_aware import parse_attribute_bounds
 from skbsearch.retrieve.linking import bracket_mentions, normalise, strip_brackets
@@ -109,8 +109,8 @@ class SKBGraphRetriever(StageBase):
         self.name = name
         self.text_types = text_types(skb)
         self._codes = skb.node_type_codes
-        pos = text_index.position
-        self._row_of_node = np.fromiter((pos.get(n, -1) for n in skb.ids), dtype=np.int64, count=skb.num_nodes)
+        self._row_of_node = (np.arange(skb.num_nodes, dtype=np.int64) if text_index.in_node_order(skb)
+                             else positions(skb.nodes.column("id"), text_index.doc_ids))
         deg = np.log1p(skb.graph.degree(direction="both").astype(np.float64))
         self._tie = 1e-6 * deg / max(float(deg.max()), 1.0) if len(deg) else deg
         self._node_of_row = np.full(text_index.num_docs, -1, np.int64)

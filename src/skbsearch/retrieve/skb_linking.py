@@ -33,7 +33,7 @@ import numpy as np
 
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.graph import unique_sorted
-from skbsearch.kb.store import SKB
+from skbsearch.kb.store import SKB, positions
 from skbsearch.retrieve.linking import EntityLinker, bracket_mentions, normalise, strip_brackets
 
 _WORD = re.compile(r"^\w\w+$")
@@ -95,12 +95,8 @@ class NameLinker:
         self._name_cache: dict[int, frozenset[int]] = {}
         #: name-index row -> node (``None``: the index lists the nodes in order, as built)
         self._node_of_row: np.ndarray | None = None
-        if name_index.doc_ids != skb.ids:
-            pos = name_index.position
-            self._node_of_row = np.full(name_index.num_docs, -1, np.int64)
-            for i, nid in enumerate(skb.ids):
-                if nid in pos:
-                    self._node_of_row[pos[nid]] = i
+        if not name_index.in_node_order(skb) and name_index.doc_ids != skb.ids:
+            self._node_of_row = positions(name_index.doc_ids, skb.nodes.column("id"))
         #: learned aliases: a query word or bigram -> [(node, strength)] (see :func:`learn_aliases`)
         self.aliases: dict[str, list[tuple[int, float]]] = {}
 
@@ -147,7 +143,7 @@ class NameLinker:
         """Vocabulary ids of a node's name words."""
         got = self._name_cache.get(node)
         if got is None:
-            name = self.skb.column("name")[node] or ""
+            name = self.skb.cell("name", node) or ""
             got = frozenset(i for w in normalise(name).split() if (i := self.word_id(w, correct=False)) is not None)
             if len(self._name_cache) < 200_000:
                 self._name_cache[node] = got

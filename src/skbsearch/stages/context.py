@@ -61,6 +61,9 @@ class StageContext:
         if path is not None and (path / MANIFEST_FILE).is_file():
             index = spec.load(path)
             _check_matches(index, self.kb)
+            share = getattr(index, "share_node_ids", None)
+            if share is not None:  # one id list for the SKB and its node-order indexes
+                share(self.kb)
             return index
         where = f" at {path}" if path is not None else ""
         if kind != "bm25":
