@@ -36,6 +36,9 @@ def metaqa(
                                       "(--scope half for --split dev; default: trained on first use and cached)."),
     graph_weight: float = typer.Option(0.0, "--graph-weight", min=0.0, help="rerank: add this times the log "
                                        "relation-path score to the re-ranker logits (0: re-ranker alone)."),
+    backoff: bool = typer.Option(True, "--backoff/--no-backoff", help="graph: when the predicted path reaches "
+                                 "nothing (a missing fact), follow the paths that answered instead on the training "
+                                 "questions, then the model's next paths."),
     link: str = typer.Option("brackets", "--link", help="brackets (topic given) or ngram (brackets removed)."),
     train_on: str = typer.Option("all", "--train-on", help="all: dev questions of every hop; hop: same hop only."),
     cache: Path | None = typer.Option(None, "--cache", help="Cache dir (default $SKB_CACHE_DIR or ~/.cache/skbsearch)."),
@@ -50,7 +53,7 @@ def metaqa(
         result = run_metaqa(
             data, split=split, hops=hop_list, limit=limit, pipeline=pipeline, train_on=train_on,
             cache_dir=cache, link_mode=link, progress=progress, model_dir=model,
-            graph_weight=graph_weight,
+            graph_weight=graph_weight, backoff=backoff,
         )
     if save_result(result, json_out):
         return

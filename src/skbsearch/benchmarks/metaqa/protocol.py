@@ -21,6 +21,7 @@ from skbsearch.kb.loaders.triples import load_triples
 from skbsearch.kb.store import SKB
 from skbsearch.paths import cache_root as default_cache_root
 from skbsearch.retrieve.entity_docs import EntityDocumentAnswerer, document_index
+from skbsearch.retrieve.graph import GraphRetriever
 from skbsearch.retrieve.linking import EntityLinker, bracket_mentions
 from skbsearch.retrieve.relpath import RelationPathModel, accuracy, label_paths
 from skbsearch.types import Qrels, Query, Run
@@ -196,6 +197,15 @@ def train_path_model(
     model = RelationPathModel().fit(texts, paths)
     model.save(target)
     return model
+
+
+def fit_backoff(skb: SKB, linker: EntityLinker, stage: GraphRetriever,
+                questions: Sequence[MetaQAQuestion]) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
+    """Fit the graph stage's back-off paths (:meth:`GraphRetriever.fit_backoff`) on the
+    labelled training questions: their qtype paths and gold answer nodes."""
+    labelled = [q for q in questions if q.qtype]
+    return stage.fit_backoff([q.text for q in labelled], label_paths([q.qtype or "" for q in labelled], skb.schema),
+                             [answer_nodes(skb, linker, q.answers) for q in labelled])
 
 
 # ---------------------------------------------------------------------- scoring

@@ -11,6 +11,7 @@ import numpy as np
 from skbsearch.benchmarks.metaqa.protocol import (
     HOPS,
     MetaQAQuestion,
+    fit_backoff,
     in_train_half,
     load_kb,
     make_text_stage,
@@ -47,6 +48,7 @@ def run_metaqa(
     progress: Callable[[str, int, int], None] | None = None,
     model_dir: str | Path | None = None,
     graph_weight: float = 0.0,
+    backoff: bool = True,
 ) -> BenchmarkResult:
     """Run the MetaQA protocol (module docstring) and return per-hop numbers.
 
@@ -69,6 +71,9 @@ def run_metaqa(
             default: trained on first use and cached, see :mod:`.rerank`).
         graph_weight: ``rerank`` pipeline: add ``graph_weight * log(relation-path score)``
             to the re-ranker's logits (0: the re-ranker alone).
+        backoff: ``graph`` pipeline: when the predicted path reaches nothing from the topic
+            (the KB lacks the fact), follow the paths that answered instead on the training
+            questions (:meth:`GraphRetriever.fit_backoff`), then the model's next paths.
     """
     if split not in ("dev", "test"):
         raise InputError(f"split must be 'dev' or 'test', got {split!r}", field="split")
@@ -129,8 +134,11 @@ def run_metaqa(
             linker_h = EntityLinker(skb).fit_background(q.text for q in train)
         else:
             linker_h = linker
-        stage_for[h] = GraphRetriever(skb, models[h], linker_h, link_mode=link_mode,
-                                      top_paths=top_paths, k=k)
+        graph = GraphRetriever(skb, models[h], linker_h, link_mode=link_mode, top_paths=top_paths, k=k,
+                               backoff=len(models[h].classes) if backoff else 0)
+        if backoff:
+            fit_backoff(skb, linker_h, graph, train)
+        stage_for[h] = graph
         report(f"train relation paths ({len(train)} questions)", 1, 1)
 
     groups: dict[str, dict[str, float]] = {}
@@ -175,6 +183,7 @@ def run_metaqa(
         + ("all dev questions" if split == "test" else f"the {train_fraction:.0%} hash-half of dev")
         + (" of every hop" if train_on == "all" else " of the same hop")
         + ("; scored on the other half" if split == "dev" else f"; scored on qa_{split}.txt")
+        + ("; path back-off learned on the same training questions" if backoff else "")
         if pipeline == "graph"
         else f"{split}: pipeline {pipeline} with its trainable stages fitted on the questions and "
         + "answer nodes (no question types) of " + ("all dev questions" if split == "test"
@@ -191,7 +200,8 @@ def run_metaqa(
     config = {
         "data": str(data_dir), "split": split, "hops": list(hops), "limit": limit,
         "pipeline": pipeline, "train_on": train_on, "link_mode": link_mode,
-        "top_paths": top_paths, "k": k, "batch_size": batch_size, "protocol": protocol,
+        "top_paths": top_paths, "k": k, **({"backoff": backoff} if pipeline == "graph" else {}),
+        "batch_size": batch_size, "protocol": protocol,
         "n_questions": counts, "n_train": train_counts, **({"reranker": rerank_info} if rerank_info else {}),
         **({"spec": spec_info} if spec_info else {}),
         "kb": {"nodes": skb.num_nodes, "edges": skb.num_edges},
