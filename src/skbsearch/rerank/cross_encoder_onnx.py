@@ -34,7 +34,9 @@ from skbsearch.rerank.cross_encoder_model import (
     MARKER,
     CrossEncoderModel,
     _resolve_local,
+    length_batches,
     pack_three,
+    pair_lengths,
 )
 
 #: Changes when the export (opset, inputs, outputs) changes: part of every cache key.
@@ -257,18 +259,16 @@ class OnnxCrossEncoder:
     def score(self, queries: Sequence[str], passages: Sequence[str],
               contexts: Sequence[str] | None = None, batch_size: int = 32,
               progress: Callable[[int], None] | None = None) -> np.ndarray:
-        """Relevance logits ``(n,)`` float32, scored in length-sorted batches."""
+        """Relevance logits ``(n,)`` float32, scored in batches of similar length
+        (:func:`length_batches`: little padding)."""
         n = len(queries)
         out = np.zeros(n, dtype=np.float32)
         if n == 0:
             return out
         if len(passages) != n:
             raise InputError("queries and passages must have the same length", field="passages")
-        lengths = [len(queries[i]) + len(passages[i]) + (len(contexts[i]) if contexts else 0)
-                   for i in range(n)]
-        order = np.argsort(lengths, kind="stable")
-        for s in range(0, n, max(1, batch_size)):
-            idx = order[s : s + batch_size]
+        lengths = pair_lengths(self.tokenizer, queries, passages, contexts, self.max_length)
+        for idx in length_batches(lengths, batch_size):
             feed = self.tokenize([queries[i] for i in idx], [passages[i] for i in idx],
                                  [contexts[i] for i in idx] if contexts is not None else None)
             out[idx] = self.session.run(["logits"], feed)[0].reshape(-1)
