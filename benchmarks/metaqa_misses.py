@@ -98,7 +98,9 @@ def main() -> None:
                 "`tie` (top answer on the "
                 "gold path, tied with the gold answers up to the popularity tie-break: the gold path also "
                 "reaches non-gold answers), `ranking` (a wrong answer outscores the gold ones by more than a "
-                "tie).",
+                "tie). `ambiguous`, `hits@1_ambiguous`, `random_ambiguous`, `hits@1_decidable`, "
+                "`ceiling_decidable`: the split `--split dev` reports (a question is ambiguous when its gold "
+                "path reaches gold and non-gold answers), here on the held-out folds of every hop.",
         "examples": examples,
         "order": 24 if args.no_backoff else 23, "show_latency": False,
         "folds": args.folds, "limit": args.limit,

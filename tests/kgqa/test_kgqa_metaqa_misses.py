@@ -95,6 +95,7 @@ def test_kfold_misses_on_a_synthetic_folder(tmp_path: Path) -> None:
         assert g["ceiling_path"] == 1.0 and g["ceiling_hops"] == 1.0
         assert g["gap_hops"] == pytest.approx(1.0 - g["hits@1"])
         assert 0.0 <= g["path_acc"] <= 1.0
+        assert g["ambiguous"] == 0.0 and g["hits@1_decidable"] == g["hits@1"]
     with pytest.raises(InputError):
         kfold_misses(skb, linker, questions, k=1)
 

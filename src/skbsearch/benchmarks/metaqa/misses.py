@@ -26,7 +26,9 @@ Two ceilings per hop: ``ceiling_path`` (a gold answer on the gold path, what
 ``--split dev`` reports) and ``ceiling_hops`` (a gold answer within h hops, what
 ``--split test`` reports: test files carry no qtype). ``kb gap`` misses are split by
 whether a gold answer is within h hops (``kb gap (within h hops)``), the part of the
-test ceiling no path model can reach.
+test ceiling no path model can reach. The ambiguity split of ``--split dev``
+(:func:`~skbsearch.benchmarks.metaqa.protocol.ambiguity_split`: questions whose gold path
+reaches gold and non-gold answers, a merged title) is measured the same way on every hop.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ import numpy as np
 
 from skbsearch.benchmarks.metaqa.protocol import (
     MetaQAQuestion,
+    ambiguity_split,
     answer_nodes,
     fit_backoff,
     reachable,
@@ -126,8 +129,10 @@ def classify(retriever: GraphRetriever, linker: EntityLinker, q: MetaQAQuestion,
 
 
 def summarise(misses: Sequence[Miss], ceiling_path: np.ndarray, ceiling_hops: np.ndarray,
-              path_acc: float) -> dict[str, float]:
-    """Per-hop numbers: Hits@1, both ceilings, path accuracy and each cause's share."""
+              path_acc: float, top1: np.ndarray | None = None) -> dict[str, float]:
+    """Per-hop numbers: Hits@1, both ceilings, path accuracy and each cause's share; with
+    ``top1`` (:func:`~skbsearch.benchmarks.metaqa.protocol.reachable`'s random-pick Hits@1
+    on the gold path) also the ambiguous / decidable split (:func:`ambiguity_split`)."""
     n = max(len(misses), 1)
     causes = Counter(m.cause for m in misses if m.cause is not None)
     out = {
@@ -141,6 +146,9 @@ def summarise(misses: Sequence[Miss], ceiling_path: np.ndarray, ceiling_hops: np
     for c in CAUSES:
         out[c] = causes.get(c, 0) / n
     out["kb gap (within h hops)"] = sum(m.cause == "kb gap" and m.within_hops for m in misses) / n
+    if top1 is not None and len(misses):
+        hits = np.array([m.cause is None for m in misses], float)
+        out.update(ambiguity_split(hits, np.asarray(ceiling_path, bool), top1))
     return out
 
 
@@ -205,11 +213,11 @@ def kfold_misses(
     for h, qs in questions.items():
         misses = [results[h][i] for i in range(len(qs))]
         gold = [answer_nodes(skb, linker, q.answers) for q in qs]
-        c_path, _ = reachable(skb, linker, qs, gold)
+        c_path, top1 = reachable(skb, linker, qs, gold)
         c_hops, _ = reachable(skb, linker, [replace(q, qtype=None) for q in qs], gold)
         misses = [replace(m, within_hops=bool(c)) if m.cause == "kb gap" else m
                   for m, c in zip(misses, c_hops, strict=True)]
-        groups[f"{h}-hop"] = summarise(misses, c_path, c_hops, correct_path[h] / max(len(qs), 1))
+        groups[f"{h}-hop"] = summarise(misses, c_path, c_hops, correct_path[h] / max(len(qs), 1), top1)
         every += misses
     say("ceilings", 1, 1)
     return groups, every
