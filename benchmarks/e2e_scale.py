@@ -6,7 +6,8 @@ peak RSS = ``ru_maxrss`` of the step's process):
 1. ``generate``: ``generate_catalogue(N, n_queries=...)`` + ``SKB.save`` (Parquet + the CSR
    graph); queries written beside it.
 2. ``bm25``: ``BM25Index.from_skb(add_rel=True)`` saved to ``SKB_DIR/indexes/bm25``.
-3. ``names``: the graph stage's node-name index, saved to ``SKB_DIR/indexes/names``.
+3. ``names``: the graph stage's node-name index (``SKB_DIR/indexes/names``) and its entity
+   linker's name tables (``SKB_DIR/indexes/linker``), built and saved.
 4. ``dense`` (sizes <= ``--dense-max``): MiniLM embeddings of the first ``--dense-nodes``
    nodes (a time box on 2 CPU cores; the full-size build time is extrapolated from the
    measured rate and marked so), numpy exact index.
@@ -89,7 +90,11 @@ def step_names(d: Path, n: int, a: argparse.Namespace) -> dict[str, Any]:
     from skbsearch.index.names import load_or_build_name_index
     from skbsearch.kb.store import SKB
 
-    load_or_build_name_index(SKB.load(d / "skb"))
+    from skbsearch.retrieve.name_table import load_or_build_name_tables
+
+    kb = SKB.load(d / "skb")
+    load_or_build_name_index(kb)
+    load_or_build_name_tables(kb)
     return {}
 
 
@@ -315,7 +320,8 @@ def flatten(groups: dict[str, Any]) -> dict[str, float]:
             m[f"{size}@dense full build s (extrapolated)"] = g["dense"]["full_build_s_extrapolated"]
         m[f"{size}@load s"] = s["load_s"]
         m[f"{size}@RSS after load MB"] = s["rss_after_load_mb"]
-        m[f"{size}@RSS serving MB"] = s["rss_end_mb"]
+        m[f"{size}@RSS serving MB"] = s["rss_after_first_stages_mb"]
+        m[f"{size}@RSS incl. peers MB"] = s["rss_end_mb"]
         m[f"{size}@first query s from start"] = g["first"]["wall_s"]
         for p, v in s["pipelines"].items():
             if isinstance(v, dict) and "p50_ms" in v:
