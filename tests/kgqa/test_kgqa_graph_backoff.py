@@ -57,6 +57,12 @@ def test_fit_backoff_learns_the_path_that_answers_instead() -> None:
     assert learned == {WROTE: [DIRECTED]}  # genre never answered; M1's path reached its writer
     assert top_name(g, "who wrote [M5]") == "P5"
     assert top_name(g, "who wrote [M1]") == "P1"  # the path reaches something: no back-off
+    # answers as a function: asked only for the questions whose path reaches nothing
+    asked: list[int] = []
+    gold = [[idx["P3"]], [idx["P4"]], [idx["P1"]]]
+    assert g.fit_backoff(["who wrote [M3]", "who wrote [M4]", "who wrote [M1]"], [WROTE] * 3,
+                         lambda i: asked.append(i) or gold[i]) == {WROTE: [DIRECTED]}
+    assert sorted(asked) == [0, 1]
     # fewer than min_hits successes: nothing learned
     assert g.fit_backoff(["who wrote [M3]"], [WROTE], [[idx["P3"]]]) == {}
     with pytest.raises(ValueError):

@@ -14,7 +14,7 @@ X). All queries are processed as one batch: one ``follow_each`` per distinct pat
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -174,7 +174,8 @@ class GraphRetriever(StageBase):
                     got.add((qi, path))
         return got
 
-    def fit_backoff(self, texts: Sequence[str], paths: Sequence[Sequence[str]], answers: Sequence[Sequence[int]],
+    def fit_backoff(self, texts: Sequence[str], paths: Sequence[Sequence[str]],
+                    answers: Sequence[Sequence[int]] | Callable[[int], Sequence[int]],
                     *, max_paths: int = 3, min_hits: int = 2) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
         """Learn which paths to follow when a question's path reaches nothing.
 
@@ -191,23 +192,26 @@ class GraphRetriever(StageBase):
         Args:
             texts: training questions (linked as at prediction time).
             paths: their relation paths.
-            answers: their answer node indices.
+            answers: their answer node indices, or a function of a question's position
+                that returns them (called only for questions whose path reaches nothing).
         """
-        if not len(texts) == len(paths) == len(answers):
+        if len(texts) != len(paths) or (not callable(answers) and len(answers) != len(texts)):
             raise ValueError("need as many paths and answer lists as questions")
+        answers_of = answers if callable(answers) else answers.__getitem__
         links = self.linker.link_many(texts, self.link_mode, max(self.max_mentions, 1))
         seeds = [self._seeds(lk) for lk in links]
         labelled = [tuple(p) for p in paths]
         parts: list[list[tuple[np.ndarray, float]]] = [[] for _ in texts]
         reached = self._walk([(qi, p, 1.0) for qi, p in enumerate(labelled) if seeds[qi]], seeds, parts)
         empty = [qi for qi in range(len(texts)) if seeds[qi] and (qi, labelled[qi]) not in reached]
+        gold = {qi: set(answers_of(qi)) for qi in empty}
         hits: dict[tuple[str, ...], Counter[tuple[str, ...]]] = {}
         for other in self.model.classes:
             jobs = [(qi, other, 1.0) for qi in empty if labelled[qi] != other]
             tried: list[list[tuple[np.ndarray, float]]] = [[] for _ in texts]
             for qi, _ in self._walk(jobs, seeds, tried):
                 nodes, _ = self._rank(tried[qi], seeds[qi])
-                if len(nodes) and int(nodes[0]) in set(answers[qi]):
+                if len(nodes) and int(nodes[0]) in gold[qi]:
                     hits.setdefault(labelled[qi], Counter())[other] += 1
         self.backoff_paths = {
             p: [q for q, n in sorted(c.items(), key=lambda kv: (-kv[1], kv[0])) if n >= min_hits][:max_paths]

@@ -202,10 +202,11 @@ def train_path_model(
 def fit_backoff(skb: SKB, linker: EntityLinker, stage: GraphRetriever,
                 questions: Sequence[MetaQAQuestion]) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
     """Fit the graph stage's back-off paths (:meth:`GraphRetriever.fit_backoff`) on the
-    labelled training questions: their qtype paths and gold answer nodes."""
+    labelled training questions: their qtype paths and gold answer nodes (looked up only
+    for the questions whose path reaches nothing)."""
     labelled = [q for q in questions if q.qtype]
     return stage.fit_backoff([q.text for q in labelled], label_paths([q.qtype or "" for q in labelled], skb.schema),
-                             [answer_nodes(skb, linker, q.answers) for q in labelled])
+                             lambda i: answer_nodes(skb, linker, labelled[i].answers))
 
 
 # ---------------------------------------------------------------------- scoring
