@@ -24,7 +24,7 @@ peak RSS = ``ru_maxrss`` of the step's process):
 
 Usage::
 
-    python benchmarks/e2e_scale.py --sizes 100000,1000000 --ce-model DIR \
+    python benchmarks/e2e_scale.py --sizes 100000,1000000 --ce-model DIR|fresh \
         --json benchmarks/results/e2e_scale.json --plot docs/e2e_scale.png
 """
 
@@ -89,7 +89,6 @@ def step_bm25(d: Path, n: int, a: argparse.Namespace) -> dict[str, Any]:
 def step_names(d: Path, n: int, a: argparse.Namespace) -> dict[str, Any]:
     from skbsearch.index.names import load_or_build_name_index
     from skbsearch.kb.store import SKB
-
     from skbsearch.retrieve.name_table import load_or_build_name_tables
 
     kb = SKB.load(d / "skb")
@@ -351,7 +350,8 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--dense-max", type=int, default=100_000, help="dense index at sizes up to this")
     ap.add_argument("--dense-nodes", type=int, default=10_000, help="nodes embedded (time box)")
-    ap.add_argument("--ce-model", default=None, help="cross-encoder directory (sizes <= dense-max)")
+    ap.add_argument("--ce-model", default=None, help="cross-encoder directory (sizes <= dense-max); "
+                    "'fresh': MiniLM with an untrained head, saved in the work dir (latency only)")
     ap.add_argument("--ce-queries", type=int, default=10)
     ap.add_argument("--workdir", default=None)
     ap.add_argument("--json", default=None)
@@ -367,9 +367,14 @@ def main() -> None:
         res["peak_rss_mb"] = peak_rss_mb()
         print(json.dumps(res))
         return
-    if a.ce_model:
-        a.ce_model = str(Path(a.ce_model).expanduser())
     work = Path(a.workdir or tempfile.mkdtemp(prefix="skb-e2e-"))
+    if a.ce_model == "fresh":
+        from skbsearch.rerank.cross_encoder_model import CrossEncoderModel
+
+        a.ce_model = str(CrossEncoderModel.from_encoder("minilm", max_length=160, seed=0)
+                         .save(work / "ce-fresh"))
+    elif a.ce_model:
+        a.ce_model = str(Path(a.ce_model).expanduser())
     groups: dict[str, Any] = {}
     if a.from_details:
         saved = json.loads(Path(a.from_details).read_text())
