@@ -291,3 +291,14 @@ def test_accessor_errors() -> None:
         skb.nodes_of_type("alien")
     with pytest.raises(InputError, match="out of range"):
         skb.node(99)
+
+
+def test_arrow_numpy_views_and_fallbacks() -> None:
+    a = pa.array([1, 2, 3, 4], pa.int32()).slice(1)
+    assert store_mod.arrow_numpy(a).tolist() == [2, 3, 4] and store_mod.arrow_numpy(a).dtype == np.int32
+    b = pa.array([True, False, True, True, False, False, True, True, True, False]).slice(3)
+    assert store_mod.arrow_numpy(b).tolist() == [True, False, False, True, True, True, False]
+    assert store_mod.arrow_numpy(pa.chunked_array([[1.5], [2.5]])).tolist() == [1.5, 2.5]
+    assert np.isnan(store_mod.arrow_numpy(pa.array([1.0, None]))[1])  # nulls: to_numpy
+    assert store_mod.arrow_numpy(pa.array([], pa.int64())).tolist() == []
+    assert store_mod.positions(["b", "zz", "a"], ["a", "b"]).tolist() == [1, -1, 0]

@@ -50,6 +50,28 @@ def content_hash(directory: str | Path) -> str:
     return h.hexdigest()
 
 
+def arrow_numpy(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A numpy view of a null-free fixed-width Arrow array (ints, floats; booleans unpacked),
+    zero-copy from its buffer; anything else through ``to_numpy``. (pyarrow's first ``to_numpy`` call in a process
+    costs ~0.5 s of lazy set-up: a fresh process that only reads ints does not pay it.)"""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    t = arr.type
+    if arr.null_count == 0 and pa.types.is_boolean(t):
+        buf = arr.buffers()[1]
+        if buf is None:
+            return np.zeros(0, bool)
+        bits = np.unpackbits(np.frombuffer(buf, dtype=np.uint8), bitorder="little")
+        return bits[arr.offset:arr.offset + len(arr)].astype(bool)
+    if arr.null_count == 0 and (pa.types.is_integer(t) or pa.types.is_floating(t)):
+        dtype = np.dtype(t.to_pandas_dtype())
+        buf = arr.buffers()[1]
+        if buf is None:
+            return np.zeros(0, dtype)
+        return np.frombuffer(buf, dtype=dtype)[arr.offset:arr.offset + len(arr)]
+    return arr.to_numpy(zero_copy_only=False)
+
+
 def positions(values: pa.Array | pa.ChunkedArray | Sequence[str],
               within: pa.Array | Sequence[str]) -> np.ndarray:
     """For each of ``values``, its position in ``within`` (the first, if repeated), or -1:
@@ -63,7 +85,7 @@ def positions(values: pa.Array | pa.ChunkedArray | Sequence[str],
     import pyarrow.compute as pc
 
     found = pc.index_in(vals, value_set=ref)
-    return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return arrow_numpy(pc.fill_null(found, -1)).astype(np.int64)
 
 
 def _write_arrow(table: pa.Table, file: Path) -> None:
@@ -409,7 +431,7 @@ class SKB:
         col = self.nodes.column("type").combine_chunks()
         if isinstance(col, pa.DictionaryArray):
             local = [self.schema.node_types.index(t) for t in col.dictionary.to_pylist()]
-            return np.array(local, dtype=np.int16)[col.indices.to_numpy(zero_copy_only=False)]
+            return np.array(local, dtype=np.int16)[arrow_numpy(col.indices)]
         lookup = {t: i for i, t in enumerate(self.schema.node_types)}
         return np.array([lookup[t] for t in col.to_pylist()], dtype=np.int16)
 

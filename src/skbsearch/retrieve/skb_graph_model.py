@@ -35,7 +35,7 @@ import numpy as np
 
 from skbsearch.atomic import atomic_dir
 from skbsearch.errors import IndexError_
-from skbsearch.kb.store import SKB
+from skbsearch.kb.store import SKB, arrow_numpy
 from skbsearch.retrieve.linking import MASK
 from skbsearch.retrieve.metapaths import Metapath, TypeGraph, steps_of
 from skbsearch.retrieve.relpath import RelationPathModel
@@ -141,7 +141,11 @@ def text_types(skb: SKB, min_share: float = 0.5) -> list[str]:
         return []
     has = np.zeros(skb.num_nodes, dtype=bool)
     for f in fields:
-        has |= skb.nodes.column(f).is_valid().to_numpy(zero_copy_only=False)
+        col = skb.nodes.column(f)
+        if col.null_count == 0:
+            has[:] = True
+            break
+        has |= arrow_numpy(col.is_valid())
     codes = skb.node_type_codes
     out = []
     for k, t in enumerate(skb.type_names):
