@@ -1,9 +1,11 @@
-"""The README's "re-ranking an unseen year" recipe on a tiny TREC DL fixture: pre-train,
-fine-tune from that model (its length and data carried over), then score a year the
-model never saw with ``skb bench trecdl --year dl20`` and no cross-validation."""
+"""The README's "re-ranking an unseen year" recipe on a tiny TREC DL fixture: pre-train on
+NQ (with bi-encoder negatives and distillation), distil on the years' unjudged BM25
+candidates, fine-tune on the judgements (length and data carried over), then score a year
+the model never saw with ``skb bench trecdl --year dl20`` and no cross-validation."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -32,6 +34,17 @@ def _write_year(folder: Path, year: str) -> None:
     (folder / f"{year}_qrels.json").write_text(json.dumps(qrels), encoding="utf-8")
 
 
+def _write_nq(path: Path) -> None:
+    rows = [("who wrote hamlet", "shakespeare", "Hamlet was written by William Shakespeare."),
+            ("capital of france", "paris", "Paris is the capital of France."),
+            ("what do bananas contain", "potassium", "Bananas are rich in potassium."),
+            ("how long do fleas live", "a year", "A flea lives up to a year."),
+            ("when did the market fall", "monday", "The stock market fell sharply on Monday.")]
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        for q, a, p in rows:
+            f.write(json.dumps({"question": q, "answers": [a], "ctxs": [{"title": "", "text": p}]}) + "\n")
+
+
 @pytest.mark.slow
 def test_unseen_year_recipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import skbsearch.cli.bench_trecdl  # noqa: F401  (registers `bench trecdl`)
@@ -44,17 +57,26 @@ def test_unseen_year_recipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     _write_year(tmp_path / "train", "dl19")
     _write_year(tmp_path / "unseen", "dl20")  # only the held-out year's files
     runner = CliRunner()
-    first, tuned = tmp_path / "pre", tmp_path / "tuned"
+    _write_nq(tmp_path / "nq.jsonl.gz")
+    first, distilled, tuned = tmp_path / "pre", tmp_path / "distilled", tmp_path / "tuned"
     common = ["--max-steps", "1", "--batch-size", "4", "--threads", "1", "--json", "--quiet"]
-    res = runner.invoke(app, ["train", "cross-encoder", "--data", f"trecdl:{tmp_path / 'train'}/dl19",
-                              "--out", str(first), "--max-length", "32", *common])
+    nq = f"nq:{tmp_path / 'nq.jsonl.gz'}"
+    res = runner.invoke(app, ["train", "cross-encoder", "--data", nq, "--dense-negatives", "3",
+                              "--teacher", "minilm", "--out", str(first), "--max-length", "32", *common])
+    assert res.exit_code == 0, res.output
+    # the unjudged candidates of both years (the held-out year's without its qrels)
+    cands = [f"trecdl-candidates:{tmp_path / 'train'}/dl19", f"trecdl-candidates:{tmp_path / 'unseen'}/dl20"]
+    res = runner.invoke(app, ["train", "cross-encoder", "--data", cands[0], "--data", cands[1],
+                              "--teacher", "minilm", "--start", str(first), "--out", str(distilled),
+                              *common])
     assert res.exit_code == 0, res.output
     res = runner.invoke(app, ["train", "cross-encoder", "--data", f"trecdl:{tmp_path / 'train'}/dl19",
-                              "--start", str(first), "--out", str(tuned), *common])
+                              "--start", str(distilled), "--out", str(tuned), *common])
     assert res.exit_code == 0, res.output
     model = CrossEncoderModel.load(tuned)
     assert model.max_length == 32  # no --max-length: the start model's, not 256
-    assert model.info["data"] == [f"trecdl:{tmp_path / 'train'}/dl19"] * 2
+    assert model.info["data"] == [nq, *cands, f"trecdl:{tmp_path / 'train'}/dl19"]
+    assert [d["teacher"] for d in model.info["distillation"]] == ["minilm", "minilm"]
     res = runner.invoke(app, ["bench", "trecdl", "--data", str(tmp_path / "unseen"), "--year", "dl20",
                               "--pipeline", f"cross-encoder(model='{tuned}', max_length=32) + input",
                               "--json", str(tmp_path / "dl20.json"), "--quiet"])
