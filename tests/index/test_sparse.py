@@ -181,3 +181,62 @@ def test_registry():
     assert kind.retriever(index, k=2).search("pasta")[0][0] == "p2"
     with pytest.raises(InputError, match="unknown index kind"):
         get_kind("nope")
+
+
+def _reference_top(index: BM25Index, toks: list[int], k: int, mask: np.ndarray | None):
+    """A full pass (bm25s's get_scores), then the k best matching rows, ties to the lower row."""
+    s = index.bm25.get_scores_from_ids(toks) if toks else np.zeros(index.num_docs, np.float32)
+    rows = [r for r in range(index.num_docs) if s[r] > 0 and (mask is None or mask[r])]
+    rows.sort(key=lambda r: (-s[r], r))
+    rows = rows[:k]
+    return np.array(rows, dtype=np.int64), s[rows]
+
+
+@pytest.mark.parametrize("method", ["lucene", "robertson", "bm25+"])
+@pytest.mark.parametrize("compiled", [True, False])
+def test_top_rows_equals_a_full_pass(method, compiled, monkeypatch):
+    """Compiled kernel and numpy path: same rows, bit-identical scores, ties to the lower row
+    (repeated words give many ties), with and without a mask, repeated query tokens, and
+    both the every-document scan and the few-postings path of the kernel."""
+    from skbsearch.index import kernels
+
+    if compiled and not kernels.AVAILABLE:
+        pytest.skip("numba not installed")
+    monkeypatch.setattr(kernels, "AVAILABLE", compiled)
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(40)]
+    texts = [" ".join(rng.choice(words, size=rng.integers(1, 6), p=None)) for _ in range(3000)]
+    texts += ["w0 w1"] * 50  # identical documents: exact ties
+    index = BM25Index.from_texts(((f"d{i}", t) for i, t in enumerate(texts)), method=method,
+                                 stemmer=None, stopwords=None)
+    mask = rng.random(index.num_docs) < 0.5
+    vocab = index.tokenize([" ".join(words)])[0]
+    for trial in range(40):
+        toks = [int(t) for t in rng.choice(vocab, size=rng.integers(1, 5))]
+        if trial % 5 == 0:
+            toks = toks + toks[:1]  # a repeated query word counts twice
+        if trial % 7 == 0:
+            toks = [vocab[-1]]  # one rare-ish word: few postings
+        for k in (1, 10, 60, 10_000):
+            for m in (None, mask):
+                got_r, got_s = index.top_rows(toks, k, m)
+                ref_r, ref_s = _reference_top(index, toks, k, m)
+                assert got_r.tolist() == ref_r.tolist(), (toks, k)
+                assert np.array_equal(got_s, ref_s)
+    assert [len(x) for x in index.top_rows([], 5)] == [0, 0]
+
+
+def test_single_query_bm25_stage_matches_batch(monkeypatch):
+    """The one-query path (compiled kernel) returns what the batch path (bm25s) returns."""
+    from skbsearch.retrieve.sparse import BM25Retriever
+    from skbsearch.types import Query
+
+    index = BM25Index.from_texts(zip(IDS, CORPUS, strict=True), method="bm25+")
+    stage = BM25Retriever(index, k=100)
+    qs = [Query(f"q{i}", t) for i, t in enumerate(QUERIES)]
+    batch = stage(qs)
+    for q in qs:
+        one = stage([q])[q.id]
+        assert one.keys() == batch[q.id].keys()
+        for d, v in one.items():
+            assert v == pytest.approx(batch[q.id][d], rel=1e-6)

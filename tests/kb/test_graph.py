@@ -230,3 +230,27 @@ def test_unique_sorted() -> None:
     for size in (0, 1, 2, 1000):
         a = rng.integers(0, 50, size)
         assert unique_sorted(a).tolist() == sorted(set(a.tolist()))
+
+
+def test_rows_sorted_at_build_and_single_seed_slice(tmp_path):
+    """Edges in any order (repeats included): every CSR row is sorted at build, one node's
+    neighbours are a slice when its step has no repeated edge, and the flags are saved."""
+    from skbsearch.kb.graph import rows_unique_sorted
+
+    rng = np.random.default_rng(0)
+    src, dst, rel = rng.integers(0, 50, 400), rng.integers(0, 50, 400), rng.integers(0, 2, 400)
+    g = Graph.build(50, src, rel, dst, ["a", "b"])
+    clean = Graph.build(50, np.arange(49), np.zeros(49, int), np.arange(1, 50)[::-1], ["a", "b"])
+    assert not g.unique_rows("a") and clean.unique_rows("a") and clean.unique_rows("a^-1")
+    for graph, (s_, r_, d_) in ((g, (src, rel, dst)), (clean, (np.arange(49), np.zeros(49, int), np.arange(1, 50)[::-1]))):
+        for step, r, inv in (("a", 0, False), ("a^-1", 0, True), ("b", 1, False)):
+            indptr, indices = graph.adjacency(step)
+            for node in range(50):
+                assert (np.diff(np.asarray(indices[indptr[node]:indptr[node + 1]])) >= 0).all()
+                frm, to = (d_, s_) if inv else (s_, d_)
+                expect = sorted({int(t) for f, rr, t in zip(frm, r_, to, strict=True) if f == node and rr == r})
+                assert graph.neighbor_set([node], [step]).tolist() == expect
+    g.save(tmp_path / "g")
+    assert Graph.load(tmp_path / "g")._unique_rows == {k: g.unique_rows(k) for k in g._csr}
+    assert not rows_unique_sorted(np.array([0, 2]), np.array([3, 3]))
+    assert rows_unique_sorted(np.array([0, 2, 3]), np.array([1, 3, 0]))

@@ -80,7 +80,7 @@ def test_tables_persist_beside_the_skb_and_rebuild_when_stale(tmp_path) -> None:
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 300), st.integers(0, 5))
 def test_top_k_sampled_threshold_is_exact(k: int, seed: int) -> None:
-    from skbsearch.retrieve.skb_linking import top_k
+    from skbsearch.index.sparse import top_k
 
     rng = np.random.default_rng(seed)
     v = rng.integers(0, 50, 60_000 + 500 * seed).astype(np.float32)  # many ties

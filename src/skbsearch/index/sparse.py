@@ -33,7 +33,7 @@ from bm25s.tokenization import Tokenizer
 from skbsearch.atomic import atomic_dir
 from skbsearch.csr import check_compressed
 from skbsearch.errors import IndexError_, InputError
-from skbsearch.index import base
+from skbsearch.index import base, kernels
 from skbsearch.index.base import Manifest, ProgressFn, no_progress
 
 KIND = "bm25"
@@ -385,10 +385,11 @@ class BM25Index:
         Cost is ``O(len(rows) * log df)`` per query term: each term's postings are sorted by
         document, so the rows are binary-searched in them.
         """
-        rows = np.asarray(rows, dtype=np.int64)
+        indptr, indices, data = self._postings()
+        # the rows in the postings' own dtype: searchsorted would otherwise convert (copy)
+        # every long posting list it searches
+        rows = np.asarray(rows).astype(indices.dtype, copy=False)
         out = np.zeros(len(rows), dtype=np.float32)
-        sc = self.bm25.scores
-        indptr, indices, data = sc["indptr"], sc["indices"], sc["data"]
         for t in token_ids:
             a, b = int(indptr[t]), int(indptr[t + 1])
             if a == b:
@@ -400,7 +401,74 @@ class BM25Index:
             out[hit] += data[a:b][pos_c[hit]]
         return out
 
+    def _postings(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(indptr, indices, data)`` of the term x document score matrix as plain arrays
+        (views of the memory maps: slicing a ``np.memmap`` costs a Python call each)."""
+        sc = self.bm25.scores
+        return np.asarray(sc["indptr"]), np.asarray(sc["indices"]), np.asarray(sc["data"])
+
+    def top_rows(self, token_ids: Sequence[int], k: int,
+                 mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` best *matching* rows for one query, best first (ties: lower row first),
+        with their sparse scores; ``mask``: the allowed rows.
+
+        With numba, a compiled kernel (:mod:`skbsearch.index.kernels`) sums the postings and
+        selects the rows in one scan (a 1M-document index: ~3x faster than numpy); without
+        it, numpy passes. Both give the same rows and scores (bit-identical to bm25s).
+        """
+        toks = np.asarray(list(token_ids), dtype=np.int64)
+        if not len(toks) or k <= 0 or self.num_docs == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        if kernels.AVAILABLE:
+            return self._top_rows_compiled(toks, k, mask)
+        scores = self.bm25.get_scores_from_ids(toks.tolist())
+        if mask is not None:
+            scores = np.where(mask, scores, np.float32(0))
+        rows = np.flatnonzero(scores > 0)
+        if len(rows) > k:
+            rows = rows[top_k(scores[rows], k)]
+        order = np.lexsort((rows, -scores[rows]))
+        return rows[order].astype(np.int64), scores[rows[order]]
+
+    def _top_rows_compiled(self, toks: np.ndarray, k: int,
+                           mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        indptr, indices, data = self._postings()
+        toks = toks[(toks >= 0) & (toks < len(indptr) - 1)]
+        use_mask = mask is not None
+        m = np.asarray(mask, dtype=bool) if use_mask else np.zeros(1, bool)
+        return kernels.top_k_one_query(indptr, indices, data, toks, m, use_mask, int(k),
+                                       int(self.num_docs))
+
     def __repr__(self) -> str:
         p = self.params
         return (f"BM25Index({self.num_docs} docs, method={p.get('method')}, k1={p.get('k1')}, "
                 f"b={p.get('b')}, fields={p.get('field_weights')})")
+
+
+def top_k(values: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the ``k`` largest values (unordered); ties at the ``k``-th value go to
+    the lowest positions, so the choice never depends on the selection algorithm.
+
+    On many values, a threshold read off a strided sample keeps only the values that can
+    be in the top ``k`` before the selection (exact: the threshold is used only when at
+    least ``k`` values reach it).
+    """
+    n = len(values)
+    if k >= n:
+        return np.arange(n)
+    if k <= 0:
+        return np.zeros(0, np.int64)
+    cand = None
+    if n > 50_000 and n > 20 * k:
+        sample = values[:: max(n // 4096, 1)]
+        r = min(len(sample) - 1, int(2 * k * len(sample) / n) + 16)
+        thr = np.partition(sample, len(sample) - 1 - r)[len(sample) - 1 - r]
+        c = np.flatnonzero(values >= thr)
+        if len(c) >= k:
+            cand = c
+    if cand is None:
+        cand = np.arange(n)
+    v = values[cand]
+    kth = np.partition(v, len(v) - k)[len(v) - k]
+    above = cand[v > kth]
+    return np.concatenate([above, cand[v == kth][: k - len(above)]])

@@ -20,12 +20,24 @@ from skbsearch.kb.schema import INVERSE_SUFFIX, split_direction
 
 
 def _csr(n: int, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    order = np.argsort(rows, kind="stable")
+    order = np.lexsort((cols, rows))  # by row, then by neighbour: every row sorted
     indices = np.ascontiguousarray(cols[order], dtype=np.int32)
     counts = np.bincount(rows, minlength=n)
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
     return indptr, indices
+
+
+def rows_unique_sorted(indptr: np.ndarray, indices: np.ndarray) -> bool:
+    """Whether every CSR row lists its neighbours strictly increasing (sorted, no repeats)."""
+    indices = np.asarray(indices)
+    if len(indices) < 2:
+        return True
+    ok = np.diff(indices) > 0
+    starts = np.asarray(indptr[1:-1])
+    starts = starts[(starts > 0) & (starts < len(indices))]
+    ok[starts - 1] = True  # a new row may start lower
+    return bool(ok.all())
 
 
 def unique_sorted(a: np.ndarray, bound: int | None = None) -> np.ndarray:
@@ -66,10 +78,14 @@ def _gather(indptr: np.ndarray, indices: np.ndarray, seeds: np.ndarray) -> tuple
 class Graph:
     """Typed directed multigraph over ``n_nodes`` dense int32 node indices."""
 
-    def __init__(self, n_nodes: int, relations: Sequence[str], csr: dict[str, tuple[np.ndarray, np.ndarray]]):
+    def __init__(self, n_nodes: int, relations: Sequence[str], csr: dict[str, tuple[np.ndarray, np.ndarray]],
+                 unique_rows: dict[str, bool] | None = None):
         self.n_nodes = int(n_nodes)
         self.relations = list(relations)
         self._csr = csr
+        # per step: every row sorted without repeats (one node's neighbours are then a
+        # slice, no sort); checked on first use when not known from the build
+        self._unique_rows: dict[str, bool] = dict(unique_rows or {})
 
     @classmethod
     def build(
@@ -90,7 +106,14 @@ class Graph:
             s, t = src[mask], dst[mask]
             csr[name] = _csr(n_nodes, s, t)
             csr[name + INVERSE_SUFFIX] = _csr(n_nodes, t, s)
-        return cls(n_nodes, relations, csr)
+        return cls(n_nodes, relations, csr, {k: rows_unique_sorted(*v) for k, v in csr.items()})
+
+    def unique_rows(self, step: str) -> bool:
+        """Whether every row of a step's CSR is sorted without repeats (cached)."""
+        got = self._unique_rows.get(step)
+        if got is None:
+            got = self._unique_rows[step] = rows_unique_sorted(*self.adjacency(step))
+        return got
 
     def save(self, path: str | Path) -> None:
         """Write ``graph.json`` and two ``.npy`` files per relation direction, atomically."""
@@ -102,7 +125,7 @@ class Graph:
                 np.save(tmp / f"r{k}.indices.npy", np.asarray(indices))
                 files[name] = f"r{k}"
             meta = {"artefact": "graph", "n_nodes": self.n_nodes, "relations": self.relations,
-                    "files": files}
+                    "files": files, "unique_rows": {k: self.unique_rows(k) for k in self._csr}}
             (tmp / "graph.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
 
     @classmethod
@@ -132,7 +155,9 @@ class Graph:
         for name, (indptr, indices) in csr.items():
             check_compressed(indptr, indices, n_nodes, n_nodes, where=f"{path} relation {name!r}",
                              hint="rebuild the SKB")
-        return cls(n_nodes, relations, csr)
+        known = meta.get("unique_rows")
+        return cls(n_nodes, relations, csr,
+                   {str(k): bool(v) for k, v in known.items()} if isinstance(known, dict) else None)
 
     # ------------------------------------------------------------------ helpers
     def _rel_names(self, relations: Iterable[str] | None, direction: str) -> list[str]:
@@ -208,7 +233,11 @@ class Graph:
     ) -> np.ndarray:
         """Union of the neighbours of all seeds (sorted, unique)."""
         s = self._seeds(seeds)
-        parts = [_gather(*self._csr[n], s)[0] for n in self._rel_names(relations, direction)]
+        names = self._rel_names(relations, direction)
+        if len(s) == 1 and len(names) == 1 and self.unique_rows(names[0]):
+            indptr, indices = self._csr[names[0]]  # one sorted row: a slice
+            return np.array(indices[int(indptr[s[0]]) : int(indptr[s[0] + 1])], dtype=np.int32)
+        parts = [_gather(*self._csr[n], s)[0] for n in names]
         if not parts:
             return np.zeros(0, np.int32)
         return unique_sorted(np.concatenate(parts), self.n_nodes).astype(np.int32)

@@ -185,12 +185,21 @@ class TypeGraph:
         """Nodes reached from ``seed`` along ``path`` (sorted; empty if a frontier grows too big)."""
         frontier = np.array([seed], np.int64)
         for step in steps_of(path):
-            frontier = self.skb.graph.neighbor_set(frontier, [step], "out").astype(np.int64)
-            if no_return:
-                frontier = frontier[frontier != seed]
-            if not len(frontier) or (max_frontier is not None and len(frontier) > max_frontier):
-                return np.zeros(0, np.int64)
+            frontier = self.extend(frontier, seed, step, no_return=no_return, max_frontier=max_frontier)
+            if not len(frontier):
+                break
         return frontier
+
+    def extend(self, frontier: np.ndarray, seed: int, step: str, *, no_return: bool = True,
+               max_frontier: int | None = None) -> np.ndarray:
+        """One step of :meth:`follow`: the nodes one ``step`` away from ``frontier`` (sorted;
+        empty if more than ``max_frontier``; ``no_return``: never the walk's ``seed``)."""
+        nxt = self.skb.graph.neighbor_set(frontier, [step], "out").astype(np.int64)
+        if no_return:
+            nxt = nxt[nxt != seed]
+        if max_frontier is not None and len(nxt) > max_frontier:
+            return np.zeros(0, np.int64)
+        return nxt
 
     def witness(self, seed: int, path: Metapath, target: int) -> list[int] | None:
         """One chain of nodes ``seed, n1, ..., target`` that instantiates ``path`` (or ``None``)."""

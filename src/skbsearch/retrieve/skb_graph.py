@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skbsearch.index.sparse import BM25Index
+from skbsearch.index.sparse import BM25Index, top_k
 from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.store import SKB, positions
 from skbsearch.pipeline import StageBase
@@ -190,9 +190,13 @@ class SKBGraphRetriever(StageBase):
     # ------------------------------------------------------------------ evidence
     def _follow(self, node: int, path: Metapath, cache: dict) -> np.ndarray:
         key = (node, path)
-        if key not in cache:
-            cache[key] = self.tg.follow(node, path, no_return=self.no_return, max_frontier=self.max_frontier)
-        return cache[key]
+        got = cache.get(key)
+        if got is None:  # walked from the cached walk of its prefix (paths share prefixes)
+            prev = self._follow(node, path[:-1], cache) if len(path) > 2 else np.array([node], np.int64)
+            got = (self.tg.extend(prev, node, path[-1], no_return=self.no_return,
+                                  max_frontier=self.max_frontier) if len(prev) else prev)
+            cache[key] = got
+        return got
 
     def _attr(self, name: str) -> np.ndarray:
         if name not in self._attrs:
@@ -248,19 +252,18 @@ class SKBGraphRetriever(StageBase):
 
     def _score_one(self, q: Query, plan: Plan, text: np.ndarray, toks: list[int],
                    cache: dict, exclude: bool) -> Scored:
-        rel_all = np.zeros(self.skb.num_nodes)  # zero pages cost nothing until touched
+        n = self.skb.num_nodes
+        rel_all = np.zeros(n)  # zero pages cost nothing until touched
         touched = []
         for ai, path, prob in plan.paths:
             reached = self._follow(plan.anchors[ai].node, path, cache)
             if len(reached):
                 rel_all[reached] += prob  # a reached set is unique: no repeated index
                 touched.append(reached)
-        uniq = unique_sorted(np.concatenate(touched)) if len(touched) > 1 else (
+        uniq = unique_sorted(np.concatenate(touched), n) if len(touched) > 1 else (
             touched[0] if touched else np.zeros(0, np.int64))
-        if len(uniq) > self.n_graph:
-            g_nodes = uniq[np.argpartition(-rel_all[uniq], self.n_graph)[: self.n_graph]]
-        else:
-            g_nodes = uniq
+        # the n_graph best reached nodes (ties: lower node first)
+        g_nodes = uniq[top_k(rel_all[uniq], self.n_graph)] if len(uniq) > self.n_graph else uniq
         rows = unique_sorted(np.concatenate([g_nodes.astype(np.int64), text]))
         if exclude:
             named = [a.node for a in plan.anchors if a.source in ("bracket", "exact") or a.conf >= 0.99]

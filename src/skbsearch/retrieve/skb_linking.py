@@ -225,44 +225,11 @@ class NameLinker:
         return ranked[: max(self.max_anchors, sum(a.source == "bracket" for a in ranked))]
 
 
-def top_k(values: np.ndarray, k: int) -> np.ndarray:
-    """Positions of the ``k`` largest values (unordered; ``k < len(values)``).
-
-    On many values, a threshold read off a strided sample keeps only the values that can
-    be in the top ``k`` before the selection (exact: the threshold is used only when at
-    least ``k`` values reach it; ties at the k-th value then go to the lowest positions).
-    """
-    n = len(values)
-    if n > 50_000 and n > 20 * k:
-        sample = values[:: max(n // 4096, 1)]
-        r = min(len(sample) - 1, int(2 * k * len(sample) / n) + 16)
-        thr = np.partition(sample, len(sample) - 1 - r)[len(sample) - 1 - r]
-        cand = np.flatnonzero(values >= thr)
-        if len(cand) >= k:
-            v = values[cand]
-            kth = np.partition(v, len(v) - k)[len(v) - k]
-            above = cand[v > kth]
-            return np.concatenate([above, cand[v == kth][: k - len(above)]])
-    return np.argpartition(-values, k - 1)[:k]
-
-
 def bm25_top_k(index: BM25Index, token_ids: Sequence[int], k: int,
                mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The ``k`` best matching rows of a BM25 index for one query (best first) and their scores.
-
-    Only rows that match a query term are ranked (``mask``: allowed rows), so a large index
-    costs one pass over the query terms' postings plus a selection among the matches.
-    """
-    if not len(token_ids) or k <= 0 or index.num_docs == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.float32)
-    scores = index.bm25.get_scores_from_ids(list(token_ids))
-    rows = np.flatnonzero(scores > 0)
-    if mask is not None:
-        rows = rows[mask[rows]]
-    if len(rows) > k:
-        rows = rows[top_k(scores[rows], k)]
-    order = np.lexsort((rows, -scores[rows]))
-    return rows[order].astype(np.int64), scores[rows[order]]
+    """The ``k`` best matching rows of a BM25 index for one query (best first) and their
+    scores; ``mask``: allowed rows (:meth:`BM25Index.top_rows`, exact with MaxScore pruning)."""
+    return index.top_rows(token_ids, k, mask)
 
 
 def _grams(words: Sequence[str]) -> list[tuple[str, tuple[int, ...]]]:
