@@ -213,7 +213,9 @@ class BM25Index:
             else list(stopwords),
             "fields": list(parts), "field_weights": weights,
         }
-        return cls(bm, tokenizer, [str(d) for d in doc_ids], params, source)
+        index = cls(bm, tokenizer, [str(d) for d in doc_ids], params, source)
+        index.warm()  # compile the one-query kernel now (once per machine: cached on disk)
+        return index
 
     @classmethod
     def from_texts(cls, docs: Iterable[tuple[str, str]], **params: Any) -> BM25Index:
@@ -429,6 +431,24 @@ class BM25Index:
             rows = rows[top_k(scores[rows], k)]
         order = np.lexsort((rows, -scores[rows]))
         return rows[order].astype(np.int64), scores[rows[order]]
+
+    def warm(self) -> None:
+        """Compile the one-query kernel for this index's array types now, or load it from
+        numba's disk cache (~10 s the first time on a machine, milliseconds after), so that
+        no query pays for it. A no-op without numba."""
+        if not (kernels.AVAILABLE and self.num_docs):
+            return
+        arrays = self._postings()
+        # memory-mapped (loaded) indexes hand read-only arrays to the kernel: numba
+        # compiles that variant separately
+        frozen = []
+        for a in arrays:
+            v = a.view()
+            v.flags.writeable = False
+            frozen.append(v)
+        for ip, ix, da in (arrays, tuple(frozen)):
+            kernels.top_k_one_query(ip, ix, da, np.zeros(1, np.int64), np.zeros(1, bool), False, 1,
+                                    int(self.num_docs))
 
     def _top_rows_compiled(self, toks: np.ndarray, k: int,
                            mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:

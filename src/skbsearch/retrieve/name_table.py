@@ -243,7 +243,8 @@ def load_or_build_name_tables(skb: Any, directory: Path | None = None,
             if m.num_docs != skb.num_nodes:
                 raise IndexError_(f"{directory}: built for {m.num_docs} nodes, the SKB has {skb.num_nodes}")
             tables = [NameTable.read(directory, t, skb.num_nodes) for t in _TABLES]
-            return tables[0], tables[1], int(m.params.get("max_tokens", tables[1].max_tokens()))
+            return tables[0], tables[1], (int(m.params["max_tokens"]) if "max_tokens" in m.params
+                                         else tables[1].max_tokens())  # (not .get: eager default)
         except SkbError as e:
             if notify is not None:
                 notify(f"note: rebuilding the linker's name tables at {directory} ({e})")

@@ -215,6 +215,7 @@ class BM25Retriever(StageBase):
         global _numba_compiled
         if not NUMBA_AVAILABLE or self.backend == "numpy" or self.index.num_docs == 0:
             return
+        self.index.warm()
         sc = self.index.bm25.scores
         t = int(np.argmax(np.diff(np.asarray(sc["indptr"]))))
         self.allowed_mask()
