@@ -465,6 +465,15 @@ class BM25Index:
         ``threads`` threads (-1: every core); the same rows and scores as one by one."""
         if not (kernels.AVAILABLE and len(token_lists) > 1 and k > 0 and self.num_docs):
             return [self.top_rows(t, k, mask) for t in token_lists]
+        rows, scores, counts = self.top_rows_matrix(token_lists, k, mask, threads)
+        return [(rows[i, :c], scores[i, :c]) for i, c in enumerate(counts.tolist())]
+
+    def top_rows_matrix(self, token_lists: Sequence[Sequence[int]], k: int,
+                        mask: np.ndarray | None = None,
+                        threads: int = -1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The compiled batch as ``(rows, scores, counts)`` arrays of shape ``(n, k)``,
+        ``(n, k)`` and ``(n,)``: query ``i``'s results are the first ``counts[i]`` of row
+        ``i``, best first (needs numba: :data:`kernels.AVAILABLE`)."""
         indptr, indices, data = self._postings()
         n_terms = len(indptr) - 1
         lists = [[t for t in q if 0 <= t < n_terms] for q in token_lists]
@@ -473,15 +482,14 @@ class BM25Index:
         toks = np.fromiter((t for q in lists for t in q), dtype=np.int64, count=int(offsets[-1]))
         use_mask = mask is not None
         m = np.asarray(mask, dtype=bool) if use_mask else np.zeros(1, bool)
-        kk = int(min(k, self.num_docs))
+        kk = int(max(1, min(k, self.num_docs)))
         with _PARALLEL_LOCK:  # numba's default threading layer: one parallel launch at a time
             import numba
 
             numba.set_num_threads(max(1, min(numba.config.NUMBA_NUM_THREADS,
                                              (os.cpu_count() or 1) if threads < 0 else threads)))
-            rows, scores, counts = kernels.top_k_many_queries(indptr, indices, data, toks, offsets,
-                                                              m, use_mask, kk, int(self.num_docs))
-        return [(rows[i, :c], scores[i, :c]) for i, c in enumerate(counts.tolist())]
+            return kernels.top_k_many_queries(indptr, indices, data, toks, offsets, m, use_mask,
+                                              kk, int(self.num_docs))
 
     def _top_rows_compiled(self, toks: np.ndarray, k: int,
                            mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:

@@ -162,18 +162,20 @@ class BM25Retriever(StageBase):
         retrieval, ties to the lower row."""
         index = self.index
         if len(todo) == 1:
-            results = [index.top_rows(tokens[todo[0]], k, mask)]
-        else:
-            results = index.top_rows_many([tokens[i] for i in todo], k, mask,
-                                          threads=self.n_threads if self.n_threads != 0 else 1)
-        ids = index.ids_array
+            rows, s = index.top_rows(tokens[todo[0]], k, mask)
+            names, scores, counts = [index.ids_array[rows].tolist()], [s.tolist()], [len(rows)]
+        else:  # whole matrices to Python at once (the batch's own cost is mostly this)
+            r, s, c = index.top_rows_matrix([tokens[i] for i in todo], k, mask,
+                                            threads=self.n_threads if self.n_threads != 0 else 1)
+            names, scores, counts = index.ids_array[r].tolist(), s.tolist(), c.tolist()
         has_constant = index.nonoccurrence is not None
-        for i, (rows, s) in zip(todo, results, strict=True):
-            sc = s.tolist()
+        for i, nm, sc, n in zip(todo, names, scores, counts, strict=True):
+            if n < len(sc):
+                nm, sc = nm[:n], sc[:n]
             if has_constant:
-                c = index.constant(tokens[i])
-                sc = [v + c for v in sc]
-            out[queries[i].id] = dict(zip(ids[rows].tolist(), sc, strict=True))
+                const = index.constant(tokens[i])
+                sc = [v + const for v in sc]
+            out[queries[i].id] = dict(zip(nm, sc, strict=True))
 
     def _rescore(self, queries: list[Query], tokens: list[list[int]], run: Run, k: int,
                  out: Run) -> None:
