@@ -302,3 +302,16 @@ def test_arrow_numpy_views_and_fallbacks() -> None:
     assert np.isnan(store_mod.arrow_numpy(pa.array([1.0, None]))[1])  # nulls: to_numpy
     assert store_mod.arrow_numpy(pa.array([], pa.int64())).tolist() == []
     assert store_mod.positions(["b", "zz", "a"], ["a", "b"]).tolist() == [1, -1, 0]
+
+
+def test_numeric_column_nulls_to_nan_through_buffers():
+    import pyarrow as pa
+
+    from skbsearch.kb.store import numeric_column
+
+    chunked = pa.chunked_array([pa.array([1, None, 3], pa.int64()), pa.array([None, 5], pa.int64())])
+    assert np.array_equal(numeric_column(chunked), [1, np.nan, 3, np.nan, 5], equal_nan=True)
+    sliced = pa.array([1.5, None, 2.0, None], pa.float32())[1:3]
+    assert np.array_equal(numeric_column(sliced), [np.nan, 2.0], equal_nan=True)
+    assert numeric_column(pa.array([7, 8], pa.int32())).dtype == np.float64
+    assert np.isnan(numeric_column(pa.array([None, None], pa.float64()))).all()

@@ -72,6 +72,23 @@ def arrow_numpy(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return arr.to_numpy(zero_copy_only=False)
 
 
+def numeric_column(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A numeric Arrow column as float64 with NaN for nulls, read through its buffers
+    (``to_numpy`` and ``pyarrow.compute.fill_null`` import pandas: ~0.25 s of a fresh
+    process's first query)."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if not (pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type)):
+        return np.asarray(arr.to_numpy(zero_copy_only=False), dtype=np.float64)
+    raw = pa.Array.from_buffers(arr.type, len(arr), [None, arr.buffers()[1]], offset=arr.offset)
+    values = arrow_numpy(raw).astype(np.float64)  # (pyarrow's cast would import pandas too)
+    validity = arr.buffers()[0]
+    if arr.null_count and validity is not None:
+        bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")
+        values[~bits[arr.offset:arr.offset + len(arr)].astype(bool)] = np.nan
+    return values
+
+
 def positions(values: pa.Array | pa.ChunkedArray | Sequence[str],
               within: pa.Array | Sequence[str]) -> np.ndarray:
     """For each of ``values``, its position in ``within`` (the first, if repeated), or -1:

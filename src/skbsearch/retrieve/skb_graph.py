@@ -30,12 +30,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from skbsearch.index.sparse import BM25Index, top_k
 from skbsearch.kb.graph import unique_sorted
-from skbsearch.kb.store import SKB, arrow_numpy, positions
+from skbsearch.kb.store import SKB, numeric_column, positions
 from skbsearch.pipeline import StageBase
 from skbsearch.retrieve.graph_aware import parse_attribute_bounds
 from skbsearch.retrieve.linking import bracket_mentions, normalise, strip_brackets
@@ -202,12 +200,7 @@ class SKBGraphRetriever(StageBase):
 
     def _attr(self, name: str) -> np.ndarray:
         if name not in self._attrs:
-            col = self.skb.nodes.column(name)
-            if pa.types.is_integer(col.type) or pa.types.is_floating(col.type):
-                # nulls -> NaN, read through the buffer (to_numpy would import pandas: ~0.2 s
-                # of a fresh process's first query)
-                col = pc.fill_null(col.cast(pa.float64()), float("nan"))
-            self._attrs[name] = arrow_numpy(col).astype(np.float64)
+            self._attrs[name] = numeric_column(self.skb.nodes.column(name))
         return self._attrs[name]
 
     def _bounds(self, text: str, rows: np.ndarray) -> np.ndarray:
