@@ -91,7 +91,7 @@ def top_k_one_query(indptr, indices, data, toks, mask, use_mask, k, n_docs):  # 
     for q in range(len(toks)):
         total += indptr[toks[q] + 1] - indptr[toks[q]]
     # few postings: remember the documents they reach and select among those only
-    track = 4 * total < n_docs
+    track = 16 * total < n_docs
     reached = np.empty(total if track else 0, np.int64)
     n_reached = 0
     if track:
