@@ -241,22 +241,3 @@ def test_single_query_bm25_stage_matches_batch(monkeypatch):
         assert one.keys() == batch[q.id].keys()
         for d, v in one.items():
             assert v == pytest.approx(batch[q.id][d], rel=1e-6)
-
-
-def test_top_rows_many_equals_one_by_one():
-    """The batch kernel (queries over threads) returns exactly what single queries do."""
-    rng = np.random.default_rng(1)
-    words = [f"w{i}" for i in range(30)]
-    texts = [" ".join(rng.choice(words, size=rng.integers(1, 6))) for _ in range(2000)]
-    index = BM25Index.from_texts(((f"d{i}", t) for i, t in enumerate(texts)), stemmer=None,
-                                 stopwords=None)
-    vocab = index.tokenize([" ".join(words)])[0]
-    queries = [[int(t) for t in rng.choice(vocab, size=rng.integers(0, 4))] for _ in range(50)]
-    mask = rng.random(index.num_docs) < 0.7
-    for m in (None, mask):
-        for k in (1, 25, 5000):
-            many = index.top_rows_many(queries, k, m, threads=2)
-            for q, (rows, scores) in zip(queries, many, strict=True):
-                one_rows, one_scores = index.top_rows(q, k, m)
-                assert rows.tolist() == one_rows.tolist()
-                assert np.array_equal(scores, one_scores)

@@ -23,12 +23,11 @@ from __future__ import annotations
 import numpy as np
 
 try:
-    from numba import njit, prange
+    from numba import njit
 
     AVAILABLE = True
 except ImportError:  # pragma: no cover - depends on the environment
     AVAILABLE = False
-    prange = range
 
     def njit(*args, **kwargs):  # type: ignore[no-redef]
         """Without numba: leave the function as plain Python (never called by the index)."""
@@ -136,21 +135,3 @@ def top_k_one_query(indptr, indices, data, toks, mask, use_mask, k, n_docs):  # 
     scores = hs[:n][order]
     best = np.argsort(-scores, kind="mergesort")
     return rows[best], scores[best]
-
-
-@njit(cache=True, parallel=True)
-def top_k_many_queries(indptr, indices, data, toks, offsets, mask, use_mask, k, n_docs):  # pragma: no cover - compiled
-    """:func:`top_k_one_query` for a batch, queries spread over numba's threads:
-    ``toks[offsets[i]:offsets[i + 1]]`` is query ``i``. Returns ``(rows, scores, counts)``,
-    ``(n_queries, k)`` arrays whose first ``counts[i]`` entries of row ``i`` are its results."""
-    n_q = len(offsets) - 1
-    rows = np.zeros((n_q, k), np.int64)
-    scores = np.zeros((n_q, k), np.float32)
-    counts = np.zeros(n_q, np.int64)
-    for i in prange(n_q):
-        r, s = top_k_one_query(indptr, indices, data, toks[offsets[i]:offsets[i + 1]], mask,
-                               use_mask, k, n_docs)
-        counts[i] = len(r)
-        rows[i, :len(r)] = r
-        scores[i, :len(r)] = s
-    return rows, scores, counts

@@ -20,8 +20,6 @@ The directory is a valid bm25s index too (``bm25s.BM25.load(path)`` opens it), p
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -39,9 +37,6 @@ from skbsearch.index import base, kernels
 from skbsearch.index.base import Manifest, ProgressFn, no_progress
 
 KIND = "bm25"
-#: numba's default (workqueue) threading layer aborts the process when two threads launch
-#: parallel kernels at once: batch searches take turns (each uses every core anyway)
-_PARALLEL_LOCK = threading.Lock()
 FORMAT_VERSION = 1
 METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 _NONOCC_METHODS = ("bm25l", "bm25+")
@@ -454,42 +449,6 @@ class BM25Index:
         one = np.zeros(1, np.int64)
         for ip, ix, da in (arrays, tuple(frozen)):
             kernels.top_k_one_query(ip, ix, da, one, np.zeros(1, bool), False, 1, int(self.num_docs))
-            with _PARALLEL_LOCK:
-                kernels.top_k_many_queries(ip, ix, da, one, np.array([0, 1, 1]), np.zeros(1, bool),
-                                           False, 1, int(self.num_docs))
-
-    def top_rows_many(self, token_lists: Sequence[Sequence[int]], k: int,
-                      mask: np.ndarray | None = None,
-                      threads: int = -1) -> list[tuple[np.ndarray, np.ndarray]]:
-        """:meth:`top_rows` for many queries: with numba, one compiled call spreads them over
-        ``threads`` threads (-1: every core); the same rows and scores as one by one."""
-        if not (kernels.AVAILABLE and len(token_lists) > 1 and k > 0 and self.num_docs):
-            return [self.top_rows(t, k, mask) for t in token_lists]
-        rows, scores, counts = self.top_rows_matrix(token_lists, k, mask, threads)
-        return [(rows[i, :c], scores[i, :c]) for i, c in enumerate(counts.tolist())]
-
-    def top_rows_matrix(self, token_lists: Sequence[Sequence[int]], k: int,
-                        mask: np.ndarray | None = None,
-                        threads: int = -1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The compiled batch as ``(rows, scores, counts)`` arrays of shape ``(n, k)``,
-        ``(n, k)`` and ``(n,)``: query ``i``'s results are the first ``counts[i]`` of row
-        ``i``, best first (needs numba: :data:`kernels.AVAILABLE`)."""
-        indptr, indices, data = self._postings()
-        n_terms = len(indptr) - 1
-        lists = [[t for t in q if 0 <= t < n_terms] for q in token_lists]
-        offsets = np.zeros(len(lists) + 1, np.int64)
-        np.cumsum([len(q) for q in lists], out=offsets[1:])
-        toks = np.fromiter((t for q in lists for t in q), dtype=np.int64, count=int(offsets[-1]))
-        use_mask = mask is not None
-        m = np.asarray(mask, dtype=bool) if use_mask else np.zeros(1, bool)
-        kk = int(max(1, min(k, self.num_docs)))
-        with _PARALLEL_LOCK:  # numba's default threading layer: one parallel launch at a time
-            import numba
-
-            numba.set_num_threads(max(1, min(numba.config.NUMBA_NUM_THREADS,
-                                             (os.cpu_count() or 1) if threads < 0 else threads)))
-            return kernels.top_k_many_queries(indptr, indices, data, toks, offsets, m, use_mask,
-                                              kk, int(self.num_docs))
 
     def _top_rows_compiled(self, toks: np.ndarray, k: int,
                            mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
