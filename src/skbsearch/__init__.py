@@ -1,47 +1,60 @@
 """skbsearch: retrieval and re-ranking over semi-structured knowledge bases (SKBs).
 
-The front door::
+The front door, a few names that shadow no module::
 
     import skbsearch as skb
     kb = skb.SKB.load("my.skb")
-    run = kb.pipeline("bm25(k=200) + dense(k=200) >> graph % 10").run(["red jacket"])
+    p = skb.pipeline("bm25(k=200) + dense(k=200) >> graph % 10", kb)  # or kb.pipeline(spec)
+    run = p.run(["red jacket"])
     skb.evaluate(run, qrels, ["hit@1", "mrr"])
+    skb.fit(skb.pipeline("bm25 % 20 >> cross-encoder-ft", kb), queries, qrels)
 
-(``skbsearch.pipeline`` is the module of the stage protocol and operators; a spec is built
-with ``kb.pipeline(spec)`` or ``skbsearch.stages.pipeline(spec, kb)``.) Names beyond the
-core types load lazily on first use, so ``import skbsearch`` stays
-light (no index, model or server code at import time). The core (this package without
-extras) needs only numpy, scipy, pyarrow, duckdb, typer, rich and bm25s.
+Names beyond the core types and errors load lazily on first use, so ``import skbsearch``
+stays light (no index, model or server code at import time). The core (this package
+without extras) needs only numpy, scipy, pyarrow, duckdb, typer, rich and bm25s.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import Any
 
-from skbsearch.errors import IndexError_, InputError, SkbError
+from skbsearch.errors import (
+    IndexError_,
+    InputError,
+    MissingDependencyError,
+    SkbError,
+    UntrustedFileError,
+)
 from skbsearch.types import Qrels, Query, Run
 
 __version__ = "0.1.0"
 
-#: Lazily exported names -> "module:attribute".
+#: Lazily exported names -> "module:attribute". None of them is the name of a module of
+#: this package (tests/core/test_front_door.py), so importing a submodule never rebinds one.
 _LAZY = {
     "SKB": "skbsearch.api:SKB",
+    "pipeline": "skbsearch.api:pipeline",
     "stage": "skbsearch.stages:stage",
-    "stages": "skbsearch.stages:available_stages",
+    "fit": "skbsearch.stages:fit",
     "evaluate": "skbsearch.eval.evaluate:evaluate",
     "Experiment": "skbsearch.eval.experiment:Experiment",
     "read_queries": "skbsearch.datasets.queries:read_queries",
 }
 
-__all__ = ["SkbError", "InputError", "IndexError_", "Query", "Run", "Qrels", "__version__",
-           *_LAZY]
+__all__ = ["SkbError", "InputError", "IndexError_", "UntrustedFileError",
+           "MissingDependencyError", "Query", "Run", "Qrels", "__version__", *_LAZY]
 
 
 def __getattr__(name: str) -> Any:
+    """A front-door name on first use; any other name of a submodule is that submodule
+    (``skb.stages`` is the module :mod:`skbsearch.stages` whether or not it was imported)."""
     target = _LAZY.get(name)
     if target is None:
-        raise AttributeError(f"module 'skbsearch' has no attribute {name!r}")
+        if name.startswith("_") or importlib.util.find_spec(f"{__name__}.{name}") is None:
+            raise AttributeError(f"module 'skbsearch' has no attribute {name!r}")
+        return importlib.import_module(f"{__name__}.{name}")
     module, _, attr = target.partition(":")
     value = getattr(importlib.import_module(module), attr)
     globals()[name] = value

@@ -1,9 +1,11 @@
-"""The front door's SKB: the store's class plus ``build`` and ``pipeline`` (layer L5).
+"""The front door's SKB (the store's class plus ``build`` and ``pipeline``) and
+``pipeline(spec, kb)`` (layer L5).
 
 ``import skbsearch as skb`` exposes this module's names lazily (see ``skbsearch/__init__``)::
 
     kb = skb.SKB.build("nodes.jsonl", "my.skb", format="jsonl")   # or skb.SKB.load("my.skb")
     run = kb.pipeline("bm25 + dense >> cross-encoder(model='ce/') % 10").run(queries)
+    run = skb.pipeline("bm25 % 10", kb).run(queries)                # the same, as a function
     skb.evaluate(run, qrels, ["hit@1", "mrr"])
 """
 
@@ -45,3 +47,20 @@ class SKB(_StoreSKB):
         if ctx is None:
             ctx = self.__dict__["_stage_context"] = StageContext(self)
         return _pipeline(spec, ctx)
+
+
+def pipeline(spec: str | Any, kb: _StoreSKB | str | Path | StageContext | None = None) -> Any:
+    """A pipeline from a spec string (or stage objects), bound to ``kb`` when given.
+
+    Args:
+        spec: a spec in the pipeline language (``"bm25(k=200) + dense >> graph % 10"``) or
+            stage objects composed with ``>>``, ``+`` and ``%``.
+        kb: the SKB (an object or its directory) the stages run on; ``None`` leaves the
+            pipeline unbound (parsing never loads an index or a model).
+
+    Returns:
+        The pipeline; ``.run(queries)`` gives a :class:`skbsearch.types.Run`.
+    """
+    if isinstance(kb, SKB):
+        return kb.pipeline(spec)  # shares the SKB's loaded indexes with kb.pipeline
+    return _pipeline(spec, kb)

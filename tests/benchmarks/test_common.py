@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -64,14 +62,6 @@ def test_one_alias_table_for_both_benchmarks() -> None:
         alias_spec("transformer")
     with pytest.raises(InputError, match="fusion"):
         alias_spec("fusion:bm25+bm25", fusion="max")
-
-
-def test_the_protocols_install_the_training_loops() -> None:
-    code = ("import skbsearch.benchmarks.trecdl, skbsearch.benchmarks.impliret\n"
-            "from skbsearch.stages.trained import _FITTERS\n"
-            "assert {'gnn-row', 'cross-encoder-ft'} <= set(_FITTERS), _FITTERS")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
 
 
 def test_a_spec_over_a_tiny_passage_corpus(trec: Path) -> None:

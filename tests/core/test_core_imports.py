@@ -19,7 +19,7 @@ def test_core_without_extras():
                 if name.split('.')[0] in BLOCKED:
                     raise ImportError('blocked extra: ' + name)
         sys.meta_path.insert(0, Block())
-        import skbsearch, skbsearch.kb, skbsearch.pipeline, skbsearch.documents
+        import skbsearch, skbsearch.kb, skbsearch.operators, skbsearch.documents
         import skbsearch.cli
         from typer.testing import CliRunner
         r = CliRunner().invoke(skbsearch.cli.app, ['--help'])

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from skbsearch.pipeline import Cutoff, FunctionStage, Pipeline, Stage, StageBase
+from skbsearch.operators import Cutoff, FunctionStage, Pipeline, Stage, StageBase
 from skbsearch.types import Query, Run
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import skbsearch as skb
 from skbsearch.errors import InputError, SkbError
-from skbsearch.pipeline import Cutoff, Pipeline
+from skbsearch.operators import Cutoff, Pipeline
 from skbsearch.stages import available_stages, describe, fit, get_stage, pipeline, stage
 from skbsearch.synth.catalogue import generate_catalogue
 from skbsearch.types import Qrels, Query, Run

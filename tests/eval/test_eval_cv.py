@@ -9,7 +9,7 @@ import pytest
 from skbsearch.errors import InputError
 from skbsearch.eval.cv import cross_validate, fit_pipeline, folds_of, trainable_stages
 from skbsearch.eval.latency import LatencyRecorder
-from skbsearch.pipeline import Cutoff, FunctionStage, Pipeline
+from skbsearch.operators import Cutoff, FunctionStage, Pipeline
 from skbsearch.stages import stage
 from skbsearch.stages.base import SpecStage
 from skbsearch.types import Qrels, Query, Run

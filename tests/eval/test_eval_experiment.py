@@ -19,7 +19,7 @@ from skbsearch.errors import InputError, MissingDependencyError
 from skbsearch.eval import evaluate
 from skbsearch.eval.experiment import Experiment
 from skbsearch.eval.significance import correct
-from skbsearch.pipeline import FunctionStage
+from skbsearch.operators import FunctionStage
 from skbsearch.types import Qrels, Query, Run
 
 METRICS = ["ndcg@10", "mrr@10", "recall@10"]

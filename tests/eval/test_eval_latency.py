@@ -81,7 +81,7 @@ def test_latency_ms_per_stage_and_overall() -> None:
 
 def test_run_timed_records_each_part_of_a_chain() -> None:
     from skbsearch.eval.latency import run_timed
-    from skbsearch.pipeline import FunctionStage
+    from skbsearch.operators import FunctionStage
     from skbsearch.types import Query, Run
 
     clock = FakeClock()

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from skbsearch.errors import InputError
-from skbsearch.pipeline import FunctionStage
+from skbsearch.operators import FunctionStage
 from skbsearch.retrieve.hybrid import RRF, WeightedFusion, normalize_scores, rrf, weighted_fusion
 from skbsearch.types import Query, Run
 

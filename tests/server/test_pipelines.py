@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from skbsearch.errors import InputError
-from skbsearch.pipeline import Pipeline
+from skbsearch.operators import Pipeline
 from skbsearch.server.pipelines import (
     PipelineCache,
     PipelinePolicy,

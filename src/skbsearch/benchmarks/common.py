@@ -15,11 +15,10 @@ from typing import Any
 from skbsearch.errors import InputError
 from skbsearch.eval.cv import cross_validate, trainable_stages
 from skbsearch.eval.latency import LatencyRecorder, run_timed
-from skbsearch.pipeline import Pipeline
+from skbsearch.operators import Pipeline
 from skbsearch.progress import ProgressFn
 from skbsearch.stages import get_stage, stage
 from skbsearch.stages.base import SpecStage
-from skbsearch.train import fitters  # noqa: F401 - installs the trainable stages' fit
 from skbsearch.types import Qrels, Query, Run
 
 #: Old re-ranker name -> (registered stage, its fixed parameters). ``none``/``bm25`` are

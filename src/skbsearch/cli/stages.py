@@ -39,7 +39,7 @@ def search_with_pipeline(skb_dir: Path, query: str, spec: str, *, k: int,
                          json_out: bool) -> None:
     """``skb search --pipeline``: one query through a spec, with each result's evidence."""
     from skbsearch.kb.store import SKB
-    from skbsearch.pipeline import Pipeline
+    from skbsearch.operators import Pipeline
     from skbsearch.retrieve.filters import NodeFilter, parse_types
     from skbsearch.stages import StageContext, pipeline
     from skbsearch.stages.explain import explain

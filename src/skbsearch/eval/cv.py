@@ -18,7 +18,7 @@ from typing import Any
 
 from skbsearch.errors import InputError
 from skbsearch.eval.latency import LatencyRecorder, run_timed, stage_label
-from skbsearch.pipeline import Pipeline
+from skbsearch.operators import Pipeline
 from skbsearch.progress import ProgressFn
 from skbsearch.stages.base import SpecStage
 from skbsearch.types import Qrels, Query, Run
@@ -90,7 +90,8 @@ def cross_validate(stage: Any, queries: Sequence[Query], qrels: Qrels, run: Run 
         qrels: judgements (training uses those of the training folds only).
         run: the pipeline's input run (e.g. a first stage's candidates), covering the
             training queries too.
-        folds, seed: the fold scheme (:func:`folds_of`).
+        folds: the number of folds (:func:`folds_of`).
+        seed: the seed of the fold scheme (:func:`folds_of`).
         train_queries: the queries folds are drawn from and training uses (default:
             ``queries``); a superset lets training see queries that are not scored.
         recorder: times the scoring of each held-out fold, stage by stage.

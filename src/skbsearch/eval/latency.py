@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from skbsearch.pipeline import Cutoff, Pipeline
+from skbsearch.operators import Cutoff, Pipeline
 from skbsearch.types import Query, Run
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.pipeline import StageBase
+from skbsearch.operators import StageBase
 from skbsearch.read.llm import parse_answer
 from skbsearch.rerank.triples import Retrieved, TripleCandidate, TripleReranker, TripleRetriever
 from skbsearch.retrieve.linking import normalise, strip_brackets

@@ -22,7 +22,7 @@ from torch import Tensor
 
 from skbsearch.encoders import encode_texts, load_encoder
 from skbsearch.errors import InputError
-from skbsearch.pipeline import StageBase
+from skbsearch.operators import StageBase
 from skbsearch.rerank.docgraph import build_document_graph
 from skbsearch.rerank.gnn_models import GNNScorer, load_model, torch_threads
 from skbsearch.semgraph.depparse import DEFAULT_SPACY_MODEL, DependencyParser

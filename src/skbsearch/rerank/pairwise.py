@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from skbsearch.errors import InputError
-from skbsearch.pipeline import StageBase
+from skbsearch.operators import StageBase
 from skbsearch.progress import ProgressFn, counter
 from skbsearch.types import Query, Run
 

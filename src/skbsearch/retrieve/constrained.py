@@ -50,7 +50,7 @@ from skbsearch.enrich.gazetteer import normalize_tokens
 from skbsearch.enrich.store import load_enriched, save_enriched
 from skbsearch.errors import IndexError_, InputError
 from skbsearch.index.sparse import BM25Index
-from skbsearch.pipeline import StageBase
+from skbsearch.operators import StageBase
 from skbsearch.retrieve.feedback import TermFeedback
 from skbsearch.types import Query, Run
 

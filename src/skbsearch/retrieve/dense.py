@@ -21,7 +21,7 @@ from skbsearch.errors import InputError
 from skbsearch.index.base import check_index_matches
 from skbsearch.index.dense import DenseIndex, Hits
 from skbsearch.index.multivector import MultiVectorIndex, parse_agg
-from skbsearch.pipeline import StageBase
+from skbsearch.operators import StageBase
 from skbsearch.retrieve.filters import NodeFilter, filter_mask, index_skb
 from skbsearch.types import Query, Run
 

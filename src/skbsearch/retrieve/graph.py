@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from skbsearch.kb.store import SKB
-from skbsearch.pipeline import StageBase
+from skbsearch.operators import StageBase
 from skbsearch.retrieve.linking import EntityLinker, LinkResult
 from skbsearch.retrieve.relpath import RelationPathModel
 from skbsearch.types import Query, Run

@@ -31,7 +31,7 @@ from skbsearch.index.names import name_token_rows
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.schema import INVERSE_SUFFIX
 from skbsearch.kb.store import SKB, positions
-from skbsearch.pipeline import StageBase
+from skbsearch.operators import StageBase
 from skbsearch.retrieve.filters import NodeFilter
 from skbsearch.retrieve.sparse import BM25Retriever
 from skbsearch.types import Query, Run

@@ -23,7 +23,7 @@ import math
 from collections.abc import Sequence
 
 from skbsearch.errors import InputError
-from skbsearch.pipeline import Stage, StageBase
+from skbsearch.operators import Stage, StageBase
 from skbsearch.types import Query, Run
 
 NORMS = ("minmax", "zscore", "none")

@@ -34,7 +34,7 @@ import numpy as np
 from skbsearch.index.sparse import BM25Index, top_k
 from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.store import SKB, numeric_column, positions
-from skbsearch.pipeline import StageBase
+from skbsearch.operators import StageBase
 from skbsearch.retrieve.graph_aware import parse_attribute_bounds
 from skbsearch.retrieve.linking import bracket_mentions, normalise, strip_brackets
 from skbsearch.retrieve.metapaths import Metapath, TypeGraph, steps_of

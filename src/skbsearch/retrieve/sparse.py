@@ -22,7 +22,7 @@ from skbsearch.errors import InputError
 from skbsearch.index import kernels
 from skbsearch.index.base import check_index_matches
 from skbsearch.index.sparse import BM25Index
-from skbsearch.pipeline import StageBase
+from skbsearch.operators import StageBase
 from skbsearch.retrieve.filters import NodeFilter, filter_mask, index_skb
 from skbsearch.types import Query, Run
 

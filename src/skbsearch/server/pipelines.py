@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from skbsearch.errors import InputError
-from skbsearch.pipeline import Pipeline
+from skbsearch.operators import Pipeline
 from skbsearch.server.errors import is_foreign
 from skbsearch.stages import SpecStage, available_stages, bind, get_stage, parse
 from skbsearch.stages.context import StageContext

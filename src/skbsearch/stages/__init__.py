@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.kb.store import SKB
-from skbsearch.pipeline import set_fusion_factory
 from skbsearch.stages import (  # noqa: F401 - registrations
     corpus,
     fusion,
@@ -61,19 +60,6 @@ def stage(name: str, /, **params: Any) -> SpecStage:
     """One registered stage by name with parameters (``stage("bm25", k=200)``)."""
     return get_stage(name)(None, **params)
 
-
-def _fuse(a: Any, b: Any) -> Any:
-    kids = []
-    for s in (a, b):
-        if isinstance(s, fusion.RRFStage) and not s.non_default_params():
-            kids.extend(s.children)
-        else:
-            kids.append(s)
-    ctx = next((getattr(s, "context", None) for s in kids if getattr(s, "context", None)), None)
-    return fusion.RRFStage.from_children(kids, context=ctx)
-
-
-set_fusion_factory(_fuse)
 
 __all__ = [
     "SpecStage",

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from skbsearch.errors import InputError
-from skbsearch.pipeline import Cutoff, Pipeline, StageBase
+from skbsearch.operators import Cutoff, Pipeline, StageBase
 from skbsearch.stages.context import StageContext
 from skbsearch.types import Qrels, Query, Run
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from skbsearch.pipeline import Pipeline
+from skbsearch.operators import Pipeline
 from skbsearch.stages.base import SpecStage
 from skbsearch.types import Query
 

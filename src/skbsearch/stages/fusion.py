@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from skbsearch.errors import InputError
-from skbsearch.pipeline import Pipeline
+from skbsearch.operators import Pipeline
 from skbsearch.retrieve.filters import NodeFilter
 from skbsearch.retrieve.hybrid import RRF, WeightedFusion, weighted_fusion
 from skbsearch.stages.base import SpecStage, bind, format_value
@@ -86,6 +86,18 @@ class RRFStage(FusionStage):
     def build(self, context: StageContext) -> Any:
         return RRF(*self.children, k=self.params.k, weights=self.params.weights or None,
                    depth=self.params.depth)
+
+
+def fuse(a: Any, b: Any) -> RRFStage:
+    """``a + b``: one RRF stage over both (a default ``rrf`` operand's children are merged)."""
+    kids = []
+    for s in (a, b):
+        if isinstance(s, RRFStage) and not s.non_default_params():
+            kids.extend(s.children)
+        else:
+            kids.append(s)
+    ctx = next((getattr(s, "context", None) for s in kids if getattr(s, "context", None)), None)
+    return RRFStage.from_children(kids, context=ctx)
 
 
 class _WeightedStage(FusionStage):

@@ -7,7 +7,7 @@ import typing
 from typing import Any
 
 from skbsearch.errors import InputError
-from skbsearch.pipeline import Cutoff, Pipeline
+from skbsearch.operators import Cutoff, Pipeline
 from skbsearch.stages.base import SpecStage, format_value
 from skbsearch.stages.grammar import Call, Chain, Cut, Fuse, Word, parse_spec
 

@@ -5,9 +5,9 @@ Both learn from ``fit(queries, qrels, run)`` (PyTerrier's estimator idea): every
 trains a fresh model on the given judged queries and their candidates in ``run``, so a
 cross-validation protocol (:func:`skbsearch.eval.cv.cross_validate`) fits them on the
 training folds and scores the held-out fold. The training loops are layer L3
-(:mod:`skbsearch.train`); they install themselves here with :func:`set_fitter` when
-:mod:`skbsearch.train` is imported (as ``+`` gets its fusion from the stage layer), so
-this layer never imports the one above it.
+(:mod:`skbsearch.train.fitters`): each stage names its loop by import path (``fitter``) and
+loads it on the first ``fit``, so ``fit`` works after any import and this layer never
+imports the one above it.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skbsearch.errors import InputError
+from skbsearch.operators import load_object
 from skbsearch.paths import cache_root
 from skbsearch.rerank.cross_encoder import CrossEncoderReranker
 from skbsearch.rerank.gnn_features import (
@@ -34,22 +35,8 @@ from skbsearch.types import Qrels, Query, Run
 #: :data:`GNN_ROWS` keys -> the row names a ``gnn-row`` prints (the paper's).
 _ROW_NAMES = {"mlp": "mlp", "gcn": "gcn", "gnn": "grag", "gnn-rl": "grag-rl"}
 
-#: ``fitter(stage, queries, qrels, run) -> (model, info)``, by stage name.
+#: ``fitter(stage, queries, qrels, run) -> (model, info)``: a trainable stage's training loop.
 Fitter = Callable[[SpecStage, list[Query], Qrels, Run | None], tuple[Any, dict[str, Any]]]
-_FITTERS: dict[str, Fitter] = {}
-
-
-def set_fitter(stage: str, fitter: Fitter) -> None:
-    """Install the training loop of a trainable stage (done by :mod:`skbsearch.train`)."""
-    _FITTERS[stage] = fitter
-
-
-def _fitter(stage: str) -> Fitter:
-    try:
-        return _FITTERS[stage]
-    except KeyError:
-        raise InputError(f"fitting {stage!r} needs the training loops: import skbsearch.train "
-                         "first (the benchmark commands do)", field="fit") from None
 
 
 class _TrainedStage(SpecStage):
@@ -57,6 +44,8 @@ class _TrainedStage(SpecStage):
 
     category = "reranker"
     trainable = True
+    #: The training loop, ``"module:function"`` (a :data:`Fitter` of layer L3).
+    fitter: str = ""
 
     def __init__(self, context: StageContext | None = None, **params: Any) -> None:
         super().__init__(context, **params)
@@ -67,7 +56,8 @@ class _TrainedStage(SpecStage):
     def fit(self, queries: Sequence[Query], qrels: Qrels, run: Run | None = None) -> SpecStage:
         """Train a fresh model on the judged ``queries`` and their candidates in ``run``."""
         self.require_context()
-        self.model, self.last_fit = _fitter(self.name)(self, list(queries), qrels, run)
+        train: Fitter = load_object(self.fitter)
+        self.model, self.last_fit = train(self, list(queries), qrels, run)
         self.fits += 1
         self._built = None
         return self
@@ -79,6 +69,7 @@ class GNNRowStage(_TrainedStage):
 
     name = "gnn-row"
     aliases = ("grag-row",)
+    fitter = "skbsearch.train.fitters:fit_gnn_row"
 
     @dataclass
     class Params:
@@ -163,6 +154,7 @@ class FineTunedCrossEncoderStage(_TrainedStage):
 
     name = "cross-encoder-ft"
     aliases = ("ce-ft",)
+    fitter = "skbsearch.train.fitters:fit_cross_encoder"
 
     @dataclass
     class Params:

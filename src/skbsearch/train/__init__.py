@@ -2,8 +2,8 @@
 the KB-inferred re-ranker labels of :mod:`skbsearch.rerank.labels` (triple- and
 document-level).
 
-Importing this package installs the training loops of the trainable stages
-(:mod:`skbsearch.train.fitters`: ``gnn-row``, ``cross-encoder-ft``).
+The training loops of the trainable stages (``gnn-row``, ``cross-encoder-ft``) are in
+:mod:`skbsearch.train.fitters`; the stages load them on their first ``fit``.
 """
 
 from skbsearch.rerank.labels import (
@@ -14,7 +14,6 @@ from skbsearch.rerank.labels import (
     label_candidates,
     triple_level_labels,
 )
-from skbsearch.train import fitters  # noqa: F401 - installs the trainable stages' fit
 
 __all__ = [
     "IncidentEdges",

@@ -1,7 +1,8 @@
-"""The training loops behind the trainable stages' ``fit`` (installed on import).
+"""The training loops behind the trainable stages' ``fit``.
 
-:mod:`skbsearch.stages.trained` defines the stages (layer L2); their ``fit`` calls the
-function installed here for their name, so the stage layer never imports this one:
+:mod:`skbsearch.stages.trained` defines the stages (layer L2); each names its function
+here by import path (the stage's ``fitter``) and loads it on the first ``fit``, so the
+stage layer never imports this one:
 
 * ``gnn-row``: build the labelled document graphs of the judged queries' candidates and
   train a fresh row model (:func:`skbsearch.train.gnn_rows.fit_row`);
@@ -26,7 +27,6 @@ from skbsearch.paths import cache_root
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
 from skbsearch.rerank.gnn_features import GNN_ROWS, build_graphs, row_name
 from skbsearch.stages.base import SpecStage
-from skbsearch.stages.trained import set_fitter
 from skbsearch.train.cross_encoder import (
     JudgedQuery,
     TrainConfig,
@@ -115,7 +115,3 @@ def fit_cross_encoder(stage: Any, queries: list[Query], qrels: Qrels,
     return model, {"train_queries": len(train_q), "steps": result.steps,
                    "stopped_by": result.stopped_by, "train_s": round(result.seconds, 1),
                    "final_loss": round(float(np.mean(tail)), 4) if tail else None}
-
-
-set_fitter("gnn-row", fit_gnn_row)
-set_fitter("cross-encoder-ft", fit_cross_encoder)

@@ -31,7 +31,7 @@ from skbsearch.datasets.impliret import ImpliretRecord, discover_pools, load_poo
 from skbsearch.errors import InputError
 from skbsearch.eval.cv import trainable_stages
 from skbsearch.kb.corpus import corpus_skb
-from skbsearch.pipeline import Cutoff, Pipeline
+from skbsearch.operators import Cutoff, Pipeline
 from skbsearch.progress import ProgressFn, no_progress
 from skbsearch.stages import pipeline as make_pipeline
 from skbsearch.stages.corpus import CorpusContext

@@ -1,22 +1,29 @@
-"""The stage protocol and its composition operators (PyTerrier's ``>>`` and ``%``).
+"""The stage protocol and its composition operators (PyTerrier's ``>>``, ``%`` and ``+``).
 
 A *stage* is any object with ``__call__(queries, run=None) -> Run``. Retrievers ignore
 ``run`` (or use it as a candidate filter), re-rankers re-score it.
+
+(This module was ``skbsearch.pipeline`` until the front door's ``skbsearch.pipeline``
+became the function that builds a pipeline from a spec.)
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from skbsearch.types import Query, Run, as_queries
 
-_FUSION: list[Callable[[Stage, Stage], Stage]] = []
+#: What ``a + b`` builds: reciprocal rank fusion, a registered stage of layer L2, named by
+#: its import path and loaded on first use (this layer never imports the stage layer).
+FUSION = "skbsearch.stages.fusion:fuse"
 
 
-def set_fusion_factory(factory: Callable[[Stage, Stage], Stage]) -> None:
-    """Install what ``a + b`` builds (:mod:`skbsearch.stages` installs RRF fusion)."""
-    _FUSION[:] = [factory]
+def load_object(path: str) -> Any:
+    """The object named by ``"package.module:attribute"`` (imported on first use)."""
+    module, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 @runtime_checkable
@@ -40,9 +47,8 @@ class StageBase:
 
     def __add__(self, other: Stage) -> Stage:
         """``a + b``: fuse the two stages' Runs (reciprocal rank fusion)."""
-        if not _FUSION:
-            raise TypeError("'a + b' fuses registered stages: import skbsearch.stages first")
-        return _FUSION[0](self, other)
+        fuse: Callable[[Stage, Stage], Stage] = load_object(FUSION)
+        return fuse(self, other)
 
     def run(self, queries, run: Run | None = None) -> Run:  # noqa: ANN001 - accepts many forms
         """Call the stage on queries given as ``Query`` objects, strings or ``{id: text}``."""
