@@ -139,19 +139,6 @@ def to_24h(hour: int, minute: int, ap: str | None) -> tuple[int, int] | None:
     return hour % 24 if hour == 24 else hour, minute
 
 
-def parse_time(text: str) -> tuple[int, int] | None:
-    """A clock time ("3 p.m.", "15:30", "8 in the morning", "noon") as (hour, minute)."""
-    s = text.strip().lower()
-    if s in ("noon", "midday"):
-        return 12, 0
-    if s == "midnight":
-        return 0, 0
-    m = TIME_RE.fullmatch(s)
-    if not m:
-        return None
-    return to_24h(int(m.group("th")), int(m.group("tm") or 0), m.group("tap"))
-
-
 def date_tokens(d: date) -> list[str]:
     """Index tokens for a date: ISO, month name, day (with and without a zero), year, weekday."""
     name = MONTH_NAMES[d.month]

@@ -67,13 +67,6 @@ def results_table(
     return table
 
 
-def print_results(
-    results: Results, metrics: Sequence[str] | None = None, title: str | None = None
-) -> None:
-    """Print :func:`results_table` on the shared console."""
-    console.print(results_table(results, metrics, title))
-
-
 def results_to_json(results: Results, path: str | Path | None = None, **extra: Any) -> str:
     """JSON text ``{"results": {system: {metric: value}}, **extra}``; written to ``path`` if given."""
     payload = {"results": {s: {m: float(v) for m, v in r.items()} for s, r in results.items()}}

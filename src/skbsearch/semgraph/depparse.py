@@ -28,7 +28,7 @@ import hashlib
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -344,10 +344,3 @@ def compose_pair_graph(question: ConceptGraph, document: ConceptGraph) -> Concep
     for s, r, d in root_edges:
         g.add_edge(s, r, d)
     return g
-
-
-def parse_pairs(
-    pairs: Iterable[tuple[str, str]], parser: DependencyParser | None = None
-) -> list[ConceptGraph]:
-    """Convenience: parse pairs with ``parser`` (a fresh default parser if ``None``)."""
-    return (parser or DependencyParser()).parse_many(list(pairs))
