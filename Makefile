@@ -6,7 +6,7 @@ DEMO_STAMP := $(VENV)/.skb-demo.stamp
 TEST_STAMP := $(VENV)/.skb-test.stamp
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: demo test lint bench clean-venv browser
+.PHONY: demo test lint bench clean-venv browser docs
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -25,7 +25,7 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
 $(TEST_STAMP): pyproject.toml $(DEMO_STAMP)
 	$(BIN)/python -c "import llama_cpp" 2>/dev/null || CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" \
 		$(PIP) install --no-cache-dir "llama-cpp-python==0.3.36"
-	$(PIP) install -e ".[all,llama,test,distributed]"
+	$(PIP) install -e ".[all,llama,test,distributed,docs]"
 	$(PIP) install --no-deps stark-qa==1.1.0  # STaRK evaluator parity tests; its deps are heavy and unused
 	touch $@
 
@@ -42,10 +42,15 @@ browser:
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver \
 		|| echo "warning: could not install chromium/chromium-driver; the browser test will skip"; }
 
-# lint-imports: the layer contracts in pyproject.toml ([tool.importlinter]).
+# lint-imports: the layer contracts in pyproject.toml ([tool.importlinter]); the pytest run
+# includes tests/docs/test_site.py, which builds the documentation site with --strict.
 test: $(TEST_STAMP) browser
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q
+
+# The documentation site into site/ (mkdocs.yml; strict: a broken link or reference fails).
+docs: $(TEST_STAMP)
+	$(BIN)/mkdocs build --strict
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests benchmarks

@@ -123,8 +123,10 @@ def Experiment(  # PyTerrier's name (pt.Experiment)
         correction: ``None``, ``"holm"`` or ``"bonferroni"``.
         alpha: significance level (adjusted p < alpha).
         per_query: include per-query scores in exports (``to_json``, the CLI).
-        n_permutations, seed: for the randomization test.
-        min_grade, gains: passed to :func:`evaluate`.
+        n_permutations: draws of the randomization test.
+        seed: seed of the randomization test.
+        min_grade: passed to :func:`evaluate`.
+        gains: passed to :func:`evaluate`.
         progress: ``progress(stage, done, total)`` callback, one step a system.
     """
     check_test(test)

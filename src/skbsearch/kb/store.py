@@ -233,7 +233,9 @@ class SKB:
         """Build an SKB from columns (fast path for generators and bulk loaders).
 
         Args:
-            ids, types, names: one entry per node.
+            ids: one entry per node.
+            types: one entry per node.
+            names: one entry per node.
             fields: text columns, ``None`` where a node lacks the field.
             attributes: scalar columns.
             edges: ``(src_index, relation, dst_index)``; ``relation`` is either relation

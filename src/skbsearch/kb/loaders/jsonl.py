@@ -235,7 +235,8 @@ def load_jsonl(
     Args:
         source: a directory with ``nodes.jsonl`` and optionally ``edges.jsonl``, or a
             nodes file.
-        nodes, edges: explicit files (override ``source``).
+        nodes: an explicit nodes file (overrides ``source``).
+        edges: an explicit edges file (overrides ``source``).
         attributes: top-level string keys to keep as attributes instead of text fields.
         default_type: type for node records without ``type``.
         on_duplicate: ``"error"`` or ``"first"`` (keep the first record of an id).

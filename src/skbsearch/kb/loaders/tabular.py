@@ -120,7 +120,8 @@ def load_csv(
 
     Args:
         source: a directory with ``nodes.csv`` and optionally ``edges.csv``, or a nodes file.
-        nodes, edges: explicit files (override ``source``).
+        nodes: an explicit nodes file (overrides ``source``).
+        edges: an explicit edges file (overrides ``source``).
         attributes: columns whose cells are parsed as scalars (attributes).
         default_type: type for rows with no (or an empty) ``type``.
         delimiter: field separator (default ``,``; tab for ``.tsv`` files).
