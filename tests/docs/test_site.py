@@ -54,5 +54,18 @@ def test_site_builds_strict(tmp_path: Path) -> None:
     assert "skb kb build" in cli and "--trust-pickles" in cli  # the hook rendered the CLI
     api = (tmp_path / "site" / "reference" / "api" / "index.html").read_text(encoding="utf-8")
     assert "skbsearch.api.pipeline" in api  # mkdocstrings rendered the front door
+    assert "autorefs-internal" in api  # Sphinx roles link to the objects they name
     scaling = (tmp_path / "site" / "scaling" / "index.html").read_text(encoding="utf-8")
     assert "../BENCHMARKS.md" not in scaling  # repository links point at site pages
+
+
+def test_sphinx_roles_become_optional_cross_references() -> None:
+    pytest.importorskip("griffe")
+    spec = importlib.util.spec_from_file_location("griffe_roles", DOCS / "griffe_roles.py")
+    roles = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(roles)
+    text = "see :class:`skbsearch.kb.store.SKB` and :func:`~skbsearch.stages.fit`, not `x`"
+    assert roles.roles_to_refs(text) == (
+        'see <autoref identifier="skbsearch.kb.store.SKB" optional>'
+        "<code>skbsearch.kb.store.SKB</code></autoref> and "
+        '<autoref identifier="skbsearch.stages.fit" optional><code>fit</code></autoref>, not `x`')
