@@ -93,9 +93,3 @@ class DocumentRenderer:
                 lines.append(f"{relation_label(rel, self.labels)}: {', '.join(shown)}{tail}")
             docs.append("\n".join(lines))
         return docs
-
-
-def render_node(skb: SKB, node_id: str, add_rel: bool = True, max_per_relation: int = 10) -> str:
-    """Convenience: the document of one node by string id."""
-    r = DocumentRenderer(add_rel=add_rel, max_per_relation=max_per_relation)
-    return r.render(skb, int(skb.index_of(node_id)))

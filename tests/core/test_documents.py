@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from skbsearch.documents import DocumentRenderer, relation_label, render_node
+from skbsearch.documents import DocumentRenderer, relation_label
 from skbsearch.kb import SKBBuilder
 
 
@@ -33,7 +33,7 @@ def test_render_with_relations_capped():
 
 def test_render_reverse_relations_and_labels():
     skb = _movies()
-    doc = render_node(skb, "d1")
+    doc = DocumentRenderer(add_rel=True).render(skb, int(skb.index_of("d1")))
     assert doc.splitlines() == ["person: William Dieterle", "directed by (reverse): Kismet"]
     r = DocumentRenderer(add_rel=True, relations=["directed_by^-1"], labels={"directed_by^-1": "directed"})
     assert r.render(skb, int(skb.index_of("d1"))).endswith("directed: Kismet")

@@ -1,14 +1,13 @@
-"""Reports: rich table, JSON, bar chart."""
+"""Reports: rich table, bar chart."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
-from skbsearch.eval.report import plot_results, results_table, results_to_json
+from skbsearch.eval.report import plot_results, results_table
 
 RESULTS = {"bm25": {"ndcg@10": 0.5058, "mrr@10": 0.82}, "dense": {"ndcg@10": 0.61}}
 
@@ -22,15 +21,6 @@ def test_table_marks_best() -> None:
     assert [c.header for c in table.columns] == ["system", "ndcg@10", "mrr@10"]
     dense_cells = [c._cells[1] for c in table.columns[1:]]
     assert dense_cells == ["[bold]0.6100[/bold]", ""]
-
-
-def test_json(tmp_path: Path) -> None:
-    out = tmp_path / "r.json"
-    text = results_to_json(RESULTS, out, qrels="x")
-    assert json.loads(out.read_text()) == json.loads(text)
-    assert (
-        json.loads(text)["results"]["bm25"]["mrr@10"] == 0.82 and json.loads(text)["qrels"] == "x"
-    )
 
 
 def test_plot_png(tmp_path: Path) -> None:

@@ -7,15 +7,15 @@ from pathlib import Path
 import pytest
 
 from skbsearch.errors import InputError
-from skbsearch.kb.corpus import TextRenderer, corpus_key, corpus_skb, corpus_texts
+from skbsearch.kb.corpus import TEXT_FIELD, TextRenderer, corpus_key, corpus_skb
 
 
 def test_corpus_skb_is_built_once_and_keyed_by_content(tmp_path: Path) -> None:
     kb = corpus_skb(["p2", "p1"], ["second passage", "first passage"], name="tiny",
                     cache_dir=tmp_path)
     assert kb.ids == ["p2", "p1"] and kb.num_edges == 0  # node order = the given order
-    assert kb.type_names == ["passage"] and corpus_texts(kb) == {"p2": "second passage",
-                                                                 "p1": "first passage"}
+    assert kb.type_names == ["passage"] and kb.column(TEXT_FIELD) == ["second passage",
+                                                                      "first passage"]
     again = corpus_skb(["p2", "p1"], ["second passage", "first passage"], name="tiny",
                        cache_dir=tmp_path)
     assert again.path == kb.path and len(list(tmp_path.iterdir())) == 1

@@ -117,14 +117,6 @@ def find_dates(text: str, reference: date | None = None, order: str = "MDY") -> 
     return out
 
 
-def parse_date(text: str, order: str = "MDY") -> date | None:
-    """The first full date (with a year) in ``text``, or ``None``."""
-    for d in find_dates(text, None, order):
-        if d.has_year:
-            return d.value
-    return None
-
-
 def to_24h(hour: int, minute: int, ap: str | None) -> tuple[int, int] | None:
     """24-hour clock from an hour and a meridiem phrase ("p.m.", "in the morning", ...)."""
     if not 0 <= hour <= 24 or not 0 <= minute < 60:

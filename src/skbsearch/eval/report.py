@@ -1,4 +1,4 @@
-"""Reports of evaluation results ``{system: {metric: value}}``: rich table, JSON, bar chart;
+"""Reports of evaluation results ``{system: {metric: value}}``: rich table and bar chart;
 the shared console and :func:`print_table` (rows of dicts) that the CLI prints with.
 
 matplotlib (the ``[plot]`` extra) is imported only when a chart is drawn, with the
@@ -7,7 +7,6 @@ non-interactive Agg backend.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -65,16 +64,6 @@ def results_table(
             cells.append(f"[bold]{text}[/bold]" if bold else text)
         table.add_row(Text(name), *cells)
     return table
-
-
-def results_to_json(results: Results, path: str | Path | None = None, **extra: Any) -> str:
-    """JSON text ``{"results": {system: {metric: value}}, **extra}``; written to ``path`` if given."""
-    payload = {"results": {s: {m: float(v) for m, v in r.items()} for s, r in results.items()}}
-    payload.update(extra)
-    text = json.dumps(payload, indent=2, default=str)
-    if path is not None:
-        Path(path).write_text(text + "\n", encoding="utf-8")
-    return text
 
 
 def plot_results(

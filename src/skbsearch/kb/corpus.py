@@ -93,9 +93,3 @@ def corpus_skb(ids: Sequence[str], texts: Sequence[str], *, node_type: str = "pa
     kb.save(path)
     return SKB.load(path)
 
-
-def corpus_texts(kb: SKB, field: str = TEXT_FIELD) -> dict[str, str]:
-    """``{id: text}`` of a corpus SKB (every node)."""
-    col = kb.column(field)
-    return {i: (col[n] or "") for n, i in enumerate(kb.ids)}
-
