@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
+from skbsearch.deadline import check_deadline
 from skbsearch.types import Query, Run, as_queries
 
 _FUSION: list[Callable[[Stage, Stage], Stage]] = []
@@ -103,6 +104,7 @@ class Pipeline(StageBase):
     def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
         queries = list(queries)
         for stage in self.stages:
+            check_deadline()
             run = stage(queries, run)
         assert run is not None
         return run

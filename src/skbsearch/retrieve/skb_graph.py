@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from skbsearch.deadline import check_deadline
 from skbsearch.index.sparse import BM25Index, top_k
 from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.store import SKB, numeric_column, positions
@@ -242,6 +243,7 @@ class SKBGraphRetriever(StageBase):
         exclude = self.model.exclude_anchors if self.model is not None else True
         out = []
         for q, plan, toks in zip(queries, plans, tokens, strict=True):
+            check_deadline()
             if run is not None:
                 docs = [d for d in run.get(q.id, {}) if self.skb.has_node(d)]
                 text = np.asarray(self.skb.index_of(docs), np.int64) if docs else np.zeros(0, np.int64)
@@ -256,6 +258,7 @@ class SKBGraphRetriever(StageBase):
         rel_all = np.zeros(n)  # zero pages cost nothing until touched
         touched = []
         for ai, path, prob in plan.paths:
+            check_deadline()
             reached = self._follow(plan.anchors[ai].node, path, cache)
             if len(reached):
                 rel_all[reached] += prob  # a reached set is unique: no repeated index
@@ -297,6 +300,7 @@ class SKBGraphRetriever(StageBase):
         ids = self.skb.ids_array
         out = Run(name=self.name)
         for q, sc in zip(queries, scored, strict=True):
+            check_deadline()
             nodes, s = self.combine(sc)
             out[q.id] = dict(zip(ids[nodes].tolist(), s.tolist(), strict=True))
         return out

@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from skbsearch.deadline import check_deadline
 from skbsearch.errors import InputError
 from skbsearch.server.errors import UnknownNode
 from skbsearch.server.pipelines import PipelinePolicy, PipelineRequest
@@ -59,10 +60,12 @@ def run_search(snap: Any, policy: PipelinePolicy, preq: PipelineRequest, texts: 
     stage = get_pipeline(snap, policy, preq)
     queries = [Query(f"q{j}", t) for j, t in enumerate(texts)]
     run = run_pipeline(stage, queries)
+    snap.pipelines.measure(preq.key())  # its parts are built now: count them in the budget
     names, codes = skb.column("name"), skb.node_type_codes
     budget = evidence_budget if evidence > 0 else 0
     results = []
     for q in queries:
+        check_deadline()
         hits = []
         for rank, (doc, score) in enumerate(run.ranked(q.id)[: preq.k], start=1):
             known = skb.has_node(doc)
@@ -97,6 +100,7 @@ def explain_node(snap: Any, policy: PipelinePolicy, preq: PipelineRequest, text:
     stage = get_pipeline(snap, policy, preq)
     q = Query("q0", text)
     ranked = run_pipeline(stage, [q]).ranked("q0")
+    snap.pipelines.measure(preq.key())
     rank = score = None
     for r, (doc, s) in enumerate(ranked, start=1):
         if doc == node_id:

@@ -1,0 +1,115 @@
+"""Worker lanes by cost class, each bounded, and a deadline on every job.
+
+Work runs off the event loop on one of three thread pools (``light``, ``normal``,
+``heavy``; the class comes from :mod:`skbsearch.server.budget`), so a queue of expensive
+requests never delays a cheap one. Each pool refuses new work when ``max_pending`` jobs
+are running or queued in it (503). Every job runs under a
+:class:`~skbsearch.deadline.Deadline` that starts when the request arrives: queueing
+counts, a job whose time ran out before it started does nothing, and a running job stops
+at the next :func:`~skbsearch.deadline.check_deadline` of its stages. The response does
+not wait past the deadline (plus :data:`GRACE` seconds) even for a stage that does not
+check: the client gets 504 and the work is cancelled at its next check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
+
+from skbsearch.deadline import Deadline, deadline
+from skbsearch.errors import DeadlineExceeded
+from skbsearch.server.budget import COST_CLASSES
+from skbsearch.server.limits import Limits
+
+T = TypeVar("T")
+#: Seconds past the deadline the response waits for work that has not checked it yet.
+GRACE = 1.0
+
+
+class Busy(Exception):
+    """More work is running or queued in a lane than ``Limits.max_pending`` allows."""
+
+
+class BoundedExecutor:
+    """A thread pool that refuses new work when ``max_pending`` jobs are running or queued."""
+
+    def __init__(self, workers: int, max_pending: int, name: str = "skb-worker") -> None:
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
+        self._max_pending = max_pending
+        self._pending = 0
+        self._lock = threading.Lock()
+
+    @property
+    def pending(self) -> int:
+        """Jobs running or queued now."""
+        return self._pending
+
+    def submit(self, fn: Callable[[], T]) -> Future[T]:
+        """Schedule ``fn``; raises :class:`Busy` when the queue is full."""
+        with self._lock:
+            if self._pending >= self._max_pending:
+                raise Busy
+            self._pending += 1
+        try:
+            future = self._pool.submit(fn)
+        except BaseException:
+            self._done(None)
+            raise
+        future.add_done_callback(self._done)
+        return future
+
+    def _done(self, _: object) -> None:
+        with self._lock:
+            self._pending -= 1
+
+    def shutdown(self) -> None:
+        """Stop the workers; queued jobs are cancelled."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class Lanes:
+    """One :class:`BoundedExecutor` per cost class, and the request deadline."""
+
+    def __init__(self, limits: Limits) -> None:
+        workers = {"light": limits.search_workers, "normal": limits.search_workers,
+                   "heavy": limits.heavy_workers}
+        self.pools = {c: BoundedExecutor(workers[c], limits.max_pending, f"skb-{c}")
+                      for c in COST_CLASSES}
+        self.timeout = float(limits.request_timeout)
+
+    def start(self) -> Deadline:
+        """A deadline for a request arriving now."""
+        return Deadline(self.timeout)
+
+    async def run(self, lane: str, fn: Callable[[], T], limit: Deadline | None = None) -> T:
+        """``fn()`` on ``lane``'s pool under ``limit`` (default: a new deadline).
+
+        Raises:
+            Busy: the lane's queue is full.
+            DeadlineExceeded: the deadline passed (the work stops at its next check).
+        """
+        d = limit or self.start()
+
+        def job() -> T:
+            with deadline(d):
+                d.check()  # the time may have run out while queued
+                return fn()
+
+        future = self.pools[lane].submit(job)
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(future),
+                                          max(0.0, d.remaining()) + GRACE)
+        except TimeoutError:
+            d.cancel()
+            raise DeadlineExceeded(d.seconds) from None
+        except asyncio.CancelledError:  # the client went away: stop the work too
+            d.cancel()
+            raise
+
+    def shutdown(self) -> None:
+        """Stop every pool."""
+        for pool in self.pools.values():
+            pool.shutdown()
