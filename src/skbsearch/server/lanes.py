@@ -74,11 +74,15 @@ class Lanes:
     """One :class:`BoundedExecutor` per cost class, and the request deadline."""
 
     def __init__(self, limits: Limits) -> None:
-        workers = {"light": limits.search_workers, "normal": limits.search_workers,
-                   "heavy": limits.heavy_workers}
-        self.pools = {c: BoundedExecutor(workers[c], limits.max_pending, f"skb-{c}")
-                      for c in COST_CLASSES}
+        self._workers = {"light": limits.search_workers, "normal": limits.search_workers,
+                         "heavy": limits.heavy_workers}
+        self._max_pending = limits.max_pending
+        self.pools = self._new_pools()
         self.timeout = float(limits.request_timeout)
+
+    def _new_pools(self) -> dict[str, BoundedExecutor]:
+        return {c: BoundedExecutor(self._workers[c], self._max_pending, f"skb-{c}")
+                for c in COST_CLASSES}
 
     def start(self) -> Deadline:
         """A deadline for a request arriving now."""
@@ -110,6 +114,8 @@ class Lanes:
             raise
 
     def shutdown(self) -> None:
-        """Stop every pool."""
-        for pool in self.pools.values():
+        """Stop every pool (queued jobs are cancelled); fresh, idle pools replace them, so
+        an app whose lifespan starts again (a test client per request) keeps working."""
+        old, self.pools = self.pools, self._new_pools()
+        for pool in old.values():
             pool.shutdown()
