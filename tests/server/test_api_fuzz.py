@@ -24,7 +24,7 @@ from hypothesis.errors import Unsatisfiable  # noqa: E402
 from schemathesis.generation.modes import GenerationMode  # noqa: E402
 
 #: Examples per endpoint and generation mode (positive, negative).
-FUZZ_EXAMPLES = 100
+FUZZ_EXAMPLES = 60
 
 
 @pytest.fixture(scope="module")
