@@ -95,3 +95,20 @@ def test_heavy_requests_do_not_hold_up_light_ones(small_skb, thread_server):
             release.set()
         t.join(timeout=60)
         assert statuses == [200]
+
+
+def test_an_abandoned_request_stops_its_work(small_skb, thread_server):
+    skb_dir, _ = small_skb
+    app = create_app(skb_dir, Limits(request_timeout=120, heavy_workers=1))
+    with thread_server(app) as srv:
+        with pytest.raises(httpx.TimeoutException):  # the client gives up and disconnects
+            httpx.post(srv.base + "/search", json={"query": "mug", "pipeline": "enrich(k=9)"},
+                       timeout=0.5)
+        pool = app.state.lanes.pools["heavy"]
+        for _ in range(600):
+            if pool.pending == 0:
+                break
+            time.sleep(0.05)
+        assert pool.pending == 0  # long before the 120 s deadline
+        # the enriched index was being built when the client left: dropped, not finished
+        assert app.state.snapshots.current.context.shared_values() == []

@@ -44,7 +44,7 @@ def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
             ``"*"``: any), see :mod:`skbsearch.server.hosts`; default: the loopback names.
     """
     try:
-        from fastapi import FastAPI, HTTPException, Query
+        from fastapi import FastAPI, HTTPException, Query, Request
         from pydantic import BaseModel, Field
     except ImportError:
         raise MissingDependencyError("fastapi", "server", "The HTTP service") from None
@@ -62,11 +62,14 @@ def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
         yield
         lanes.shutdown()
 
-    async def offload(fn: Callable[[], T], lane: str = "light", limit: Deadline | None = None) -> T:
+    async def offload(fn: Callable[[], T], lane: str = "light", limit: Deadline | None = None,
+                      request: Any = None) -> T:
         """Run ``fn`` on a worker lane, off the event loop, under the request's deadline
-        (503 when the lane is full, 504 past the deadline)."""
+        (503 when the lane is full, 504 past the deadline); the work stops if the client
+        of ``request`` goes away."""
         try:
-            return await lanes.run(lane, fn, limit)
+            return await lanes.run(lane, fn, limit,
+                                   request.receive if request is not None else None)
         except Busy:
             raise HTTPException(503, "server busy; retry later", headers={"Retry-After": "1"}) from None
 
@@ -177,17 +180,17 @@ def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
                 "neighbors": nbrs, "relations": groups, "snapshot": snap.identity}
 
     @app.get("/nodes/{node_id:path}")
-    async def node(node_id: str, offset: int = Query(0, ge=0, le=10_000_000),
+    async def node(request: Request, node_id: str, offset: int = Query(0, ge=0, le=10_000_000),
                    limit: int = Query(50, ge=1), relation: str | None = None) -> dict[str, Any]:
         if limit > limits.max_page:
             raise HTTPException(422, f"limit must be between 1 and {limits.max_page}, got {limit}")
         refuse_text(id=node_id, relation=relation)
         lane = refuse_early(node_id=node_id)
         return await offload(lambda: on_snapshot(
-            lambda snap: node_info(snap, node_id, offset, limit, relation)), lane)
+            lambda snap: node_info(snap, node_id, offset, limit, relation)), lane, None, request)
 
     @app.post("/search")
-    async def search(req: SearchRequest) -> dict[str, Any]:
+    async def search(req: SearchRequest, request: Request) -> dict[str, Any]:
         limit = lanes.start()
         refuse_text(query=req.query, queries=req.queries, pipeline=req.pipeline,
                     retriever=req.retriever, types=req.types, where=req.where)
@@ -202,10 +205,11 @@ def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
         lane = refuse_early(preq, n_queries=len(texts))
         return await offload(lambda: on_snapshot(lambda snap: run_search(
             snap, policy, preq, texts, evidence=req.evidence,
-            evidence_budget=limits.max_evidence_hits, batch=req.queries is not None)), lane, limit)
+            evidence_budget=limits.max_evidence_hits, batch=req.queries is not None)), lane, limit,
+            request)
 
     @app.post("/explain")
-    async def explain(req: ExplainRequest) -> dict[str, Any]:
+    async def explain(req: ExplainRequest, request: Request) -> dict[str, Any]:
         limit = lanes.start()
         refuse_text(query=req.query, id=req.id, pipeline=req.pipeline, retriever=req.retriever,
                     types=req.types, where=req.where)
@@ -218,7 +222,7 @@ def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
         preq = pipeline_request(req, limits.max_k)
         lane = refuse_early(preq, req.id)
         return await offload(lambda: on_snapshot(lambda snap: explain_node(
-            snap, policy, preq, req.query, req.id, evidence=req.evidence)), lane, limit)
+            snap, policy, preq, req.query, req.id, evidence=req.evidence)), lane, limit, request)
 
     app.state.snapshots = holder
     app.state.limits = limits

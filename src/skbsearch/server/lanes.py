@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from skbsearch.deadline import Deadline, deadline
 from skbsearch.errors import DeadlineExceeded
@@ -88,12 +88,19 @@ class Lanes:
         """A deadline for a request arriving now."""
         return Deadline(self.timeout)
 
-    async def run(self, lane: str, fn: Callable[[], T], limit: Deadline | None = None) -> T:
+    async def run(self, lane: str, fn: Callable[[], T], limit: Deadline | None = None,
+                  disconnected: Callable[[], Awaitable[Any]] | None = None) -> T:
         """``fn()`` on ``lane``'s pool under ``limit`` (default: a new deadline).
+
+        Args:
+            disconnected: an awaitable factory that returns when the client has gone
+                (the ASGI ``receive`` after the body: ``http.disconnect``); the work is then
+                cancelled at its next check.
 
         Raises:
             Busy: the lane's queue is full.
-            DeadlineExceeded: the deadline passed (the work stops at its next check).
+            DeadlineExceeded: the deadline passed or the client went away (the work
+                stops at its next check).
         """
         d = limit or self.start()
 
@@ -102,16 +109,24 @@ class Lanes:
                 d.check()  # the time may have run out while queued
                 return fn()
 
-        future = self.pools[lane].submit(job)
+        work = asyncio.wrap_future(self.pools[lane].submit(job))
+        gone = asyncio.ensure_future(_wait_disconnect(disconnected)) if disconnected else None
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(future),
-                                          max(0.0, d.remaining()) + GRACE)
-        except TimeoutError:
-            d.cancel()
-            raise DeadlineExceeded(d.seconds) from None
-        except asyncio.CancelledError:  # the client went away: stop the work too
+            done, _ = await asyncio.wait({work, *([gone] if gone else [])},
+                                         timeout=max(0.0, d.remaining()) + GRACE,
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if work in done:
+                return work.result()
+            d.cancel()  # past the deadline, or the client went away
+            work.cancel()  # a job still queued never starts
+            raise DeadlineExceeded(d.seconds, "was cancelled: the client went away"
+                                   if gone is not None and gone in done else "ran past its time limit")
+        except asyncio.CancelledError:
             d.cancel()
             raise
+        finally:
+            if gone is not None:
+                gone.cancel()
 
     def shutdown(self) -> None:
         """Stop every pool (queued jobs are cancelled); fresh, idle pools replace them, so
@@ -119,3 +134,12 @@ class Lanes:
         old, self.pools = self.pools, self._new_pools()
         for pool in old.values():
             pool.shutdown()
+
+
+async def _wait_disconnect(receive: Callable[[], Awaitable[Any]]) -> None:
+    """Return once ``receive`` reports ``http.disconnect`` (other messages are skipped)."""
+    while True:
+        message = await receive()
+        if isinstance(message, dict) and message.get("type") == "http.disconnect":
+            return
+        await asyncio.sleep(0.05)  # never a busy loop, whatever the server sends
