@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from skbsearch.retrieve.constrained import ConstrainedRetriever
 from skbsearch.server import create_app
 from skbsearch.server.limits import Limits
 from skbsearch.stages import StageContext, pipeline
@@ -14,6 +15,11 @@ from skbsearch.stages import StageContext, pipeline
 httpx = pytest.importorskip("httpx")
 
 ABUSIVE = "bm25(k=1000000) + graph(n_text=1000000, n_graph=1000000)"
+
+
+def enriched(snap) -> list:
+    """The enriched indexes the snapshot's context keeps (built by an ``enrich`` stage)."""
+    return [v for v in snap.context.shared_values() if isinstance(v, ConstrainedRetriever)]
 
 
 def test_the_abusive_spec_is_refused_naming_the_cap(served):
@@ -65,7 +71,7 @@ def test_past_the_deadline_the_work_stops_and_the_client_gets_504(small_skb, thr
             time.sleep(0.05)
         assert pool.pending == 0
         snap = app.state.snapshots.current
-        assert snap.context.shared_values() == []  # the half-built index was dropped
+        assert not enriched(snap)  # the half-built index was dropped
         r = httpx.post(srv.base + "/search", json={"query": "blue", "pipeline": "bm25"}, timeout=30)
         assert r.status_code == 200
 
@@ -111,4 +117,13 @@ def test_an_abandoned_request_stops_its_work(small_skb, thread_server):
             time.sleep(0.05)
         assert pool.pending == 0  # long before the 120 s deadline
         # the enriched index was being built when the client left: dropped, not finished
-        assert app.state.snapshots.current.context.shared_values() == []
+        assert not enriched(app.state.snapshots.current)
+
+
+def test_named_pipelines_are_prepared_when_the_snapshot_loads(small_skb, thread_server):
+    skb_dir, _ = small_skb
+    app = create_app(skb_dir, pipelines={"dated": "enrich"})
+    snap = app.state.snapshots.current
+    assert enriched(snap)  # built at load, outside any request's deadline
+    keys = {k[1] for k in list(snap.pipelines._items)}
+    assert {"bm25", "graph", "bm25+graph", "dated"} <= keys

@@ -18,7 +18,7 @@ from skbsearch.server.hosts import LOCAL_HOSTS, AllowedHosts
 from skbsearch.server.lanes import Busy, Lanes
 from skbsearch.server.limits import BodySizeLimit, Limits, check_text
 from skbsearch.server.pipelines import PipelinePolicy, PipelineRequest, iter_stages
-from skbsearch.server.search import explain_node, get_pipeline, run_search
+from skbsearch.server.search import explain_node, get_pipeline, run_search, warm_pipelines
 from skbsearch.server.snapshot import Snapshot, SnapshotHolder
 from skbsearch.server.web import install_web
 from skbsearch.stages import available_stages, describe
@@ -53,7 +53,8 @@ def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
     policy = PipelinePolicy(pipelines, allow_files=allow_spec_files,
                             max_stages=limits.max_pipeline_stages,
                             max_candidates=limits.max_candidates, max_k=limits.max_k)
-    holder = SnapshotHolder(skb_dir, cache_bytes=limits.pipeline_cache_bytes)
+    holder = SnapshotHolder(skb_dir, cache_bytes=limits.pipeline_cache_bytes,
+                            warm=lambda snap: warm_pipelines(snap, policy))
     renderer = DocumentRenderer(add_rel=True, max_per_relation=10)
     lanes = Lanes(limits)
 

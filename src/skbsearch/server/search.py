@@ -49,6 +49,23 @@ def get_pipeline(snap: Any, policy: PipelinePolicy, preq: PipelineRequest) -> An
     return snap.pipelines.get(preq.key(), lambda: policy.build(preq, snap.context))
 
 
+def warm_pipelines(snap: Any, policy: PipelinePolicy) -> None:
+    """Build and run once every named pipeline of the server on ``snap`` (no deadline).
+
+    Stages build their parts, and the indexes they share (name index, type graph, an
+    enriched index), on first use; doing it here, when a snapshot loads, keeps that
+    one-time work out of the first requests and their deadline. A pipeline that fails
+    (a missing model file, say) is logged and left to fail on request.
+    """
+    for name in policy.pipelines(snap.skb.num_edges):
+        preq = PipelineRequest(name)
+        try:
+            run_pipeline(get_pipeline(snap, policy, preq), [Query("warm", "warm up")])
+            snap.pipelines.measure(preq.key())
+        except Exception as e:  # noqa: BLE001 - a named pipeline must not stop the service
+            logger.warning("named pipeline %r could not be prepared: %r", name, e)
+
+
 def run_search(snap: Any, policy: PipelinePolicy, preq: PipelineRequest, texts: Sequence[str],
                *, evidence: int, evidence_budget: int, batch: bool) -> dict[str, Any]:
     """``POST /search``: the top ``preq.k`` hits of every query, with evidence lines.

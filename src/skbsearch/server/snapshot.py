@@ -15,6 +15,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -185,12 +186,23 @@ def _check_matches(kind: str, index: Any, skb: Any) -> None:
 
 
 class SnapshotHolder:
-    """The snapshot being served; :meth:`get` swaps in a new one after a rebuild."""
+    """The snapshot being served; :meth:`get` swaps in a new one after a rebuild.
 
-    def __init__(self, skb_dir: str | Path, cache_bytes: int = PIPELINE_CACHE_BYTES) -> None:
+    Args:
+        skb_dir: the served directory.
+        cache_bytes: the pipeline cache budget of each snapshot.
+        warm: called on every snapshot before it is served (outside any request deadline):
+            the server builds its named pipelines there, so the indexes they share are
+            ready before the first request (see ``server.app``).
+    """
+
+    def __init__(self, skb_dir: str | Path, cache_bytes: int = PIPELINE_CACHE_BYTES,
+                 warm: Callable[[Snapshot], None] | None = None) -> None:
         self.skb_dir = Path(skb_dir)
         self.cache_bytes = cache_bytes
+        self._warm = warm or (lambda _snap: None)
         self._current = Snapshot.load(self.skb_dir, cache_bytes=cache_bytes)
+        self._warm(self._current)
         self._loading = threading.Lock()
         self._failed: tuple[Stamp | None, float] | None = None
 
@@ -228,6 +240,7 @@ class SnapshotHolder:
                                current.identity, self.skb_dir, e)
                 self._failed = (stamp, time.monotonic() + RETRY_AFTER_FAILURE)
                 return current
+            self._warm(snapshot)
             logger.info("serving snapshot %s of %s (was %s)", snapshot.identity, self.skb_dir,
                         current.identity)
             self._current = snapshot
