@@ -27,13 +27,25 @@ class Deadline:
     """A point in time after which work should stop, and a cancel flag.
 
     Args:
-        seconds: the time allowed from now (``None``: no time limit, cancel only).
+        seconds: the time allowed (``None``: no time limit, cancel only).
+        start: count the time from now; else from :meth:`start` (e.g. when queued work
+            begins to run), and only cancelling stops it until then.
     """
 
-    def __init__(self, seconds: float | None) -> None:
+    def __init__(self, seconds: float | None, *, start: bool = True) -> None:
         self.seconds = seconds
-        self.expires = time.monotonic() + seconds if seconds is not None else float("inf")
+        self.expires = float("inf")
+        self.started = False
         self._cancelled = threading.Event()
+        if start:
+            self.start()
+
+    def start(self) -> None:
+        """Start counting the time (once; later calls do nothing)."""
+        if not self.started:
+            self.started = True
+            if self.seconds is not None:
+                self.expires = time.monotonic() + self.seconds
 
     def cancel(self) -> None:
         """Stop the work at its next check (thread-safe)."""

@@ -72,5 +72,5 @@ class DeadlineExceeded(SkbError):
 
     def __init__(self, seconds: float | None = None, reason: str = "ran past its time limit") -> None:
         self.seconds = seconds
-        limit = f" of {seconds:g} s" if seconds is not None else ""
+        limit = f" of {seconds:g} s" if seconds is not None and "limit" in reason else ""
         super().__init__(f"the work {reason}{limit} and was stopped")

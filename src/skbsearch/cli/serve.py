@@ -30,8 +30,8 @@ def register(app: typer.Typer) -> None:
         max_candidates: int = typer.Option(10_000, help="Cap of every size parameter of a client's "
                                            "spec (k, n_text, n_graph, top_k...), lowered to the SKB's "
                                            "node count (400 above)."),
-        request_timeout: float = typer.Option(30.0, help="Seconds a request may take, queueing "
-                                              "included; then its work stops (504)."),
+        request_timeout: float = typer.Option(30.0, help="Seconds a request's work may take once "
+                                              "it runs; then it stops (504)."),
         pipeline_cache_mb: int = typer.Option(256, help="Estimated memory of the built pipelines "
                                               "kept per SKB snapshot (MB)."),
         allowed_hosts: list[str] = typer.Option(

@@ -4,11 +4,12 @@ Work runs off the event loop on one of three thread pools (``light``, ``normal``
 ``heavy``; the class comes from :mod:`skbsearch.server.budget`), so a queue of expensive
 requests never delays a cheap one. Each pool refuses new work when ``max_pending`` jobs
 are running or queued in it (503). Every job runs under a
-:class:`~skbsearch.deadline.Deadline` that starts when the request arrives: queueing
-counts, a job whose time ran out before it started does nothing, and a running job stops
-at the next :func:`~skbsearch.deadline.check_deadline` of its stages. The response does
-not wait past the deadline (plus :data:`GRACE` seconds) even for a stage that does not
-check: the client gets 504 and the work is cancelled at its next check.
+:class:`~skbsearch.deadline.Deadline` of ``request_timeout`` seconds from the moment it
+starts to run (the queue is bounded by ``max_pending`` instead): a running job stops at the
+next :func:`~skbsearch.deadline.check_deadline` of its stages, and the response does not
+wait more than :data:`GRACE` seconds past the deadline even for a stage that does not
+check (504; the work is cancelled at its next check). A client that goes away cancels its
+job, queued (it never runs) or running.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from skbsearch.server.limits import Limits
 T = TypeVar("T")
 #: Seconds past the deadline the response waits for work that has not checked it yet.
 GRACE = 1.0
+#: Seconds between looks at a queued or running job's deadline.
+POLL = 0.25
 
 
 class Busy(Exception):
@@ -85,8 +88,8 @@ class Lanes:
                 for c in COST_CLASSES}
 
     def start(self) -> Deadline:
-        """A deadline for a request arriving now."""
-        return Deadline(self.timeout)
+        """A deadline for a request arriving now (its time counts once its job runs)."""
+        return Deadline(self.timeout, start=False)
 
     async def run(self, lane: str, fn: Callable[[], T], limit: Deadline | None = None,
                   disconnected: Callable[[], Awaitable[Any]] | None = None) -> T:
@@ -95,7 +98,7 @@ class Lanes:
         Args:
             disconnected: an awaitable factory that returns when the client has gone
                 (the ASGI ``receive`` after the body: ``http.disconnect``); the work is then
-                cancelled at its next check.
+                cancelled at its next check, or never starts.
 
         Raises:
             Busy: the lane's queue is full.
@@ -105,22 +108,30 @@ class Lanes:
         d = limit or self.start()
 
         def job() -> T:
+            d.start()
             with deadline(d):
-                d.check()  # the time may have run out while queued
+                d.check()  # cancelled while queued: do nothing
                 return fn()
 
         work = asyncio.wrap_future(self.pools[lane].submit(job))
         gone = asyncio.ensure_future(_wait_disconnect(disconnected)) if disconnected else None
+        waiting = {work, *([gone] if gone else [])}
         try:
-            done, _ = await asyncio.wait({work, *([gone] if gone else [])},
-                                         timeout=max(0.0, d.remaining()) + GRACE,
-                                         return_when=asyncio.FIRST_COMPLETED)
-            if work in done:
-                return work.result()
-            d.cancel()  # past the deadline, or the client went away
-            work.cancel()  # a job still queued never starts
-            raise DeadlineExceeded(d.seconds, "was cancelled: the client went away"
-                                   if gone is not None and gone in done else "ran past its time limit")
+            while True:
+                wait = d.remaining() + GRACE if d.started else POLL
+                done, _ = await asyncio.wait(waiting, timeout=max(0.0, min(wait, POLL)),
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if work in done:
+                    return work.result()
+                if gone is not None and gone in done:
+                    reason = "was cancelled: the client went away"
+                elif d.started and d.remaining() < -GRACE:
+                    reason = "ran past its time limit"
+                else:
+                    continue
+                d.cancel()
+                work.cancel()  # a job still queued never starts
+                raise DeadlineExceeded(d.seconds, reason)
         except asyncio.CancelledError:
             d.cancel()
             raise

@@ -48,8 +48,8 @@ class Limits:
         max_pending: requests running or queued at once in a lane; more get 503.
         max_candidates: the cap of every size parameter of a client's spec (``k``,
             ``n_text``, ``n_graph``, ``top_k``...), lowered to the SKB's node count (400).
-        request_timeout: seconds a request may take, queueing included; then its work
-            stops at the next check and it gets 504.
+        request_timeout: seconds a request's work may take once it runs (the queue is
+            bounded by ``max_pending``); then it stops at the next check and gets 504.
         pipeline_cache_bytes: estimated memory of the built pipelines kept per snapshot.
     """
 
