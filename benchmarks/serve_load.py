@@ -289,6 +289,22 @@ def run_load(args: argparse.Namespace, proc: subprocess.Popen, base: str, texts:
     return samples, wall, abuse, (load_before, os.getloadavg()[0])
 
 
+def abuse_rows(abuse: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Table rows for the abusive requests and the bm25 probe of each phase."""
+    rows = {}
+    for phase, ph in abuse.items():
+        ab, pr = ph["abusive"], ph["bm25_probe"]
+        rows[f"abusive 3.5 KB spec ({phase})"] = {
+            "n": ab["n"], "expected_status": 400,
+            "unexpected": ab["n"] - int(ab["statuses"].get("400", 0)),
+            "errors_5xx": ab["errors_5xx"], "p50_ms": ab["p50_ms"], "p95_ms": ab["p95_ms"]}
+        rows[f"bm25 probe ({phase})"] = {
+            "n": pr["n"], "expected_status": 200,
+            "unexpected": pr["n"] - int(pr["statuses"].get("200", 0)),
+            "errors_5xx": pr["errors_5xx"], "p50_ms": pr["p50_ms"], "p95_ms": pr["p95_ms"]}
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the load and print (and optionally write) the result; exit 1 on any 5xx."""
     args = parse_args(argv)
@@ -309,10 +325,13 @@ def main(argv: list[str] | None = None) -> int:
     summary = summarise(samples, wall)
     summary["metrics"]["server_alive_after"] = alive
     summary["metrics"]["tracebacks_in_server_log"] = server_log.count("Traceback")
+    summary["groups"].update(abuse_rows(abuse))
+    summary["metrics"]["rss_peak_over_idle"] = max(ph["rss_mb"]["peak_over_idle"] for ph in abuse.values())
     result = {
         "benchmark": "serve_load",
         "config": {
-            "title": "HTTP service under concurrent load (skb serve, issues 11, 14 and 21)",
+            "title": ("HTTP service under concurrent load (skb serve, issues 11, 14 and 21)"
+                      + (f", {args.products:,} products" if args.products != 2000 else "")),
             "order": 60, "percent": False, "overall_row": False,
             "protocol": ("real skb serve on 127.0.0.1 (default limits, 2 search workers), demo "
                          f"catalogue of {args.products} products + BM25 index; {args.clients} "
@@ -325,8 +344,11 @@ def main(argv: list[str] | None = None) -> int:
                      "and server share the same 2 cores with other jobs (1-minute load average "
                      f"{load_before:.1f} before, {load_after:.1f} after), so requests/s and "
                      "latencies are a floor. Refusals and /kb, /pipelines answer on the event "
-                     "loop; searches, explains and node pages queue for 2 worker threads, so "
-                     "their latency is mostly that queue (50 clients / requests per second)."),
+                     "loop; searches, explains and node pages queue on worker lanes by cost "
+                     "(light: bm25 and node pages; normal: graph; heavy: enrich, re-rankers), "
+                     "so their latency is mostly their lane's queue. Phase 'alone': the "
+                     "abusive and abandoned requests with the bm25 probe only; phase "
+                     "'with_normal_clients': beside the normal clients (the 'all requests' row)."),
             "load_average": [round(load_before, 2), round(load_after, 2)],
             "command": (f"python benchmarks/serve_load.py --products {args.products} --clients {args.clients} --duration "
                         f"{args.duration:g} --max-requests {args.max_requests} --abusive {args.abusive} "
@@ -348,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
           f"transport errors {m['transport_errors']}; latency p50 {summary['latency_ms']['p50']} ms, "
           f"p95 {summary['latency_ms']['p95']} ms, p99 {summary['latency_ms']['p99']} ms")
     for kind, g in summary["groups"].items():
-        if kind == "all requests":
+        if kind == "all requests" or kind.startswith(("abusive", "bm25 probe")):
             continue
         print(f"  {kind:24s} n={g['n']:5d} status {g['expected_status']} unexpected {g['unexpected']:3d} "
               f"5xx {g['errors_5xx']} p50 {g['p50_ms']:8.2f} ms p95 {g['p95_ms']:8.2f} ms")
