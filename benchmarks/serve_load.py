@@ -12,15 +12,24 @@ Protocol:
    ``/pipelines``, the explorer page. Invalid: unknown stages, specs naming files, ``k``
    over the limit, unknown and path-like ids, bad predicates, over-long queries, bodies
    over the size limit, malformed JSON. Every kind has the status it must get.
-3. Reported: requests/s, latency p50/p95/p99 (client-side, request sent to body read),
-   the count of 5xx answers (must be 0), of answers whose status differs from the
-   expected one, and of transport errors, per kind and overall (a body over the size
-   limit may see the connection closed instead of its 413: see ``ALSO_OK``).
+3. Beside them (issue 21, ``serve_abuse.py``): ``--abusive`` requests of the 3.5 KB
+   ``bm25(k=1000000) + graph(n_text=1000000, n_graph=1000000)`` batch from 10 clients,
+   ``--abandoned`` ``enrich(k=N)`` requests whose client gives up after 2 s, a plain
+   ``bm25`` probe every 0.5 s, and the server's RSS sampled every 0.25 s.
+4. Reported: requests/s, latency p50/p95/p99 of the normal clients (client-side, request
+   sent to body read), the count of 5xx answers (must be 0, abusive ones included), of
+   answers whose status differs from the expected one, and of transport errors, per kind
+   and overall (a body over the size limit may see the connection closed instead of its
+   413: see ``ALSO_OK``); the abusive requests' statuses and latency (refused, or
+   answered within the server's deadline), the probe's latency, and peak RSS over idle.
 
 Usage::
 
     .venv/bin/python benchmarks/serve_load.py --products 2000 --clients 50 --duration 30 \
         --max-requests 5000 --json benchmarks/results/serve_load.json
+    # the 300K-node measurement of issue 21 (the SKB is generated once under --skb-root)
+    .venv/bin/python benchmarks/serve_load.py --products 300000 --skb-root /tmp/cat300k \
+        --clients 50 --duration 60 --abusive 100 --abandoned 10
 """
 
 from __future__ import annotations
@@ -42,7 +51,17 @@ from typing import Any
 
 import httpx
 import numpy as np
+from serve_abuse import (
+    abandoned_clients,
+    abusive_clients,
+    bm25_probe,
+    rss_mb,
+    rss_sampler,
+    summarise_abuse,
+)
 
+from skbsearch.datasets.queries import read_queries
+from skbsearch.kb.store import SKB
 from skbsearch.synth.catalogue import generate_catalogue
 
 #: (kind, weight, expected status). Weights are relative.
@@ -76,9 +95,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--max-requests", type=int, default=5000, help="requests (upper bound)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", type=Path, default=None, help="write the result here")
+    p.add_argument("--skb-root", type=Path, default=None,
+                   help="dataset directory (skb/ + queries.jsonl), generated there if missing "
+                        "and kept (default: a temporary one)")
+    p.add_argument("--abusive", type=int, default=100, help="abusive 3.5 KB requests (0: none)")
+    p.add_argument("--abandoned", type=int, default=10, help="abandoned enrich requests (0: none)")
+    p.add_argument("--request-timeout", type=float, default=30.0, help="the server's deadline")
     args = p.parse_args(argv)
-    if not (1 <= args.clients <= 200 and 0 < args.duration <= 300 and 1 <= args.max_requests <= 50_000):
-        p.error("bounded load only: 1-200 clients, at most 300 s and 50,000 requests")
+    if not (1 <= args.clients <= 200 and 0 < args.duration <= 300 and 1 <= args.max_requests <= 50_000
+            and 0 <= args.abusive <= 1000 and 0 <= args.abandoned <= 100):
+        p.error("bounded load only: 1-200 clients, at most 300 s, 50,000 requests, 1,000 "
+                "abusive and 100 abandoned ones")
     return args
 
 
@@ -97,31 +124,39 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(root: Path, products: int, seed: int) -> tuple[subprocess.Popen, str, Path, Any]:
-    """Build the demo SKB and its BM25 index, start ``skb serve``; returns it, its URL, log, dataset."""
-    ds = generate_catalogue(products, n_queries=50, seed=seed)
-    ds.save(root)
-    subprocess.run([*skb_command(), "index", str(root / "skb"), "--kind", "bm25"], check=True,
-                   capture_output=True, timeout=600)
+def prepare(root: Path, products: int, seed: int) -> tuple[list[str], list[str]]:
+    """The demo catalogue under ``root`` (generated and BM25-indexed unless there): texts, ids."""
+    if not (root / "skb" / "indexes" / "bm25" / "manifest.json").is_file():
+        ds = generate_catalogue(products, n_queries=50, seed=seed)
+        ds.save(root)
+        subprocess.run([*skb_command(), "index", str(root / "skb"), "--kind", "bm25"], check=True,
+                       capture_output=True, timeout=1800)
+    texts = [q.text for q in read_queries(root / "queries.jsonl")]
+    return texts, list(SKB.load(root / "skb").ids)
+
+
+def start_server(root: Path, timeout_s: float) -> tuple[subprocess.Popen, str, Path]:
+    """Start ``skb serve`` on the SKB under ``root``; returns it, its URL and its log."""
     port = free_port()
-    log_path = root / "server.log"
+    log_path = root / f"server-{port}.log"
     with log_path.open("w") as fh:
         proc = subprocess.Popen([*skb_command(), "serve", str(root / "skb"), "--host", "127.0.0.1",
-                                 "--port", str(port)], stdout=fh, stderr=subprocess.STDOUT,
+                                 "--port", str(port), "--request-timeout", str(timeout_s)],
+                                stdout=fh, stderr=subprocess.STDOUT,
                                 env={**os.environ, "PYTHONUNBUFFERED": "1"})
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 600
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"server exited: {log_path.read_text()[-2000:]}")
         try:
             if httpx.get(base + "/health", timeout=2).status_code == 200:
-                return proc, base, log_path, ds
+                return proc, base, log_path
         except httpx.TransportError:
             pass
         time.sleep(0.2)
     proc.terminate()
-    raise RuntimeError("server did not come up in 120 s")
+    raise RuntimeError("server did not come up in 600 s")
 
 
 def make_request(kind: str, rng: random.Random, texts: list[str], ids: list[str]) -> dict[str, Any]:
@@ -212,60 +247,113 @@ def summarise(samples: list[tuple[str, int, float]], wall: float) -> dict[str, A
             "statuses": {str(k): v for k, v in sorted(statuses.items())}}
 
 
+def run_load(args: argparse.Namespace, proc: subprocess.Popen, base: str, texts: list[str],
+             ids: list[str]) -> tuple[list[tuple[str, int, float]], float, dict[str, Any], tuple]:
+    """Warm up; phase 1: the abusive clients and the bm25 probe alone (the issue's scenario);
+    phase 2: the normal clients beside the abusive ones and the probe. RSS sampled throughout."""
+    for body in ({"query": texts[0], "pipeline": "graph"},  # warm-up: load both pipelines
+                 {"query": texts[0], "pipeline": "(bm25 + graph(target=[product])) % 50",
+                  "types": ["product"], "where": "price < 150"}):
+        httpx.post(base + "/search", json=body, timeout=300).raise_for_status()
+    idle_rss = rss_mb(proc.pid)
+    rss: list[float] = []
+    abuse: dict[str, Any] = {}
+    samples: list[tuple[str, int, float]] = []
+    log(f"idle RSS {idle_rss:.0f} MB; phase 1: {args.abusive} abusive and {args.abandoned} "
+        "abandoned requests with a bm25 probe")
+    load_before = os.getloadavg()[0]
+
+    async def phase(normal: bool) -> dict[str, Any]:
+        abusive: list[tuple[int, float]] = []
+        abandoned: list[str] = []
+        probe: list[tuple[int, float]] = []
+        stop = asyncio.Event()
+        side = [asyncio.create_task(bm25_probe(base, texts, stop, probe)),
+                asyncio.create_task(rss_sampler(proc.pid, stop, rss))]
+        plan = {"seed": args.seed, "deadline": time.monotonic() + args.duration,
+                "max_requests": args.max_requests, "sent": 0, "texts": texts, "ids": ids}
+        await asyncio.gather(
+            *(client(c, base, plan, samples) for c in range(args.clients if normal else 0)),
+            abusive_clients(base, texts, args.abusive, abusive),
+            abandoned_clients(base, texts, args.abandoned, args.seed, abandoned))
+        stop.set()
+        await asyncio.gather(*side)
+        return summarise_abuse(abusive, abandoned, probe, rss, idle_rss, args.request_timeout)
+
+    abuse["alone"] = asyncio.run(phase(normal=False))
+    log(f"phase 2: {args.clients} normal clients for at most {args.duration:g} s / "
+        f"{args.max_requests} requests, beside the abusive ones")
+    t0 = time.perf_counter()
+    abuse["with_normal_clients"] = asyncio.run(phase(normal=True))
+    wall = time.perf_counter() - t0
+    return samples, wall, abuse, (load_before, os.getloadavg()[0])
+
+
+def abuse_rows(abuse: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Table rows for the abusive requests and the bm25 probe of each phase."""
+    rows = {}
+    for phase, ph in abuse.items():
+        ab, pr = ph["abusive"], ph["bm25_probe"]
+        rows[f"abusive 3.5 KB spec ({phase})"] = {
+            "n": ab["n"], "expected_status": 400,
+            "unexpected": ab["n"] - int(ab["statuses"].get("400", 0)),
+            "errors_5xx": ab["errors_5xx"], "p50_ms": ab["p50_ms"], "p95_ms": ab["p95_ms"]}
+        rows[f"bm25 probe ({phase})"] = {
+            "n": pr["n"], "expected_status": 200,
+            "unexpected": pr["n"] - int(pr["statuses"].get("200", 0)),
+            "errors_5xx": pr["errors_5xx"], "p50_ms": pr["p50_ms"], "p95_ms": pr["p95_ms"]}
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the load and print (and optionally write) the result; exit 1 on any 5xx."""
     args = parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="skb-load-") as tmp:
-        root = Path(tmp)
-        log(f"building the demo SKB ({args.products} products) and its BM25 index")
-        proc, base, log_path, ds = start_server(root, args.products, args.seed)
+        root = args.skb_root or Path(tmp)
+        root.mkdir(parents=True, exist_ok=True)
+        log(f"the demo SKB ({args.products} products) and its BM25 index under {root}")
+        texts, ids = prepare(root, args.products, args.seed)
+        proc, base, log_path = start_server(root, args.request_timeout)
         try:
-            texts = [q.text for q in ds.queries]
-            ids = list(ds.skb.ids)
-            for body in ({"query": texts[0], "pipeline": "graph"},  # warm-up: load both pipelines
-                         {"query": texts[0], "pipeline": "(bm25 + graph(target=[product])) % 50",
-                          "types": ["product"], "where": "price < 150"}):
-                httpx.post(base + "/search", json=body, timeout=120).raise_for_status()
-            plan = {"seed": args.seed, "deadline": time.monotonic() + args.duration,
-                    "max_requests": args.max_requests, "sent": 0, "texts": texts, "ids": ids}
-            samples: list[tuple[str, int, float]] = []
-            log(f"{args.clients} clients on {base} for at most {args.duration:g} s / "
-                f"{args.max_requests} requests")
-            load_before = os.getloadavg()[0]
-            t0 = time.perf_counter()
-
-            async def run_all() -> None:
-                await asyncio.gather(*(client(c, base, plan, samples) for c in range(args.clients)))
-
-            asyncio.run(run_all())
-            wall = time.perf_counter() - t0
-            load_after = os.getloadavg()[0]
+            run = run_load(args, proc, base, texts, ids)
             alive = proc.poll() is None and httpx.get(base + "/health", timeout=10).status_code == 200
         finally:
             proc.terminate()
             proc.wait(timeout=30)
         server_log = log_path.read_text(errors="replace")
+    samples, wall, abuse, (load_before, load_after) = run
     summary = summarise(samples, wall)
     summary["metrics"]["server_alive_after"] = alive
     summary["metrics"]["tracebacks_in_server_log"] = server_log.count("Traceback")
+    summary["groups"].update(abuse_rows(abuse))
+    summary["metrics"]["rss_peak_over_idle"] = max(ph["rss_mb"]["peak_over_idle"] for ph in abuse.values())
     result = {
         "benchmark": "serve_load",
         "config": {
-            "title": "HTTP service under concurrent load (skb serve, issues 11 and 14)",
+            "title": ("HTTP service under concurrent load (skb serve, issues 11, 14 and 21)"
+                      + (f", {args.products:,} products" if args.products != 2000 else "")),
             "order": 60, "percent": False, "overall_row": False,
             "protocol": ("real skb serve on 127.0.0.1 (default limits, 2 search workers), demo "
                          f"catalogue of {args.products} products + BM25 index; {args.clients} "
                          "concurrent asyncio/httpx clients, seeded mix of valid and invalid "
-                         "requests; client-side latency; bounded by time and request count"),
+                         "requests; client-side latency; bounded by time and request count; "
+                         f"beside them {args.abusive} abusive 3.5 KB requests (10 clients), "
+                         f"{args.abandoned} abandoned enrich requests, a bm25 probe every 0.5 s, "
+                         "server RSS sampled every 0.25 s against its idle RSS after warm-up"),
             "note": ("Every invalid kind must get its 4xx and no request a 5xx. Load generator "
                      "and server share the same 2 cores with other jobs (1-minute load average "
                      f"{load_before:.1f} before, {load_after:.1f} after), so requests/s and "
                      "latencies are a floor. Refusals and /kb, /pipelines answer on the event "
-                     "loop; searches, explains and node pages queue for 2 worker threads, so "
-                     "their latency is mostly that queue (50 clients / requests per second)."),
+                     "loop; searches, explains and node pages queue on worker lanes by cost "
+                     "(light: bm25 and node pages; normal: graph; heavy: enrich, re-rankers), "
+                     "so their latency is mostly their lane's queue. Phase 'alone': the "
+                     "abusive and abandoned requests with the bm25 probe only; phase "
+                     "'with_normal_clients': beside the normal clients (the 'all requests' row)."),
             "load_average": [round(load_before, 2), round(load_after, 2)],
             "command": (f"python benchmarks/serve_load.py --products {args.products} --clients {args.clients} --duration "
-                        f"{args.duration:g} --max-requests {args.max_requests} --json benchmarks/results/serve_load.json"),
+                        f"{args.duration:g} --max-requests {args.max_requests} --abusive {args.abusive} "
+                        f"--abandoned {args.abandoned} --json benchmarks/results/serve_load.json"),
+            "request_timeout_s": args.request_timeout,
             "products": args.products, "clients": args.clients, "duration_s": args.duration,
             "max_requests": args.max_requests, "seed": args.seed, "cpu_count": os.cpu_count(),
             "versions": {"python": platform.python_version(), "httpx": httpx.__version__},
@@ -274,6 +362,7 @@ def main(argv: list[str] | None = None) -> int:
         },
         "metrics": summary["metrics"], "groups": summary["groups"],
         "latency_ms": summary["latency_ms"], "statuses": summary["statuses"],
+        "abuse": abuse,
     }
     m = summary["metrics"]
     print(f"requests {m['requests']} in {m['wall_s']} s: {m['requests_per_s']} req/s; "
@@ -281,15 +370,25 @@ def main(argv: list[str] | None = None) -> int:
           f"transport errors {m['transport_errors']}; latency p50 {summary['latency_ms']['p50']} ms, "
           f"p95 {summary['latency_ms']['p95']} ms, p99 {summary['latency_ms']['p99']} ms")
     for kind, g in summary["groups"].items():
-        if kind == "all requests":
+        if kind == "all requests" or kind.startswith(("abusive", "bm25 probe")):
             continue
         print(f"  {kind:24s} n={g['n']:5d} status {g['expected_status']} unexpected {g['unexpected']:3d} "
               f"5xx {g['errors_5xx']} p50 {g['p50_ms']:8.2f} ms p95 {g['p95_ms']:8.2f} ms")
+    errors_5xx = 0
+    for name, ph in abuse.items():
+        ab, pr, rs = ph["abusive"], ph["bm25_probe"], ph["rss_mb"]
+        errors_5xx += ab["errors_5xx"] + pr["errors_5xx"]
+        print(f"[{name}] abusive {ab['n']}: statuses {ab['statuses']}, p95 {ab['p95_ms']} ms, "
+              f"max {ab['max_ms']} ms, within the deadline {ab['within_deadline']}; abandoned "
+              f"{ph['abandoned']['outcomes']}; bm25 probe {pr['n']}: statuses {pr['statuses']}, "
+              f"p50 {pr['p50_ms']} ms, p95 {pr['p95_ms']} ms, max {pr['max_ms']} ms; RSS idle "
+              f"{rs['idle']} MB, peak {rs['peak']} MB ({rs['peak_over_idle']}x), last {rs['last']} MB")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result, indent=2) + "\n")
         log(f"wrote {args.json}")
-    return 0 if m["server_errors_5xx"] == 0 and alive else 1
+    ok = m["server_errors_5xx"] == 0 and errors_5xx == 0
+    return 0 if ok and alive else 1
 
 
 if __name__ == "__main__":

@@ -61,3 +61,16 @@ class MissingDependencyError(SkbError, ImportError):
             f"{feature} needs the optional package '{package}'. "
             f"Install it with: pip install 'skbsearch[{extra}]'"
         )
+
+
+class DeadlineExceeded(SkbError):
+    """Work ran past its deadline (or was cancelled) and stopped (see :mod:`skbsearch.deadline`).
+
+    Attributes:
+        seconds: the time limit that was set, if any.
+    """
+
+    def __init__(self, seconds: float | None = None, reason: str = "ran past its time limit") -> None:
+        self.seconds = seconds
+        limit = f" of {seconds:g} s" if seconds is not None and "limit" in reason else ""
+        super().__init__(f"the work {reason}{limit} and was stopped")

@@ -13,6 +13,7 @@ import importlib
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from skbsearch.deadline import check_deadline
 from skbsearch.types import Query, Run, as_queries
 
 #: What ``a + b`` builds: reciprocal rank fusion, a registered stage of layer L2, named by
@@ -109,6 +110,7 @@ class Pipeline(StageBase):
     def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
         queries = list(queries)
         for stage in self.stages:
+            check_deadline()
             run = stage(queries, run)
         assert run is not None
         return run

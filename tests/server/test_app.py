@@ -20,7 +20,7 @@ def client(tmp_path_factory):
     ds = generate_catalogue(200, seed=0, n_queries=5)
     ds.skb.save(root / "skb")
     BM25Index.from_skb(ds.skb).save(root / "skb" / "indexes" / "bm25")
-    return TestClient(create_app(root / "skb")), ds
+    return TestClient(create_app(root / "skb", allowed_hosts=["testserver"])), ds
 
 
 def test_health_and_kb(client):

@@ -7,7 +7,6 @@ import pytest
 from skbsearch.errors import InputError
 from skbsearch.operators import Pipeline
 from skbsearch.server.pipelines import (
-    PipelineCache,
     PipelinePolicy,
     PipelineRefused,
     PipelineRequest,
@@ -106,18 +105,3 @@ def test_parse_named_checks_items():
 def test_default_pipelines_need_edges_for_graph():
     assert list(default_pipelines(0)) == ["bm25"]
     assert "graph" in default_pipelines(3)
-
-
-def test_cache_is_a_bounded_lru():
-    cache = PipelineCache(maxsize=2)
-    built: list[str] = []
-
-    def make(v: str):
-        return lambda: built.append(v) or v
-
-    assert cache.get(("a",), make("a")) == "a"
-    assert cache.get(("b",), make("b")) == "b"
-    assert cache.get(("a",), make("a2")) == "a"  # hit: a is now the most recent
-    cache.get(("c",), make("c"))  # evicts b
-    assert len(cache) == 2 and built == ["a", "b", "c"]
-    assert cache.get(("b",), make("b2")) == "b2" and cache.hits == 1

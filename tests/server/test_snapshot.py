@@ -47,7 +47,7 @@ def test_index_from_another_build_is_refused_without_paths(tmp_path):
     BM25Index.from_skb(other.skb).save(other_index)
     shutil.rmtree(skb_dir / "indexes" / "bm25")
     shutil.copytree(other_index, skb_dir / "indexes" / "bm25")
-    client = TestClient(create_app(skb_dir))
+    client = TestClient(create_app(skb_dir, allowed_hosts=["testserver"]))
     for _ in range(2):  # the second time from the remembered verdict
         r = client.post("/search", json={"query": "blue", "k": 3})
         assert r.status_code == 503, r.text
@@ -57,7 +57,7 @@ def test_index_from_another_build_is_refused_without_paths(tmp_path):
 def test_kb_and_health_name_the_same_snapshot(tmp_path):
     skb_dir = tmp_path / "skb"
     ds = build_skb(skb_dir, 50, seed=0)
-    client = TestClient(create_app(skb_dir))
+    client = TestClient(create_app(skb_dir, allowed_hosts=["testserver"]))
     health, kb = client.get("/health").json(), client.get("/kb").json()
     assert health["snapshot"] == kb["snapshot"] and health["nodes"] == ds.skb.num_nodes
     assert kb["nodes"] == sum(kb["node_types"].values())

@@ -23,8 +23,21 @@ def register(app: typer.Typer) -> None:
         max_query_chars: int = typer.Option(1_000, help="Longest query text (422 above)."),
         max_k: int = typer.Option(1_000, help="Largest k (422 above)."),
         max_results: int = typer.Option(10_000, help="Largest k x queries in one request (422 above)."),
-        workers: int = typer.Option(0, help="Search threads (0: min(4, CPUs))."),
-        max_pending: int = typer.Option(64, help="Searches running or queued at once (503 above)."),
+        workers: int = typer.Option(0, help="Threads of the light and of the normal lane (0: min(4, CPUs))."),
+        heavy_workers: int = typer.Option(0, help="Threads of the heavy lane: models, big sizes, "
+                                          "indexes built in memory (0: half of --workers)."),
+        max_pending: int = typer.Option(64, help="Requests running or queued at once in a lane (503 above)."),
+        max_candidates: int = typer.Option(10_000, help="Cap of every size parameter of a client's "
+                                           "spec (k, n_text, n_graph, top_k...), lowered to the SKB's "
+                                           "node count (400 above)."),
+        request_timeout: float = typer.Option(30.0, help="Seconds a request's work may take once "
+                                              "it runs; then it stops (504)."),
+        pipeline_cache_mb: int = typer.Option(256, help="Estimated memory of the built pipelines "
+                                              "kept per SKB snapshot (MB)."),
+        allowed_hosts: list[str] = typer.Option(
+            [], "--allowed-hosts", help="Host names clients may send in the Host header, "
+            "repeatable ('*': any; default: the --host address, plus localhost, 127.0.0.1 and ::1 "
+            "when it is a loopback address). Others get 400 (DNS rebinding defence)."),
         pipeline: list[str] = typer.Option(
             [], "--pipeline", help="Named pipeline NAME=SPEC, repeatable (e.g. "
             "--pipeline fused='(bm25 + graph) % 20'); offered besides bm25 and graph, and may load "
@@ -36,6 +49,7 @@ def register(app: typer.Typer) -> None:
         """Serve search, pipelines, node lookup, KB info and the web explorer (at /) over HTTP (FastAPI; extra \\[server])."""
         from skbsearch.errors import InputError, MissingDependencyError
         from skbsearch.server import create_app
+        from skbsearch.server.hosts import default_hosts
         from skbsearch.server.limits import Limits
         from skbsearch.server.pipelines import parse_named
 
@@ -45,13 +59,20 @@ def register(app: typer.Typer) -> None:
             raise MissingDependencyError("uvicorn", "server", "skb serve") from None
         options = {"max_body_bytes": max_body_bytes, "max_batch": max_batch,
                    "max_query_chars": max_query_chars, "max_k": max_k, "max_results": max_results,
-                   "max_pending": max_pending}
+                   "max_pending": max_pending, "max_candidates": max_candidates,
+                   "request_timeout": request_timeout,
+                   "pipeline_cache_bytes": pipeline_cache_mb * 2**20}
         if workers:
             options["search_workers"] = workers
+            options["heavy_workers"] = max(1, workers // 2)
+        if heavy_workers:
+            options["heavy_workers"] = heavy_workers
         try:
             limits = Limits(**options)
         except ValueError as e:
             raise InputError(f"{e} (see 'skb serve --help')") from None
         named = parse_named(pipeline)
-        app = create_app(skb_dir, limits, pipelines=named, allow_spec_files=allow_spec_files)
+        hosts = allowed_hosts or default_hosts(host)
+        app = create_app(skb_dir, limits, pipelines=named, allow_spec_files=allow_spec_files,
+                         allowed_hosts=hosts)
         uvicorn.run(app, host=host, port=port, log_level="info")

@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 from rich.console import Console
 from rich.progress import Progress
 
+from skbsearch.deadline import check_deadline
 from skbsearch.errors import InputError
 
 
@@ -164,10 +165,14 @@ def enrich_documents(
     parsed = [_as_doc(it, n) for n, it in enumerate(items, start=1)]
     out: list[EnrichedDocument] = []
     if not progress:
-        return [enrich_one(i, t, enrichers, m) for i, t, m in parsed]
+        for i, t, m in parsed:
+            check_deadline()
+            out.append(enrich_one(i, t, enrichers, m))
+        return out
     with Progress(console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(description, total=len(parsed))
         for i, t, m in parsed:
+            check_deadline()
             out.append(enrich_one(i, t, enrichers, m))
             bar.advance(task)
     return out

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import InputError, MissingDependencyError
+from skbsearch.errors import InputError, MissingDependencyError, UntrustedFileError
 
 #: Marker file of a model directory written by :meth:`CrossEncoderModel.save`.
 MARKER = "skb_cross_encoder.json"
@@ -277,6 +278,11 @@ class _SentenceTransformersScorer:
         path = _resolve_local(name)
         try:
             self.model = CrossEncoder(path, max_length=max_length, device="cpu")
+        except pickle.UnpicklingError:
+            # torch.load(weights_only=True) met more than tensors: refuse, never unpickle
+            raise UntrustedFileError(f"{path}: refusing to load the cross-encoder: its weights "
+                                     "hold pickled objects, not only tensors; save it with "
+                                     "safetensors ('skb train cross-encoder' does)") from None
         except (OSError, ValueError) as e:
             where = "the directory" if Path(path).exists() else "the Hugging Face hub (needs network)"
             raise InputError(f"could not load cross-encoder {name!r} from {where}: {e}",

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from skbsearch.deadline import check_deadline
 from skbsearch.errors import InputError
 from skbsearch.operators import StageBase
 from skbsearch.progress import ProgressFn, counter
@@ -107,6 +108,7 @@ class PairwiseReranker(StageBase):
             order = np.arange(n)
         tick = counter(self.progress, self.label, n)
         for s in range(0, n, self.batch_size):
+            check_deadline()
             idx = order[s: s + self.batch_size]
             q = [query_texts[i] for i in idx]
             d = [doc_texts[i] for i in idx]

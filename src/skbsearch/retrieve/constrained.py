@@ -30,6 +30,7 @@ only those. A retriever saves to a directory (``bm25/``, ``enriched.jsonl``,
 from __future__ import annotations
 
 import bisect
+import copy
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -38,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from skbsearch.atomic import atomic_dir
+from skbsearch.deadline import check_deadline
 from skbsearch.enrich import (
     Constraint,
     EnrichedDocument,
@@ -236,6 +238,7 @@ class ConstrainedRetriever(StageBase):
         ids = self.index.ids_array
         pos = self.index.position
         for q in queries:
+            check_deadline()
             s = self.score(q.text)
             if run is not None:
                 keep = np.zeros(len(s), dtype=bool)
@@ -244,6 +247,24 @@ class ConstrainedRetriever(StageBase):
             rows = np.flatnonzero(s > 0)
             order = rows[np.lexsort((rows, -s[rows]))][: self.k]
             out[q.id] = dict(zip(ids[order].tolist(), s[order].tolist(), strict=True))
+        return out
+
+    def with_settings(self, *, k: int | None = None, mode: str | None = None,
+                      weight: float | None = None) -> ConstrainedRetriever:
+        """A retriever sharing this one's documents, index, facts and feedback matrices,
+        with other query-time settings (no index is rebuilt)."""
+        out = copy.copy(self)
+        if mode is not None:
+            if mode not in MODES:
+                raise InputError(f"unknown mode {mode!r}; use one of {MODES}", field="mode")
+            out.mode = mode
+            out.name = {"full": "enrich", "text": "bm25+enrich", "constraints": "constraints-only"}[mode]
+        if k is not None:
+            if k < 0:
+                raise ValueError("k must be >= 0")
+            out.k = k
+        if weight is not None:
+            out.weight = float(weight)
         return out
 
     def document(self, doc_id: str) -> EnrichedDocument:

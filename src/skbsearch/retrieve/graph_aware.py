@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from skbsearch.deadline import check_deadline
 from skbsearch.enrich.constraints import parse_constraints
 from skbsearch.index.names import name_token_rows
 from skbsearch.index.sparse import BM25Index
@@ -180,6 +181,7 @@ class GraphAwareRetriever(StageBase):
         qname_tokens = self.name_index.tokenize([q.text for q in queries])
         out = Run(name=self.name)
         for q, toks, qn in zip(queries, tokens, qname_tokens, strict=True):
+            check_deadline()
             anchor = self.anchors(name_run.get(q.id, {}), qn)
             out[q.id] = self._score_one(q, toks, text_run.get(q.id, {}), anchor)
         return out

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from skbsearch.deadline import check_deadline
 from skbsearch.errors import InputError
 from skbsearch.operators import Stage, StageBase
 from skbsearch.types import Query, Run
@@ -68,6 +69,7 @@ def rrf(
     w = _weights(weights, len(runs))
     out = Run(name=name)
     for qid in _query_ids(runs):
+        check_deadline()
         fused: dict[str, float] = {}
         for run, wi in zip(runs, w, strict=True):
             ranked = run.ranked(qid)
@@ -108,6 +110,7 @@ def weighted_fusion(
     w = _weights(weights, len(runs))
     out = Run(name=name)
     for qid in _query_ids(runs):
+        check_deadline()
         normed = [normalize_scores(r.get(qid, {}), norm) for r in runs]
         docs: dict[str, None] = {}
         for n in normed:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from skbsearch.deadline import check_deadline
 from skbsearch.index.sparse import BM25Index, top_k
 from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.store import SKB, numeric_column, positions
@@ -126,7 +127,7 @@ class SKBGraphRetriever(StageBase):
         """Use a fitted model (``None``: zero-shot); also sets the linker's template words
         and aliases."""
         self.model = model
-        self._plans: dict[str, Plan] = {}
+        self._plans: dict[str, tuple[Plan, dict]] = {}
         if model is not None and model.background is not None:
             self.linker.exact.background = model.background
         skb = self.skb
@@ -242,6 +243,7 @@ class SKBGraphRetriever(StageBase):
         exclude = self.model.exclude_anchors if self.model is not None else True
         out = []
         for q, plan, toks in zip(queries, plans, tokens, strict=True):
+            check_deadline()
             if run is not None:
                 docs = [d for d in run.get(q.id, {}) if self.skb.has_node(d)]
                 text = np.asarray(self.skb.index_of(docs), np.int64) if docs else np.zeros(0, np.int64)
@@ -256,6 +258,7 @@ class SKBGraphRetriever(StageBase):
         rel_all = np.zeros(n)  # zero pages cost nothing until touched
         touched = []
         for ai, path, prob in plan.paths:
+            check_deadline()
             reached = self._follow(plan.anchors[ai].node, path, cache)
             if len(reached):
                 rel_all[reached] += prob  # a reached set is unique: no repeated index
@@ -297,6 +300,7 @@ class SKBGraphRetriever(StageBase):
         ids = self.skb.ids_array
         out = Run(name=self.name)
         for q, sc in zip(queries, scored, strict=True):
+            check_deadline()
             nodes, s = self.combine(sc)
             out[q.id] = dict(zip(ids[nodes].tolist(), s.tolist(), strict=True))
         return out
@@ -308,16 +312,21 @@ class SKBGraphRetriever(StageBase):
         if not skb.has_node(doc_id):
             return []
         node = int(skb.index_of(doc_id))
-        plan = self._plans.get(query.text)
-        if plan is None:  # explain runs once per shown result: plan each query once
+        got = self._plans.get(query.text)
+        if got is None:  # explain runs once per shown result: plan and walk each query once
             if len(self._plans) >= 8:
-                self._plans.pop(next(iter(self._plans)))
-            plan = self._plans[query.text] = self.plan([query.text])[0]
+                try:
+                    self._plans.pop(next(iter(self._plans)), None)
+                except (StopIteration, RuntimeError):  # another thread changed it meanwhile
+                    pass
+            got = self._plans[query.text] = (self.plan([query.text])[0], {})
+        plan, walks = got
         names = skb.column("name")
         lines = []
         for ai, path, prob in sorted(plan.paths, key=lambda x: -x[2]):
             a = plan.anchors[ai]
-            chain = self.tg.witness(a.node, path, node) if node in set(self._follow(a.node, path, {}).tolist()) else None
+            reached = self._follow(a.node, path, walks)  # the query's walks, shared by its results
+            chain = self.tg.witness(a.node, path, node) if bool(np.any(reached == node)) else None
             if chain is None:
                 continue
             hops = "".join(f" --{s}--> {names[n]}" for s, n in zip(steps_of(path), chain[1:], strict=True))

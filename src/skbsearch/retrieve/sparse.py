@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from skbsearch.deadline import check_deadline
 from skbsearch.errors import InputError
 from skbsearch.index import kernels
 from skbsearch.index.base import check_index_matches
@@ -183,6 +184,7 @@ class BM25Retriever(StageBase):
         names = self.index.ids_array[res.documents].tolist()
         scores = res.scores.tolist()
         has_constant = self.index.nonoccurrence is not None
+        check_deadline()
         for row, i in enumerate(todo):
             n, sc, nm = counts[row], scores[row], names[row]
             if n < kk:  # (slicing only when needed: this loop is the stage's overhead)
@@ -198,6 +200,7 @@ class BM25Retriever(StageBase):
         pos = self.index.position
         ids = self.index.ids_array
         for q, toks in zip(queries, tokens, strict=True):
+            check_deadline()
             cands = run.get(q.id, {})
             rows = np.fromiter((pos.get(d, -1) for d in cands), dtype=np.int64, count=len(cands))
             rows = rows[rows >= 0]

@@ -11,8 +11,12 @@ neighbours), ``POST /search`` (``{"query", "k", "retriever", "types", "where"}``
   Clients see our own error messages only; engine errors and crashes are logged, and the
   client gets a generic 400/500 (:mod:`skbsearch.server.errors`).
 - Requests are bounded (:class:`skbsearch.server.limits.Limits`: body size, batch size,
-  query length, ``k``, ``k`` x batch); searches run on a bounded worker pool (503 when
-  full), so ``/health`` answers at once from the event loop.
+  query length, ``k``, ``k`` x batch, every size parameter of a client's spec
+  (:mod:`~skbsearch.server.budget`), the ``Host`` header (:mod:`~skbsearch.server.hosts`),
+  valid text); searches run on bounded worker lanes by cost class under a deadline
+  (:mod:`~skbsearch.server.lanes`: 503 when a lane is full, 504 past the deadline), so
+  ``/health`` answers at once from the event loop and cheap searches never queue behind
+  expensive ones. See ``docs/serving.md``.
 - Every answer comes from one build of the SKB: rebuilding ``SKB_DIR`` in place while
   serving swaps in a new snapshot (:mod:`skbsearch.server.snapshot`); ``/health``,
   ``/kb`` and ``/search`` name the snapshot (``"snapshot"``) they answer from.

@@ -2,22 +2,23 @@
 
 # No `from __future__ import annotations`: FastAPI must resolve the local request model.
 
-import asyncio
-import threading
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from skbsearch.deadline import Deadline
 from skbsearch.documents import DocumentRenderer
 from skbsearch.errors import MissingDependencyError
 from skbsearch.server.browse import node_page
+from skbsearch.server.budget import cost_class
 from skbsearch.server.errors import SnapshotChanged, UnknownNode, install_error_handlers
-from skbsearch.server.limits import BodySizeLimit, Limits
-from skbsearch.server.pipelines import PipelinePolicy, PipelineRequest
-from skbsearch.server.search import explain_node, get_pipeline, run_search
+from skbsearch.server.hosts import LOCAL_HOSTS, AllowedHosts
+from skbsearch.server.lanes import Busy, Lanes
+from skbsearch.server.limits import BodySizeLimit, Limits, check_text
+from skbsearch.server.pipelines import PipelinePolicy, PipelineRequest, iter_stages
+from skbsearch.server.search import explain_node, get_pipeline, run_search, warm_pipelines
 from skbsearch.server.snapshot import Snapshot, SnapshotHolder
 from skbsearch.server.web import install_web
 from skbsearch.stages import available_stages, describe
@@ -27,44 +28,9 @@ T = TypeVar("T")
 SNAPSHOT_RETRIES = 3
 
 
-class Busy(Exception):
-    """More work is running or queued than ``Limits.max_pending`` allows."""
-
-
-class BoundedExecutor:
-    """A thread pool that refuses new work when ``max_pending`` jobs are running or queued."""
-
-    def __init__(self, workers: int, max_pending: int) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="skb-worker")
-        self._max_pending = max_pending
-        self._pending = 0
-        self._lock = threading.Lock()
-
-    def submit(self, fn: Callable[[], T]) -> "Future[T]":
-        """Schedule ``fn``; raises :class:`Busy` when the queue is full."""
-        with self._lock:
-            if self._pending >= self._max_pending:
-                raise Busy
-            self._pending += 1
-        try:
-            future = self._pool.submit(fn)
-        except BaseException:
-            self._done(None)
-            raise
-        future.add_done_callback(self._done)
-        return future
-
-    def _done(self, _: object) -> None:
-        with self._lock:
-            self._pending -= 1
-
-    def shutdown(self) -> None:
-        """Stop the workers; queued jobs are cancelled."""
-        self._pool.shutdown(wait=False, cancel_futures=True)
-
-
 def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
-               pipelines: Mapping[str, str] | None = None, allow_spec_files: bool = False) -> Any:
+               pipelines: Mapping[str, str] | None = None, allow_spec_files: bool = False,
+               allowed_hosts: Iterable[str] = LOCAL_HOSTS) -> Any:
     """A FastAPI app serving the SKB at ``skb_dir`` (its indexes under ``skb_dir/indexes``).
 
     Args:
@@ -74,32 +40,39 @@ def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
         pipelines: named pipelines ``{name: spec}`` offered besides the defaults; they may
             load files (models, run files), clients' own specs may not.
         allow_spec_files: let clients' specs name files, models and URLs too.
+        allowed_hosts: host names a request's ``Host`` header may give (400 otherwise;
+            ``"*"``: any), see :mod:`skbsearch.server.hosts`; default: the loopback names.
     """
     try:
-        from fastapi import FastAPI, HTTPException, Query
+        from fastapi import FastAPI, HTTPException, Query, Request
         from pydantic import BaseModel, Field
     except ImportError:
         raise MissingDependencyError("fastapi", "server", "The HTTP service") from None
 
     limits = limits or Limits()
     policy = PipelinePolicy(pipelines, allow_files=allow_spec_files,
-                            max_stages=limits.max_pipeline_stages)
-    holder = SnapshotHolder(skb_dir)
+                            max_stages=limits.max_pipeline_stages,
+                            max_candidates=limits.max_candidates, max_k=limits.max_k)
+    holder = SnapshotHolder(skb_dir, cache_bytes=limits.pipeline_cache_bytes,
+                            warm=lambda snap: warm_pipelines(snap, policy))
     renderer = DocumentRenderer(add_rel=True, max_per_relation=10)
-    executor = BoundedExecutor(limits.search_workers, limits.max_pending)
+    lanes = Lanes(limits)
 
     @asynccontextmanager
     async def lifespan(_: Any) -> AsyncIterator[None]:
         yield
-        executor.shutdown()
+        lanes.shutdown()
 
-    async def offload(fn: Callable[[], T]) -> T:
-        """Run ``fn`` on the worker pool, off the event loop (503 when the pool is full)."""
+    async def offload(fn: Callable[[], T], lane: str = "light", limit: Deadline | None = None,
+                      request: Any = None) -> T:
+        """Run ``fn`` on a worker lane, off the event loop, under the request's deadline
+        (503 when the lane is full, 504 past the deadline); the work stops if the client
+        of ``request`` goes away."""
         try:
-            future = executor.submit(fn)
+            return await lanes.run(lane, fn, limit,
+                                   request.receive if request is not None else None)
         except Busy:
             raise HTTPException(503, "server busy; retry later", headers={"Retry-After": "1"}) from None
-        return await asyncio.wrap_future(future)
 
     def on_snapshot(fn: Callable[[Snapshot], T]) -> T:
         """``fn`` on the newest snapshot; retried on a newer one if a rebuild lands meanwhile."""
@@ -115,21 +88,31 @@ def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
     async def served_snapshot() -> Snapshot:
         """The snapshot to answer from: at once if the directory still holds it (one stat),
         else the reload runs on the worker pool."""
-        return holder.current if not holder.changed_on_disk() else await offload(holder.get)
+        return holder.current if not holder.changed_on_disk() else await offload(holder.get, "normal")
 
-    def refuse_early(preq: PipelineRequest | None = None, node_id: str | None = None) -> None:
-        """Refuse a bad pipeline or an unknown id on the event loop, without queueing.
+    def refuse_early(preq: PipelineRequest | None = None, node_id: str | None = None,
+                     n_queries: int = 1) -> str:
+        """Refuse a bad pipeline or an unknown id on the event loop, without queueing;
+        returns the lane (cost class) the request runs on.
 
         Parsing and checking a spec takes well under a millisecond (the pipeline is cached
         for the worker that runs it); only when the served snapshot is still current.
         """
         if holder.changed_on_disk():
-            return
+            return "normal"
         snap = holder.current
         if node_id is not None and not snap.skb.has_node(node_id):
             raise UnknownNode(node_id)
-        if preq is not None:
-            get_pipeline(snap, policy, preq)
+        if preq is None:
+            return "light"
+        pipe = get_pipeline(snap, policy, preq)
+        return cost_class(iter_stages(pipe), n_queries, max_k=limits.max_k)
+
+    def refuse_text(**fields: Any) -> None:
+        """400 naming the field when a text field is not valid text (a lone surrogate)."""
+        refused = check_text(fields)
+        if refused:
+            raise HTTPException(*refused)
 
     class SearchRequest(BaseModel):
         query: str | None = None
@@ -158,6 +141,7 @@ def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
 
     app = FastAPI(title="skbsearch", version="0.1.0", lifespan=lifespan)
     app.add_middleware(BodySizeLimit, max_bytes=limits.max_body_bytes)
+    app.add_middleware(AllowedHosts, hosts=allowed_hosts)  # outermost: runs first
     install_error_handlers(app)
     install_web(app)
 
@@ -171,7 +155,8 @@ def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
     @app.get("/kb")
     async def kb_info() -> dict[str, Any]:
         snap = await served_snapshot()
-        return {"path": str(holder.skb_dir), **snap.kb_info}
+        # The SKB's name, never the server's path to it.
+        return {"name": holder.skb_dir.name, **snap.kb_info}
 
     stage_docs = [describe(n) for n in available_stages()]  # the registry is fixed once imported
 
@@ -196,16 +181,20 @@ def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
                 "neighbors": nbrs, "relations": groups, "snapshot": snap.identity}
 
     @app.get("/nodes/{node_id:path}")
-    async def node(node_id: str, offset: int = Query(0, ge=0, le=10_000_000),
+    async def node(request: Request, node_id: str, offset: int = Query(0, ge=0, le=10_000_000),
                    limit: int = Query(50, ge=1), relation: str | None = None) -> dict[str, Any]:
         if limit > limits.max_page:
             raise HTTPException(422, f"limit must be between 1 and {limits.max_page}, got {limit}")
-        refuse_early(node_id=node_id)
+        refuse_text(id=node_id, relation=relation)
+        lane = refuse_early(node_id=node_id)
         return await offload(lambda: on_snapshot(
-            lambda snap: node_info(snap, node_id, offset, limit, relation)))
+            lambda snap: node_info(snap, node_id, offset, limit, relation)), lane, None, request)
 
     @app.post("/search")
-    async def search(req: SearchRequest) -> dict[str, Any]:
+    async def search(req: SearchRequest, request: Request) -> dict[str, Any]:
+        limit = lanes.start()
+        refuse_text(query=req.query, queries=req.queries, pipeline=req.pipeline,
+                    retriever=req.retriever, types=req.types, where=req.where)
         texts = req.queries if req.queries is not None else ([req.query] if req.query else [])
         if not texts:
             raise HTTPException(422, "give 'query' or 'queries'")
@@ -214,13 +203,17 @@ def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
         if refused:
             raise HTTPException(*refused)
         preq = pipeline_request(req, req.k)
-        refuse_early(preq)
+        lane = refuse_early(preq, n_queries=len(texts))
         return await offload(lambda: on_snapshot(lambda snap: run_search(
             snap, policy, preq, texts, evidence=req.evidence,
-            evidence_budget=limits.max_evidence_hits, batch=req.queries is not None)))
+            evidence_budget=limits.max_evidence_hits, batch=req.queries is not None)), lane, limit,
+            request)
 
     @app.post("/explain")
-    async def explain(req: ExplainRequest) -> dict[str, Any]:
+    async def explain(req: ExplainRequest, request: Request) -> dict[str, Any]:
+        limit = lanes.start()
+        refuse_text(query=req.query, id=req.id, pipeline=req.pipeline, retriever=req.retriever,
+                    types=req.types, where=req.where)
         if not req.query:
             raise HTTPException(422, "give 'query'")
         refused = limits.check_search(1, max(len(req.query), len(req.id)), 1, req.where,
@@ -228,11 +221,12 @@ def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
         if refused:
             raise HTTPException(*refused)
         preq = pipeline_request(req, limits.max_k)
-        refuse_early(preq, req.id)
+        lane = refuse_early(preq, req.id)
         return await offload(lambda: on_snapshot(lambda snap: explain_node(
-            snap, policy, preq, req.query, req.id, evidence=req.evidence)))
+            snap, policy, preq, req.query, req.id, evidence=req.evidence)), lane, limit, request)
 
     app.state.snapshots = holder
     app.state.limits = limits
     app.state.pipelines = policy
+    app.state.lanes = lanes
     return app

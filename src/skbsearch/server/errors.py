@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from skbsearch.errors import IndexError_, InputError, SkbError
+from skbsearch.errors import DeadlineExceeded, IndexError_, InputError, SkbError, UntrustedFileError
+from skbsearch.stages import available_stages
 
 logger = logging.getLogger("skbsearch.server")
 
@@ -42,6 +43,14 @@ class UnknownNode(InputError):
 
     def __init__(self, node_id: str) -> None:
         super().__init__(f"unknown node id {node_id[:200]!r}")
+
+
+class PipelineRefused(InputError):
+    """A pipeline spec the server will not run; the response lists the registered stages."""
+
+    def __init__(self, message: str, field: str | None = "pipeline") -> None:
+        super().__init__(message, field=field)
+        self.stages = available_stages()
 
 
 class SnapshotChanged(SkbError):
@@ -76,6 +85,14 @@ def public_error(exc: BaseException) -> tuple[int, str]:
         return 503, str(exc)
     if isinstance(exc, SnapshotChanged):
         return 503, "the SKB is being rebuilt; retry the request"
+    if isinstance(exc, DeadlineExceeded):
+        limit = f" of {exc.seconds:g} s" if exc.seconds is not None else ""
+        return 504, (f"the request ran past the server's time limit{limit} (--request-timeout) "
+                     "and was stopped; ask for less (a smaller k, fewer candidates or queries)")
+    if isinstance(exc, UntrustedFileError):
+        return 400, ("the pipeline names a model or file that holds pickled data, which the "
+                     "server refuses to load; re-save it in a safe format (the server log "
+                     "names the file)")
     if isinstance(exc, InputError):
         if is_foreign(exc) or exc.file is not None:
             # SKB.sql reports engine errors under field "query"; here that is the predicate.
@@ -102,7 +119,7 @@ def install_error_handlers(app: Any) -> None:
         status, message = public_error(exc)
         if status >= 500 or message != _clip(str(exc)):
             logger.warning("%s %s -> %d: %r", request.method, request.url.path, status, exc,
-                           exc_info=status >= 500)
+                           exc_info=status >= 500 and status != 504)
         body: dict[str, Any] = {"detail": message}
         stages = getattr(exc, "stages", None)  # a refused pipeline lists the valid stages
         if status == 400 and isinstance(stages, list):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,8 +41,16 @@ class Limits:
         max_pipeline_stages: most registered stages in a client's pipeline (400 above it).
         max_evidence_hits: hits of one response that get evidence lines (later ones: none).
         max_page: most neighbours per relation in one ``GET /nodes/{id}`` page (422).
-        search_workers: threads that run searches, node lookups and SKB reloads.
-        max_pending: searches running or queued at once; more get 503 (retry later).
+        search_workers: threads of each of the light and normal lanes (searches, node
+            lookups and SKB reloads run on lanes by cost, see ``server.budget``).
+        heavy_workers: threads of the heavy lane (models, big size parameters, indexes
+            built in memory), so that heavy work never holds up the others.
+        max_pending: requests running or queued at once in a lane; more get 503.
+        max_candidates: the cap of every size parameter of a client's spec (``k``,
+            ``n_text``, ``n_graph``, ``top_k``...), lowered to the SKB's node count (400).
+        request_timeout: seconds a request's work may take once it runs (the queue is
+            bounded by ``max_pending``); then it stops at the next check and gets 504.
+        pipeline_cache_bytes: estimated memory of the built pipelines kept per snapshot.
     """
 
     max_body_bytes: int = 1_000_000
@@ -57,11 +65,20 @@ class Limits:
     max_evidence_hits: int = 200
     max_page: int = 200
     search_workers: int = _default_workers()
+    heavy_workers: int = max(1, _default_workers() // 2)
     max_pending: int = 64
+    max_candidates: int = 10_000
+    request_timeout: float = 30.0
+    pipeline_cache_bytes: int = 256 * 2**20
 
     def __post_init__(self) -> None:
         for name, value in vars(self).items():
-            if not isinstance(value, int) or value < 1:
+            if name == "request_timeout":
+                if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                        or not 0 < value <= 86_400:
+                    raise ValueError(f"limit {name} must be a number of seconds in (0, 86400], "
+                                     f"got {value!r}")
+            elif isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"limit {name} must be a positive integer, got {value!r}")
 
     def check_search(self, n_queries: int, longest_query: int, k: int,
@@ -88,6 +105,28 @@ class Limits:
         if n_types > self.max_types:
             return 422, f"{n_types} node types exceed the limit of {self.max_types}"
         return None
+
+
+def check_text(fields: Mapping[str, Any]) -> tuple[int, str] | None:
+    """``(400, message)`` when a text field (or an item of a list of them) is not valid text.
+
+    JSON may carry unpaired UTF-16 surrogates (``"\\ud800"``) that no UTF-8 consumer can
+    take; such text is refused here, naming the field, before it reaches a tokenizer, the
+    predicate engine or a log line.
+    """
+    for name, value in fields.items():
+        items = value if isinstance(value, (list, tuple)) else [value]
+        for j, item in enumerate(items):
+            if not isinstance(item, str):
+                continue
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as e:
+                where = f"{name}[{j}]" if isinstance(value, (list, tuple)) else name
+                return 400, (f"field '{where}' is not valid text: an unpaired surrogate "
+                             f"(U+{ord(item[e.start]):04X}) at character {e.start}; send "
+                             "UTF-8 text")
+    return None
 
 
 class BodyTooLarge(Exception):

@@ -18,14 +18,13 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from skbsearch.errors import InputError
 from skbsearch.operators import Pipeline
-from skbsearch.server.errors import is_foreign
+from skbsearch.server.budget import check_sizes
+from skbsearch.server.errors import PipelineRefused, is_foreign
 from skbsearch.stages import SpecStage, available_stages, bind, get_stage, parse
 from skbsearch.stages.context import StageContext
 from skbsearch.stages.fusion import FilterStage
@@ -37,14 +36,6 @@ FILE_HELP_WORDS = ("path", "directory", "file", "url")
 #: Largest absolute value of a numeric stage parameter in a client's spec.
 MAX_PARAM_VALUE = 1_000_000
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-
-
-class PipelineRefused(InputError):
-    """A pipeline spec the server will not run; the response lists the registered stages."""
-
-    def __init__(self, message: str, field: str | None = "pipeline") -> None:
-        super().__init__(message, field=field)
-        self.stages = available_stages()
 
 
 def parse_named(items: Sequence[str]) -> dict[str, str]:
@@ -147,36 +138,6 @@ class SnapshotContext(StageContext):
         return self._load(kind)
 
 
-class PipelineCache:
-    """A bounded LRU of built pipelines of one snapshot, keyed by what the request asked."""
-
-    def __init__(self, maxsize: int = 64) -> None:
-        self.maxsize = maxsize
-        self._items: OrderedDict[tuple, Any] = OrderedDict()
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
-
-    def get(self, key: tuple, build: Callable[[], Any]) -> Any:
-        """The cached value for ``key``, else ``build()`` stored (the least recent one evicted)."""
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                self.hits += 1
-                return self._items[key]
-            self.misses += 1
-        value = build()  # outside the lock: building may parse and bind a long spec
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self.maxsize:
-                self._items.popitem(last=False)
-        return value
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-
 @dataclasses.dataclass(frozen=True)
 class PipelineRequest:
     """What a request asked for: a pipeline (name or spec) or a retriever alias, and filters."""
@@ -201,13 +162,17 @@ class PipelinePolicy:
         named: the operator's ``{name: spec}`` (trusted: they may load files).
         allow_files: let clients' specs name files, models and URLs too.
         max_stages: most registered stages in one client pipeline.
+        max_candidates: the size cap of a client's spec (``server.budget``).
+        max_k: the largest ``k`` of a request (the size cap is never below it).
     """
 
     def __init__(self, named: Mapping[str, str] | None = None, *, allow_files: bool = False,
-                 max_stages: int = 16) -> None:
+                 max_stages: int = 16, max_candidates: int = 10_000, max_k: int = 1_000) -> None:
         self.named = dict(named or {})
         self.allow_files = allow_files
         self.max_stages = max_stages
+        self.max_candidates = max_candidates
+        self.max_k = max_k
         self._trusted_specs = {repr(parse(s)) for s in self.named.values()}
 
     def pipelines(self, num_edges: int) -> dict[str, str]:
@@ -231,6 +196,9 @@ class PipelinePolicy:
             trusted = req.pipeline in named or repr(obj) in self._trusted_specs
             _push_filter(obj, req.types, req.where)
         check_spec(obj, allow_files=self.allow_files or trusted, max_stages=self.max_stages)
+        if not trusted:  # the operator's named pipelines may ask for what they like
+            check_sizes(iter_stages(obj), max_candidates=self.max_candidates,
+                        num_nodes=ctx.kb.num_nodes, max_k=self.max_k)
         if req.types or req.where:
             obj = Pipeline(obj, FilterStage(None, types=req.types, where=req.where))
         return bind(obj, ctx)

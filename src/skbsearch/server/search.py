@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from skbsearch.deadline import check_deadline
 from skbsearch.errors import InputError
 from skbsearch.server.errors import UnknownNode
 from skbsearch.server.pipelines import PipelinePolicy, PipelineRequest
@@ -48,6 +49,23 @@ def get_pipeline(snap: Any, policy: PipelinePolicy, preq: PipelineRequest) -> An
     return snap.pipelines.get(preq.key(), lambda: policy.build(preq, snap.context))
 
 
+def warm_pipelines(snap: Any, policy: PipelinePolicy) -> None:
+    """Build and run once every named pipeline of the server on ``snap`` (no deadline).
+
+    Stages build their parts, and the indexes they share (name index, type graph, an
+    enriched index), on first use; doing it here, when a snapshot loads, keeps that
+    one-time work out of the first requests and their deadline. A pipeline that fails
+    (a missing model file, say) is logged and left to fail on request.
+    """
+    for name in policy.pipelines(snap.skb.num_edges):
+        preq = PipelineRequest(name)
+        try:
+            run_pipeline(get_pipeline(snap, policy, preq), [Query("warm", "warm up")])
+            snap.pipelines.measure(preq.key())
+        except Exception as e:  # noqa: BLE001 - a named pipeline must not stop the service
+            logger.warning("named pipeline %r could not be prepared: %r", name, e)
+
+
 def run_search(snap: Any, policy: PipelinePolicy, preq: PipelineRequest, texts: Sequence[str],
                *, evidence: int, evidence_budget: int, batch: bool) -> dict[str, Any]:
     """``POST /search``: the top ``preq.k`` hits of every query, with evidence lines.
@@ -59,10 +77,12 @@ def run_search(snap: Any, policy: PipelinePolicy, preq: PipelineRequest, texts: 
     stage = get_pipeline(snap, policy, preq)
     queries = [Query(f"q{j}", t) for j, t in enumerate(texts)]
     run = run_pipeline(stage, queries)
+    snap.pipelines.measure(preq.key())  # its parts are built now: count them in the budget
     names, codes = skb.column("name"), skb.node_type_codes
     budget = evidence_budget if evidence > 0 else 0
     results = []
     for q in queries:
+        check_deadline()
         hits = []
         for rank, (doc, score) in enumerate(run.ranked(q.id)[: preq.k], start=1):
             known = skb.has_node(doc)
@@ -97,6 +117,7 @@ def explain_node(snap: Any, policy: PipelinePolicy, preq: PipelineRequest, text:
     stage = get_pipeline(snap, policy, preq)
     q = Query("q0", text)
     ranked = run_pipeline(stage, [q]).ranked("q0")
+    snap.pipelines.measure(preq.key())
     rank = score = None
     for r, (doc, s) in enumerate(ranked, start=1):
         if doc == node_id:

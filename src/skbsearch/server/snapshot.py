@@ -15,22 +15,25 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from skbsearch.errors import IndexError_
 from skbsearch.server.browse import kb_overview
+from skbsearch.server.cache import PipelineCache, estimate_bytes
 from skbsearch.server.errors import IndexNotBuilt, SnapshotChanged, StaleIndex
-from skbsearch.server.pipelines import PipelineCache, SnapshotContext
+from skbsearch.server.pipelines import SnapshotContext
 
 logger = logging.getLogger("skbsearch.server")
 
 Stamp = tuple[int, int, int, int]
 #: Seconds to wait before retrying a snapshot that failed to load (a rebuild in progress).
 RETRY_AFTER_FAILURE = 1.0
-#: Built pipelines kept per snapshot (keyed by pipeline, filters and, for aliases, k).
-PIPELINE_CACHE_SIZE = 64
+#: Estimated memory of the built pipelines kept per snapshot (keyed by pipeline, filters
+#: and, for aliases, k); ``skb serve --pipeline-cache-mb``.
+PIPELINE_CACHE_BYTES = 256 * 2**20
 
 
 def read_stamp(path: Path) -> Stamp | None:
@@ -61,7 +64,8 @@ class Snapshot:
         loaded_at: Unix time the snapshot was loaded.
     """
 
-    def __init__(self, skb_dir: Path, skb: Any, stamp: Stamp) -> None:
+    def __init__(self, skb_dir: Path, skb: Any, stamp: Stamp,
+                 cache_bytes: int = PIPELINE_CACHE_BYTES) -> None:
         self.skb_dir = skb_dir
         self.skb = skb
         self.stamp = stamp
@@ -74,11 +78,21 @@ class Snapshot:
         self._context: Any = None
         self._context_lock = threading.Lock()
         self.kb_info = self._kb_info()
-        #: Pipelines built for this snapshot's requests (bounded LRU, see ``server.pipelines``).
-        self.pipelines = PipelineCache(PIPELINE_CACHE_SIZE)
+        #: Pipelines built for this snapshot's requests (an LRU bounded by their estimated
+        #: memory, see ``server.cache``; what the context shares is not counted).
+        self.pipelines = PipelineCache(cache_bytes, sizeof=self._pipeline_bytes)
+
+    def _pipeline_bytes(self, pipeline: Any) -> int:
+        """The memory a built pipeline holds beyond what the snapshot shares."""
+        shared: list[Any] = [self.skb, self._context, self._indexes]
+        shared += [v.index for v in list(self._indexes.values())]
+        if self._context is not None:
+            shared += [*self._context.shared_values(), *self._context.loaded_indexes()]
+        return estimate_bytes(pipeline, exclude=shared)
 
     @classmethod
-    def load(cls, skb_dir: Path, attempts: int = 3) -> Snapshot:
+    def load(cls, skb_dir: Path, attempts: int = 3,
+             cache_bytes: int = PIPELINE_CACHE_BYTES) -> Snapshot:
         """Load the SKB at ``skb_dir``; retries when the directory changes during the load."""
         from skbsearch.kb.store import SKB
 
@@ -91,7 +105,7 @@ class Snapshot:
                 # Detach: SQL then runs over the tables in memory, never over files on disk
                 # that a rebuild may have replaced since.
                 skb.path = None
-                return cls(skb_dir, skb, before)
+                return cls(skb_dir, skb, before, cache_bytes)
         raise SnapshotChanged(f"{skb_dir} kept changing while it was being loaded")
 
     def _kb_info(self) -> dict[str, Any]:
@@ -172,11 +186,23 @@ def _check_matches(kind: str, index: Any, skb: Any) -> None:
 
 
 class SnapshotHolder:
-    """The snapshot being served; :meth:`get` swaps in a new one after a rebuild."""
+    """The snapshot being served; :meth:`get` swaps in a new one after a rebuild.
 
-    def __init__(self, skb_dir: str | Path) -> None:
+    Args:
+        skb_dir: the served directory.
+        cache_bytes: the pipeline cache budget of each snapshot.
+        warm: called on every snapshot before it is served (outside any request deadline):
+            the server builds its named pipelines there, so the indexes they share are
+            ready before the first request (see ``server.app``).
+    """
+
+    def __init__(self, skb_dir: str | Path, cache_bytes: int = PIPELINE_CACHE_BYTES,
+                 warm: Callable[[Snapshot], None] | None = None) -> None:
         self.skb_dir = Path(skb_dir)
-        self._current = Snapshot.load(self.skb_dir)
+        self.cache_bytes = cache_bytes
+        self._warm = warm or (lambda _snap: None)
+        self._current = Snapshot.load(self.skb_dir, cache_bytes=cache_bytes)
+        self._warm(self._current)
         self._loading = threading.Lock()
         self._failed: tuple[Stamp | None, float] | None = None
 
@@ -208,12 +234,13 @@ class SnapshotHolder:
             if self._current.stamp == stamp:
                 return self._current
             try:
-                snapshot = Snapshot.load(self.skb_dir)
+                snapshot = Snapshot.load(self.skb_dir, cache_bytes=self.cache_bytes)
             except Exception as e:  # noqa: BLE001 - a half-written build must not stop the service
                 logger.warning("keeping snapshot %s: cannot load the rebuilt %s yet: %s",
                                current.identity, self.skb_dir, e)
                 self._failed = (stamp, time.monotonic() + RETRY_AFTER_FAILURE)
                 return current
+            self._warm(snapshot)
             logger.info("serving snapshot %s of %s (was %s)", snapshot.identity, self.skb_dir,
                         current.identity)
             self._current = snapshot

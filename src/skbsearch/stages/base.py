@@ -89,6 +89,10 @@ class SpecStage(StageBase):
     aliases: ClassVar[tuple[str, ...]] = ()
     category: ClassVar[str] = "retriever"
     trainable: ClassVar[bool] = False
+    #: What one query costs, for services that queue work by cost: ``"light"`` (about a
+    #: BM25 top-k), ``"normal"`` or ``"heavy"`` (models, indexes built in memory);
+    #: ``None``: by category (fusions, filters and inputs light, re-rankers heavy).
+    cost: ClassVar[str | None] = None
 
     @dataclasses.dataclass
     class Params:

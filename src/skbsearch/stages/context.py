@@ -37,6 +37,7 @@ class StageContext:
         self.notify = notify or (lambda msg: print(msg, file=sys.stderr))
         self._indexes: dict[str, Any] = {}
         self._shared: dict[str, Any] = {}
+        self._building: dict[str, threading.Lock] = {}
         self._lock = threading.RLock()
         self._renderer = DocumentRenderer(add_rel=True, max_per_relation=10)
 
@@ -76,11 +77,35 @@ class StageContext:
         return spec.build(self.kb)  # the defaults of `skb index`: the same spec, the same index
 
     def shared(self, key: str, factory: Callable[[], Any]) -> Any:
-        """A value built once per context and shared by stages (e.g. a name index)."""
+        """A value built once per context and shared by stages (e.g. a name index).
+
+        One build per key at a time (other threads asking for the same key wait for it);
+        building one key never blocks another. A build that fails (or runs past its
+        deadline) stores nothing: the next caller builds again.
+        """
         with self._lock:
-            if key not in self._shared:
-                self._shared[key] = factory()
-            return self._shared[key]
+            if key in self._shared:
+                return self._shared[key]
+            key_lock = self._building.setdefault(key, threading.Lock())
+        with key_lock:
+            with self._lock:
+                if key in self._shared:
+                    return self._shared[key]
+            value = factory()
+            with self._lock:
+                self._shared[key] = value
+                self._building.pop(key, None)
+            return value
+
+    def shared_values(self) -> list[Any]:
+        """The values built by :meth:`shared` so far (name indexes, enriched indexes...)."""
+        with self._lock:
+            return list(self._shared.values())
+
+    def loaded_indexes(self) -> list[Any]:
+        """The indexes loaded so far."""
+        with self._lock:
+            return list(self._indexes.values())
 
     def doc_text(self, doc_id: str) -> str:
         """The rendered document of a node (fields and relations), for re-rankers."""

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skbsearch.deadline import check_deadline
 from skbsearch.enrich import (
     ArithmeticEnricher,
     GazetteerEnricher,
@@ -51,6 +52,7 @@ class BM25Stage(SpecStage):
     """BM25 over the SKB's node documents (index: SKB_DIR/indexes/bm25, built if missing)."""
 
     name = "bm25"
+    cost = "light"
 
     @dataclass
     class Params(_RetrieverParams):
@@ -165,6 +167,7 @@ class EnrichStage(SpecStage):
 
     name = "enrich"
     aliases = ("constrained",)
+    cost = "heavy"  # its enriched index is built in memory on first use
 
     @dataclass
     class Params:
@@ -175,15 +178,25 @@ class EnrichStage(SpecStage):
             "help": "landmark JSONL file: places linked in documents and query constraints"})
 
     def build(self, context: StageContext) -> Any:
-        kb = context.kb
-        docs = {nid: context.doc_text(nid) for nid in kb.ids}
-        gaz = _gazetteer(context.resolve_path(self.params.gazetteer)) if self.params.gazetteer else None
-        enrichers = [TemporalEnricher(), ArithmeticEnricher(), *([gaz] if gaz is not None else [])]
-        key = "enriched-docs" + (f":{self.params.gazetteer}" if gaz is not None else "")
-        enriched = context.shared(key, lambda: enrich_documents(docs, enrichers, progress=False))
-        return ConstrainedRetriever(enriched, mode=self.params.mode, weight=self.params.weight,
-                                    k=self.params.k,
-                                    places=gaz.gazetteer if gaz is not None else None)
+        p = self.params
+        gaz = _gazetteer(context.resolve_path(p.gazetteer)) if p.gazetteer else None
+        # The enriched documents, their BM25 index, fact index and feedback matrices depend
+        # only on the SKB and the gazetteer: built once per context, whatever k, mode, weight.
+        key = "enriched-index" + (f":{p.gazetteer}" if gaz is not None else "")
+        base = context.shared(key, lambda: _enriched_retriever(context, gaz))
+        return base.with_settings(k=p.k, mode=p.mode, weight=p.weight)
+
+
+def _enriched_retriever(context: StageContext, gaz: GazetteerEnricher | None) -> ConstrainedRetriever:
+    """The constrained retriever over the context's enriched node documents (default settings)."""
+    docs: dict[str, str] = {}
+    for n, nid in enumerate(context.kb.ids):
+        if n % 1024 == 0:
+            check_deadline()
+        docs[nid] = context.doc_text(nid)
+    enrichers = [TemporalEnricher(), ArithmeticEnricher(), *([gaz] if gaz is not None else [])]
+    enriched = enrich_documents(docs, enrichers, progress=False)
+    return ConstrainedRetriever(enriched, places=gaz.gazetteer if gaz is not None else None)
 
 
 @functools.lru_cache(maxsize=4)
