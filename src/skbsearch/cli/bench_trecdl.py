@@ -12,6 +12,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
+from skbsearch.cli.arguments import output_option
 from skbsearch.cli.bench import bench_app
 from skbsearch.cli.output import console, handle_errors, print_table, save_result, stage_progress
 
@@ -48,8 +49,8 @@ def trecdl(
     cache: Path | None = typer.Option(None, "--cache", help="Embedding cache of dense indexes (default ~/.cache/skbsearch/embeddings); GNN rows cache under ~/.cache/skbsearch ($SKB_CACHE_DIR)."),
     input_run: Path | None = typer.Option(None, "--input-run", help="A TREC run whose scores replace BM25's on "
                                           "the same candidates (e.g. a cross-encoder run as the GNN's first-stage feature)."),
-    save_run: Path | None = typer.Option(None, "--save-run", help="Write the final run as a TREC run file."),
-    json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout)."),
+    save_run: Path | None = typer.Option(None, "--save-run", help="Write the final run as a TREC run file.", callback=output_option),
+    json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout).", callback=output_option),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
 ) -> None:
     """Re-rank TREC DL's BM25 top-100: nDCG@10, MRR@10, MTRR, TMHits@10 and latency per stage."""

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from skbsearch.cli.arguments import output_option
 from skbsearch.cli.output import handle_errors, print_json
 
 
@@ -21,7 +22,7 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(0, "--seed", help="Generator seed."),
         show: int = typer.Option(3, "--show", min=0, help="Queries to print with results and evidence."),
         as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON only."),
-        save_result: Path | None = typer.Option(None, "--save-result", help="Write the common benchmark JSON here."),
+        save_result: Path | None = typer.Option(None, "--save-result", help="Write the common benchmark JSON here.", callback=output_option),
     ) -> None:
         """Build a synthetic catalogue SKB, index it, run its queries and evaluate them."""
         from skbsearch.demo import run_demo

@@ -78,6 +78,12 @@ def _check_scores(path: Path, bm: bm25s.BM25, tokenizer: Tokenizer, num_docs: in
     nonocc = bm.nonoccurrence_array
     if nonocc is not None and len(nonocc) != n_terms:
         raise IndexError_(f"{path}: {len(nonocc)} non-occurrence scores for {n_terms} terms; {hint}")
+    # one pass, no temporary: a NaN or an infinity anywhere makes the float64 sum non-finite
+    # (a NaN score never ranks, so a damaged index would answer "no results" silently)
+    for name, arr in (("data.csc.index.npy", data), ("nonoccurrence_array.index.npy", nonocc)):
+        if arr is not None and len(arr) and not np.isfinite(np.sum(arr, dtype=np.float64)):
+            raise IndexError_(f"{path}/{name}: damaged bm25 index (scores that are NaN or "
+                              f"infinite); {hint}")
 
 
 class BM25Index:
