@@ -7,16 +7,22 @@ no half-written directory behind. Names used beside the final directory ``NAME``
 - ``.NAME.old-PID-XXXX``: the previous version, moved away for the instant between the
   two renames that swap it for the new one.
 
-A process killed between those two renames leaves no ``NAME``; :func:`recover_dir` (run
-by every :func:`atomic_dir` and by the loaders of SKBs and indexes) then moves the
-previous version back, and removes the litter of dead writers (entries whose ``PID`` is
-no longer alive, or older than a day).
+A process killed between those two renames leaves no ``NAME``; :func:`recover_dir` then
+moves the previous version back, and removes the litter of dead writers (entries whose
+``PID`` is no longer alive, or older than a day; a live writer's are left alone).
+:func:`recover_parent` does that for every name in a directory: every :func:`atomic_dir`
+runs it on its parent, the loaders of SKBs and indexes on theirs, so a crashed build's
+temp directory goes as soon as anything is built or opened beside it.
 
 Replacing is guarded: an existing directory is replaced only when it is empty or is a
 skbsearch artefact of the kind being written (:func:`artefact_kind`, which reads the
 ``"artefact"`` field of the kind's marker file and recognises older directories by their
-fields), and never when it is or contains one of the build's inputs
-(:func:`check_replaceable`).
+fields) holding nothing but that kind's own entries (:data:`ARTEFACT_CONTENTS`: a user's
+file inside an SKB is named and the directory kept), and never when it is or contains one
+of the build's inputs (:func:`check_replaceable`). Entries named in ``keep`` (an SKB's
+``indexes/``) are carried over into the new version as hard links.
+
+Output *files* are written by :mod:`skbsearch.outfile` (same temp naming, plus its checks).
 """
 
 from __future__ import annotations

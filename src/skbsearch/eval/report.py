@@ -93,6 +93,7 @@ def plot_format(path: str | Path, field: str | None = None) -> str:
         MissingDependencyError: matplotlib is not installed.
     """
     try:
+        import matplotlib  # noqa: F401 (first: the package itself may be missing or blocked)
         from matplotlib.backends.backend_agg import FigureCanvasAgg
     except ImportError:
         raise MissingDependencyError("matplotlib", "plot", "Plotting results") from None
