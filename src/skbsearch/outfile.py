@@ -14,7 +14,9 @@ a plot, a JSON result) goes through this module:
   leaves the previous file or none, never a 0-byte or half-written one. A symlinked
   output is written at its target (the link stays).
 
-Output directories are guarded by :func:`skbsearch.atomic.check_replaceable` instead.
+Output directories: :func:`check_output_dir` (not inside an artefact, not an input or a
+parent of one); whether an existing one may be replaced is
+:func:`skbsearch.atomic.check_replaceable`'s part.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from skbsearch.atomic import artefact_kind, new_file_mode, recover_parent
 from skbsearch.errors import InputError
 
 _WHAT = {"skb": "an SKB directory", "index": "an index directory",
-         "catalogue": "a synthetic catalogue"}
+         "catalogue": "a synthetic catalogue", "cross-encoder-model": "a saved cross-encoder"}
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -61,13 +63,7 @@ def check_output_file(
         raise InputError("is a directory; give a file name (e.g. DIR/out.trec)",
                          file=given, field=field)
     real = given.resolve()
-    for parent in real.parents:
-        kind = artefact_kind(parent)
-        if kind is not None:
-            what = _WHAT.get(kind, f"a skbsearch {kind} directory")
-            raise InputError(f"lies inside {what} ({parent}), which skbsearch reads and replaces "
-                             "whole; write outputs outside it (nothing was written)",
-                             file=given, field=field)
+    _refuse_inside_artefact(given, real, field)
     for inp in inputs:
         if inp is None or str(inp) == "-":
             continue
@@ -77,6 +73,46 @@ def check_output_file(
                              "destroy that input. Choose another output file (nothing was "
                              "written)", file=given, field=field)
     return real
+
+
+def check_output_dir(
+    path: str | Path,
+    *,
+    inputs: Iterable[str | Path | None] = (),
+    field: str | None = None,
+) -> Path:
+    """Refuse an output *directory* that is a file, lies inside an artefact directory, or is
+    (or contains) one of ``inputs``; its real path. (Whether an existing directory may be
+    replaced is :func:`skbsearch.atomic.check_replaceable`'s part, when it is written.)
+
+    Raises:
+        InputError: naming ``field``.
+    """
+    given = Path(path)
+    if given.exists() and not given.is_dir():
+        raise InputError("is a file; give a directory", file=given, field=field)
+    real = given.resolve()
+    _refuse_inside_artefact(given, real, field)
+    for inp in inputs:
+        if inp is None or str(inp) == "-":
+            continue
+        ri = Path(inp).resolve()
+        if ri == real or real in ri.parents:
+            what = "is" if ri == real else "contains"
+            raise InputError(f"{what} an input of this command ({inp}); writing it could destroy "
+                             "that input. Choose another output directory", file=given,
+                             field=field)
+    return real
+
+
+def _refuse_inside_artefact(given: Path, real: Path, field: str | None) -> None:
+    for parent in real.parents:
+        kind = artefact_kind(parent)
+        if kind is not None:
+            what = _WHAT.get(kind, f"a skbsearch {kind} directory")
+            raise InputError(f"lies inside {what} ({parent}), which skbsearch reads and replaces "
+                             "whole; write outputs outside it (nothing was written)",
+                             file=given, field=field)
 
 
 @contextlib.contextmanager

@@ -167,3 +167,27 @@ def test_bench_json_into_an_skb_is_refused(data, built):
                built / "skb" / "result.json")
     assert_refused(r, "--json", "inside an SKB directory")
     assert not (built / "skb" / "result.json").exists()
+
+
+# ------------------------------------------------------------------ output directories
+def test_output_directories_inside_an_skb_or_holding_an_input_are_refused(data, built):
+    r = invoke("synth", "catalogue", built / "skb" / "cat", "--products", "5", "-q")
+    assert_refused(r, "OUT", "inside an SKB directory")
+    r = invoke("synth", "queries", built / "skb", built / "skb" / "indexes" / "q", "-q")
+    assert_refused(r, "OUT", "inside an SKB directory")
+    (data / "landmarks.jsonl").write_text("{}\n")
+    r = invoke("synth", "gazetteer-skb", data / "landmarks.jsonl", data, "-q")
+    assert_refused(r, "OUT", "contains an input")
+    r = invoke("synth", "gazetteer-skb", data / "landmarks.jsonl", data / "queries.jsonl", "-q")
+    assert_refused(r, "OUT", "is a file")
+    assert sorted(p.name for p in (built / "skb").iterdir()) == [
+        "edges.parquet", "graph", "indexes", "meta.json", "nodes.arrow", "nodes.parquet"]
+
+
+def test_a_model_is_never_saved_over_an_skb(built, tmp_path):
+    pytest.importorskip("transformers")
+    from skbsearch.atomic import check_replaceable
+    from skbsearch.errors import InputError
+
+    with pytest.raises(InputError, match="SKB directory"):
+        check_replaceable(built / "skb", "cross-encoder-model")

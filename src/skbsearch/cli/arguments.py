@@ -8,8 +8,10 @@
   for an image) names a file that is not a directory, not one of the command's inputs (any
   other path argument, ``NAME=FILE`` values included), not inside an SKB, index or other
   artefact directory (:func:`skbsearch.outfile.check_output_file`), and not the file
-  another output option names; a plot's suffix is a format matplotlib writes. All before
-  any work is done, so a mistyped option costs nothing.
+  another output option names; a plot's suffix is a format matplotlib writes. An output
+  *directory* (``callback=output_dir_option``) is not a file, not inside an artefact and
+  not an input or a parent of one. All before any work is done, so a mistyped option
+  costs nothing.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ except ImportError:  # pragma: no cover - older typer on the click package
     from click import get_current_context
 
 from skbsearch.errors import InputError
-from skbsearch.outfile import check_output_file
+from skbsearch.outfile import check_output_dir, check_output_file
 
 #: ``ctx.meta`` key: {parameter name: "file" | "plot"} of the command's output options.
 OUTPUTS_KEY = "skbsearch.outputs"
@@ -46,6 +48,12 @@ def output_option(ctx: typer.Context, param: typer.CallbackParam, value: Any) ->
 def plot_option(ctx: typer.Context, param: typer.CallbackParam, value: Any) -> Any:
     """Option callback declaring an output image (its suffix must be a plot format)."""
     _mark(ctx, param, "plot")
+    return value
+
+
+def output_dir_option(ctx: typer.Context, param: typer.CallbackParam, value: Any) -> Any:
+    """Callback declaring an output directory (:func:`skbsearch.outfile.check_output_dir`)."""
+    _mark(ctx, param, "dir")
     return value
 
 
@@ -113,6 +121,9 @@ def check_arguments(values: dict[str, Any]) -> None:
         if value is None or str(value) == "-":
             continue
         label = _label(params.get(name), name)
+        if kind == "dir":
+            check_output_dir(value, inputs=inputs, field=label)
+            continue
         real = check_output_file(value, inputs=inputs, field=label)
         if real in seen:
             raise InputError(f"names the same file as {seen[real]}; give each output its own "

@@ -12,7 +12,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from skbsearch.cli.arguments import output_option
+from skbsearch.cli.arguments import output_dir_option, output_option
 from skbsearch.cli.bench import bench_app
 from skbsearch.cli.output import console, handle_errors, print_table, save_result, stage_progress
 
@@ -33,7 +33,7 @@ def trecdl(
     cv_epochs: int = typer.Option(1, "--cv-epochs", min=1, help="Training epochs per fold."),
     cv_lr: float = typer.Option(5e-5, "--cv-lr", help="Learning rate of each fold's training."),
     train_data: list[str] = typer.Option([], "--train-data", help="Extra training data per fold (nq:FILE), repeatable."),
-    save_models: Path | None = typer.Option(None, "--save-models", help="Write each fold's model under this dir."),
+    save_models: Path | None = typer.Option(None, "--save-models", help="Write each fold's model under this dir.", callback=output_dir_option),
     gnn_paths: bool | None = typer.Option(None, "--gnn-paths/--gnn-no-paths", help="GNN rows: path text in node features (default: the paper's, on for gnn/gnn-rl)."),
     gnn_min_common: int | None = typer.Option(None, "--gnn-min-common", min=1, help="GNN rows: join documents sharing at least N concepts (default 1)."),
     gnn_first_stage: float | None = typer.Option(None, "--gnn-first-stage", help="GNN rows: add the z-scored BM25 score as a node feature with this weight."),
