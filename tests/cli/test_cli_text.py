@@ -90,3 +90,18 @@ def test_valid_surrogate_pairs_and_non_ascii_text_still_work(skb, tmp_path):
     assert r.exit_code == 0, r.output
     r = invoke("search", skb, "mug café ☕")
     assert r.exit_code == 0 and "blue mug" in r.output, r.output
+
+
+def test_real_command_line_bytes(skb):
+    """Through the console entry point: argv bytes that are not UTF-8, as a shell passes them."""
+    import os
+    import subprocess
+    import sys
+
+    code = "from skbsearch.cli import main; main()"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    r = subprocess.run([sys.executable.encode(), b"-c", code.encode(), b"search", os.fsencode(skb),
+                        b"jacket", b"--where", b"name = '\xff'"], capture_output=True, env=env)
+    err = r.stderr.decode("utf-8", "replace")
+    assert r.returncode == 2 and "Traceback" not in err, err
+    assert "--where" in err and "0xff" in err, err
