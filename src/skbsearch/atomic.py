@@ -163,8 +163,10 @@ def _refuse_foreign(final: Path, kind: str) -> None:
 
 
 # ---------------------------------------------------------------------- crash recovery
-#: Any writer's entry: ``.NAME.(old|tmp)-PID-XXXX`` (and the older ``-PID``/``-XXXXXXXX``).
-_LITTER = re.compile(r"^\.(?P<name>.+)\.(?:old|tmp)-(?:\d+(?:-[A-Za-z0-9_]+)?|[a-z0-9_]{8})$")
+#: A writer's entry of any name, as this version names them: ``.NAME.(old|tmp)-PID-XXXXXXXX``
+#: (8 random characters). Stricter than :func:`_litter`'s per-name pattern, which also knows
+#: older forms: a sweep of a whole directory must never take a user's ``.notes.tmp-2024``.
+_LITTER = re.compile(r"^\.(?P<name>.+)\.(?:old|tmp)-\d+-[a-z0-9_]{8}$")
 
 def _pid_alive(pid: int) -> bool:
     if pid == os.getpid():

@@ -169,10 +169,11 @@ def test_recover_parent_cleans_every_dead_writers_litter_and_keeps_live_ones(tmp
     gone[1].write_text("half")
     restored = tmp_path / f".idx.old-{dead}-abcd1234"
     restored.mkdir()
-    kept = [tmp_path / f".skb3.tmp-{live}-k2j3h4g5", tmp_path / ".notes.tmp", tmp_path / "x.tmp-1-a"]
+    kept = [tmp_path / f".skb3.tmp-{live}-k2j3h4g5", tmp_path / ".notes.tmp",
+            tmp_path / "x.tmp-1-a", tmp_path / f".cfg.tmp-{dead}", tmp_path / f".cfg.old-{dead}-a"]
     kept[0].mkdir()
-    kept[1].write_text("a user's file")
-    kept[2].write_text("a user's file")
+    for p in kept[1:]:
+        p.write_text("a user's file")
     assert recover_parent(tmp_path) == 4  # skb2, run.trec, idx and the live skb3
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["idx"] + [p.name for p in kept])
 
