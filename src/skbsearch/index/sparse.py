@@ -78,10 +78,10 @@ def _check_scores(path: Path, bm: bm25s.BM25, tokenizer: Tokenizer, num_docs: in
     nonocc = bm.nonoccurrence_array
     if nonocc is not None and len(nonocc) != n_terms:
         raise IndexError_(f"{path}: {len(nonocc)} non-occurrence scores for {n_terms} terms; {hint}")
-    # one pass, no temporary: a NaN or an infinity anywhere makes the float64 sum non-finite
-    # (a NaN score never ranks, so a damaged index would answer "no results" silently)
+    # min and max propagate NaN (a NaN score never ranks: a damaged index would answer "no
+    # results" silently); two vectorised passes, no temporary (~0.1 ms a million postings)
     for name, arr in (("data.csc.index.npy", data), ("nonoccurrence_array.index.npy", nonocc)):
-        if arr is not None and len(arr) and not np.isfinite(np.sum(arr, dtype=np.float64)):
+        if arr is not None and len(arr) and not (np.isfinite(arr.max()) and np.isfinite(arr.min())):
             raise IndexError_(f"{path}/{name}: damaged bm25 index (scores that are NaN or "
                               f"infinite); {hint}")
 
