@@ -57,7 +57,7 @@ def test_force_keeps_the_indexes(tmp_path):
 def test_force_with_new_content_names_stale_indexes(tmp_path):
     src, out = build(tmp_path)
     write_nodes(src, ["red jacket", "blue mug", "green tent", "yellow kayak"])
-    r = invoke("kb", "build", src, out, "--force", "-q")
+    r = invoke("kb", "build", src, out, "--force")
     assert r.exit_code == 0, r.output
     assert "note: kept" in r.output and f"skb index {out} --kind bm25" in r.output, r.output
     assert (out / "indexes" / "bm25" / "manifest.json").is_file()

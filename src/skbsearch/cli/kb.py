@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -117,17 +118,24 @@ def build(
     for key in ("duplicates_dropped", "type_conflicts", "untyped_relations"):
         if skb.meta.get(key):
             summary[key] = skb.meta[key]
+    _report_build(summary, out, json_out, quiet)
+
+
+def _report_build(summary: dict[str, Any], out: Path, json_out: bool, quiet: bool) -> None:
+    """Print what ``skb kb build`` built, and a note for each kept index of the old content."""
     if json_out:
         print_json(summary)
-    elif not quiet:
-        console.print(
-            f"[green]built[/] {escape(str(out))}: {summary['nodes']:,} nodes, {summary['edges']:,} edges "
-            f"({summary['format']}, {summary['seconds']} s)"
-        )
-        rows = [{"node type": k, "count": v} for k, v in summary["node_types"].items()]
-        print_table(rows, title="node types")
-    for name, state in kept.items():
-        if state.startswith("skb index") and not json_out:
+        return
+    if quiet:
+        return
+    console.print(
+        f"[green]built[/] {escape(str(out))}: {summary['nodes']:,} nodes, {summary['edges']:,} edges "
+        f"({summary['format']}, {summary['seconds']} s)"
+    )
+    rows = [{"node type": k, "count": v} for k, v in summary["node_types"].items()]
+    print_table(rows, title="node types")
+    for name, state in summary.get("indexes_kept", {}).items():
+        if state.startswith("skb index"):
             err_console.print(f"note: kept {out / 'indexes' / name}, built from the previous "
                               f"content; rebuild it with '{state}' (until then it is refused)",
                               markup=False, highlight=False, soft_wrap=True)
@@ -137,8 +145,6 @@ def kept_indexes(skb_dir: Path, content_hash: str | None) -> dict[str, str]:
     """The index directories in ``SKB_DIR/indexes`` after a rebuild: ``{name: state}``, the
     state "current" (built from this content), "rebuilt on first use" (the linker's and name
     tables) or the ``skb index`` command that rebuilds a stale one."""
-    import json
-
     from skbsearch.index.base import rebuild_command
 
     out: dict[str, str] = {}
