@@ -7,16 +7,22 @@ no half-written directory behind. Names used beside the final directory ``NAME``
 - ``.NAME.old-PID-XXXX``: the previous version, moved away for the instant between the
   two renames that swap it for the new one.
 
-A process killed between those two renames leaves no ``NAME``; :func:`recover_dir` (run
-by every :func:`atomic_dir` and by the loaders of SKBs and indexes) then moves the
-previous version back, and removes the litter of dead writers (entries whose ``PID`` is
-no longer alive, or older than a day).
+A process killed between those two renames leaves no ``NAME``; :func:`recover_dir` then
+moves the previous version back, and removes the litter of dead writers (entries whose
+``PID`` is no longer alive, or older than a day; a live writer's are left alone).
+:func:`recover_parent` does that for every name in a directory: every :func:`atomic_dir`
+runs it on its parent, the loaders of SKBs and indexes on theirs, so a crashed build's
+temp directory goes as soon as anything is built or opened beside it.
 
 Replacing is guarded: an existing directory is replaced only when it is empty or is a
 skbsearch artefact of the kind being written (:func:`artefact_kind`, which reads the
 ``"artefact"`` field of the kind's marker file and recognises older directories by their
-fields), and never when it is or contains one of the build's inputs
-(:func:`check_replaceable`).
+fields) holding nothing but that kind's own entries (:data:`ARTEFACT_CONTENTS`: a user's
+file inside an SKB is named and the directory kept), and never when it is or contains one
+of the build's inputs (:func:`check_replaceable`). Entries named in ``keep`` (an SKB's
+``indexes/``) are carried over into the new version as hard links.
+
+Output *files* are written by :mod:`skbsearch.outfile` (same temp naming, plus its checks).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import re
 import secrets
 import shutil
 import signal
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -66,6 +73,15 @@ ARTEFACT_MARKERS: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
     "relpath-model": ("model.json", _format_prefix("skbsearch.relpath")),
     "gnn-model": ("config.json", _format_prefix("skbsearch-gnn")),
     "kg-model": ("model.json", _format_prefix("skbsearch.kg")),
+    "cross-encoder-model": ("skb_cross_encoder.json", _has("format", "max_length")),
+}
+
+#: kind -> the entries a directory of that kind may hold: anything else is a user's file,
+#: and replacing the directory would delete it (:func:`check_replaceable` refuses).
+ARTEFACT_CONTENTS: dict[str, frozenset[str]] = {
+    "skb": frozenset({"meta.json", "nodes.parquet", "nodes.arrow", "edges.parquet", "graph",
+                      "indexes"}),
+    "catalogue": frozenset({"skb", "queries.jsonl", "qrels.trec", "dataset.json"}),
 }
 
 _WHAT = {"skb": "an SKB directory ('skb kb build')", "index": "an index directory ('skb index')",
@@ -116,7 +132,10 @@ def check_replaceable(path: str | Path, kind: str, *,
                          f"{_WHAT.get(kind, kind + ' directories')}. Choose another output",
                          file=final)
     found = artefact_kind(final)
-    if found == kind or (found is None and not any(final.iterdir())):
+    if found == kind:
+        _refuse_foreign(final, kind)
+        return
+    if found is None and not any(final.iterdir()):
         return
     what = f"holds {_WHAT.get(found, 'a ' + found)}" if found else "is not a skbsearch artefact"
     raise InputError(f"exists{where} and {what}; skbsearch replaces only "
@@ -124,7 +143,31 @@ def check_replaceable(path: str | Path, kind: str, *,
                      "changed)", file=final)
 
 
+def foreign_entries(path: str | Path, kind: str) -> list[str]:
+    """Names in the artefact directory ``path`` that a ``kind`` artefact never holds
+    (files a user put there); empty for kinds without a known layout."""
+    known = ARTEFACT_CONTENTS.get(kind)
+    if known is None:
+        return []
+    return sorted(p.name for p in Path(path).iterdir()
+                  if p.name not in known and not _LITTER.match(p.name))
+
+
+def _refuse_foreign(final: Path, kind: str) -> None:
+    extra = foreign_entries(final, kind)
+    if extra:
+        shown = ", ".join(extra[:5]) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
+        raise InputError(f"holds files that are not part of {_WHAT.get(kind, kind)}: {shown}; "
+                         "replacing it would delete them. Move them out of the directory or "
+                         "choose another output (nothing was changed)", file=final)
+
+
 # ---------------------------------------------------------------------- crash recovery
+#: A writer's entry of any name, as this version names them: ``.NAME.(old|tmp)-PID-XXXXXXXX``
+#: (8 random characters). Stricter than :func:`_litter`'s per-name pattern, which also knows
+#: older forms: a sweep of a whole directory must never take a user's ``.notes.tmp-2024``.
+_LITTER = re.compile(r"^\.(?P<name>.+)\.(?:old|tmp)-\d+-[a-z0-9_]{8}$")
+
 def _pid_alive(pid: int) -> bool:
     if pid == os.getpid():
         return True
@@ -196,6 +239,26 @@ def recover_dir(path: str | Path) -> bool:
     return restored
 
 
+def recover_parent(directory: str | Path) -> int:
+    """:func:`recover_dir` for every name with a writer's litter in ``directory``: restores
+    dead writers' previous versions and removes their temp entries (a live writer's are
+    left alone). Cheap when there is none: one scan of the directory's names. Returns
+    how many names had litter."""
+    names = set()
+    try:
+        with os.scandir(directory) as it:
+            for entry in it:
+                if entry.name.startswith("."):
+                    m = _LITTER.match(entry.name)
+                    if m:
+                        names.add(m.group("name"))
+    except OSError:
+        return 0
+    for name in sorted(names):
+        recover_dir(Path(directory) / name)
+    return len(names)
+
+
 def _crash_point(point: str, final: Path) -> None:
     spec = os.environ.get(CRASH_ENV)
     if not spec:
@@ -205,7 +268,7 @@ def _crash_point(point: str, final: Path) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _umask() -> int:
+def current_umask() -> int:
     try:
         for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
             if line.startswith("Umask:"):
@@ -225,6 +288,7 @@ def atomic_dir(
     overwrite: bool = True,
     kind: str | None = None,
     inputs: Iterable[str | Path | None] = (),
+    keep: Iterable[str] = (),
 ) -> Iterator[Path]:
     """Yield a temporary directory that replaces ``path`` when the block succeeds.
 
@@ -236,13 +300,16 @@ def atomic_dir(
             it is or contains one of ``inputs`` (see :func:`check_replaceable`).
             ``None`` skips these checks.
         inputs: the files or directories the new version is made from.
+        keep: entries of the previous version (relative paths, e.g. ``"indexes"``) carried
+            over into the new one when it lacks them, as hard links (copies where links
+            fail) made before the swap: a crash at any point leaves them in one version.
 
     Raises:
         FileExistsError: if ``path`` exists and ``overwrite`` is false.
         InputError: if ``path`` may not be replaced.
     """
     final = Path(path).absolute()
-    recover_dir(final)
+    recover_parent(final.parent)  # this name's and its siblings' dead writers' litter
     if final.exists() and not overwrite:
         raise FileExistsError(f"{final} exists; pass overwrite=True (CLI: --force) to replace it")
     if kind is not None:
@@ -250,8 +317,9 @@ def atomic_dir(
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-{os.getpid()}-", dir=final.parent))
     try:
-        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700; honour the umask like mkdir
+        os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp makes 0700; honour the umask like mkdir
         yield tmp
+        _carry_over(final, tmp, keep)
         _crash_point("written", final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -273,14 +341,46 @@ def atomic_dir(
         _remove(old)
 
 
+def _carry_over(final: Path, tmp: Path, keep: Iterable[str]) -> None:
+    """Hard-link (or copy) each ``keep`` entry of the existing ``final`` into ``tmp``."""
+    for rel in keep:
+        src, dst = final / rel, tmp / rel
+        if not src.exists() or dst.exists() or src.is_symlink():
+            continue
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_dir():
+            try:
+                shutil.copytree(src, dst, copy_function=os.link)
+            except (OSError, shutil.Error):
+                shutil.rmtree(dst, ignore_errors=True)
+                shutil.copytree(src, dst)
+        else:
+            try:
+                os.link(src, dst)
+            except OSError:
+                shutil.copy2(src, dst)
+
+
+def new_file_mode(path: str | Path) -> int:
+    """The mode a file written at ``path`` gets: the existing file's, else ``0o666 & ~umask``."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return 0o666 & ~current_umask()
+
+
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temp file in the same directory and ``os.replace``."""
+    """Write ``data`` to ``path`` via a temp file in the same directory
+    (``.NAME.tmp-PID-XXXX``) and ``os.replace``: readers see the old file or the new one,
+    never a part. No checks: commands write their outputs through :mod:`skbsearch.outfile`."""
     final = Path(path)
     final.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.", dir=final.parent)
+    mode = new_file_mode(final)
+    fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.tmp-{os.getpid()}-", dir=final.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        os.chmod(tmp, mode)
         os.replace(tmp, final)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

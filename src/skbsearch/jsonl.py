@@ -3,11 +3,55 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from skbsearch.errors import InputError
+
+#: A ``\\uD800``-``\\uDFFF`` escape in JSON text: the only way a lone surrogate (not text) gets in.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _lone_surrogate_at(value: Any, where: str = "") -> str | None:
+    """The key path (``a.b[2]``) of the first string in ``value`` that is not valid text."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return where or "value"
+        return None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            key = f"{where}.{k}" if where else str(k)
+            bad = _lone_surrogate_at(k, key) or _lone_surrogate_at(v, key)
+            if bad is not None:
+                return bad
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            bad = _lone_surrogate_at(v, f"{where}[{i}]")
+            if bad is not None:
+                return bad
+    return None
+
+
+def check_json_text(raw: str, value: Any, *, file: str | Path | None = None,
+                    line: int | None = None) -> None:
+    """Refuse decoded JSON whose strings hold an unpaired surrogate escape (``"\\ud800"``):
+    such a string is not text, and fails later (writing Parquet, printing) with a traceback.
+    Cheap: the decoded value is walked only when the raw text has such an escape.
+
+    Raises:
+        InputError: naming the file, line and field.
+    """
+    if not _SURROGATE_ESCAPE.search(raw):
+        return
+    bad = _lone_surrogate_at(value)
+    if bad is not None:
+        raise InputError("an unpaired surrogate escape (\\ud800-\\udfff) is not text; write "
+                         "the character itself, or a valid surrogate pair",
+                         file=file, line=line, field=bad)
 
 
 def iter_jsonl(path: str | Path, *, what: str = "one JSON object a line") -> Iterator[tuple[int, dict[str, Any]]]:
@@ -40,4 +84,5 @@ def iter_jsonl(path: str | Path, *, what: str = "one JSON object a line") -> Ite
                                  file=path, line=n) from None
             if not isinstance(rec, dict):
                 raise InputError(f"expected {what}", file=path, line=n)
+            check_json_text(line, rec, file=path, line=n)
             yield n, rec

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.errors import InputError
+from skbsearch.jsonl import check_json_text
+from skbsearch.outfile import write_output
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,7 @@ class Run(dict[str, dict[str, float]]):
         for qid, docs in self.items():
             for rank, (doc, score) in enumerate(_sorted_items(docs), start=1):
                 lines.append(f"{qid} Q0 {doc} {rank} {score!r} {tag}")
-        Path(path).write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
+        write_output(path, "\n".join(lines) + ("\n" if lines else ""))
 
     @classmethod
     def from_trec(cls, path: str | Path, name: str | None = None) -> Run:
@@ -158,7 +160,7 @@ class Qrels(dict[str, dict[str, int]]):
     def to_trec(self, path: str | Path) -> None:
         """Write a TREC qrels file: ``qid 0 docid grade``."""
         lines = [f"{q} 0 {d} {g}" for q, docs in self.items() for d, g in docs.items()]
-        Path(path).write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
+        write_output(path, "\n".join(lines) + ("\n" if lines else ""))
 
     @classmethod
     def from_trec(cls, path: str | Path) -> Qrels:
@@ -183,13 +185,15 @@ class Qrels(dict[str, dict[str, int]]):
         """Read ``{qid: {docid: grade}}`` JSON (grades may be strings, as in TREC DL dumps)."""
         path = Path(path)
         try:
-            data = json.loads(path.read_bytes().decode("utf-8"))
+            text = path.read_bytes().decode("utf-8")
+            data = json.loads(text)
         except UnicodeDecodeError as e:
             raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=path) from None
         except json.JSONDecodeError as e:
             raise InputError(f"malformed JSON: {e.msg}", file=path, line=e.lineno) from None
         except (ValueError, RecursionError) as e:  # e.g. a number too long, nesting too deep
             raise InputError(f"malformed JSON ({type(e).__name__}: {str(e)[:100]})", file=path) from None
+        check_json_text(text, data, file=path)
         shape = "expected a JSON object {qid: {docid: grade}}"
         if not isinstance(data, dict):
             raise InputError(f"{shape}, got {type(data).__name__}", file=path)

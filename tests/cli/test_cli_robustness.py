@@ -188,6 +188,16 @@ def test_bm25_indices_out_of_range_and_bad_indptr(skb, tmp_path):
     assert_clean_error(invoke("search", d2, "jacket"), str(ix), "indptr")
 
 
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_bm25_scores_that_are_not_numbers(skb, tmp_path, bad):
+    # a NaN score never ranks: the damaged index used to answer "no results", exit 0
+    d = copy(skb, tmp_path)
+    ix = d / "indexes" / "bm25"
+    _edit_npy(ix / "data.csc.index.npy", lambda a: a.__setitem__(len(a) // 2, bad))
+    line = assert_clean_error(invoke("search", d, "jacket"), str(ix), "NaN or infinite")
+    assert "skb index" in line and "--force" in line
+
+
 def test_graph_arrays_damaged(skb, tmp_path):
     d = copy(skb, tmp_path)
     (d / "graph" / "r0.indices.npy").write_bytes(b"")

@@ -15,7 +15,9 @@ from skbsearch.atomic import (
     atomic_dir,
     atomic_write_bytes,
     check_replaceable,
+    foreign_entries,
     recover_dir,
+    recover_parent,
 )
 from skbsearch.errors import InputError
 
@@ -156,3 +158,76 @@ def test_atomic_dir_respects_umask(tmp_path):
     finally:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "idx").stat().st_mode) == 0o750
+
+
+# ---------------------------------------------------------------------- litter of other names
+def test_recover_parent_cleans_every_dead_writers_litter_and_keeps_live_ones(tmp_path):
+    dead, live = _dead_pid(), os.getpid()
+    gone = [tmp_path / f".skb2.tmp-{dead}-k2j3h4g5", tmp_path / f".run.trec.tmp-{dead}-a1b2c3d4"]
+    gone[0].mkdir()
+    (gone[0] / "nodes.parquet").write_bytes(b"x" * 100)
+    gone[1].write_text("half")
+    restored = tmp_path / f".idx.old-{dead}-abcd1234"
+    restored.mkdir()
+    kept = [tmp_path / f".skb3.tmp-{live}-k2j3h4g5", tmp_path / ".notes.tmp",
+            tmp_path / "x.tmp-1-a", tmp_path / f".cfg.tmp-{dead}", tmp_path / f".cfg.old-{dead}-a"]
+    kept[0].mkdir()
+    for p in kept[1:]:
+        p.write_text("a user's file")
+    assert recover_parent(tmp_path) == 4  # skb2, run.trec, idx and the live skb3
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["idx"] + [p.name for p in kept])
+
+
+def test_atomic_dir_cleans_the_litter_of_other_names_in_its_directory(tmp_path):
+    dead = _dead_pid()
+    (tmp_path / f".crashed.tmp-{dead}-k2j3h4g5").mkdir()
+    with atomic_dir(tmp_path / "other") as tmp:
+        (tmp / "a").write_text("1")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other"]
+
+
+def test_opening_an_skb_or_index_cleans_dead_builds_beside_it(tmp_path):
+    from skbsearch.index.sparse import BM25Index
+    from skbsearch.kb.store import SKB
+    from skbsearch.synth import generate_catalogue
+
+    ds = generate_catalogue(20, seed=0, n_queries=0)
+    skb_dir = tmp_path / "skb"
+    ds.skb.save(skb_dir)
+    index = BM25Index.from_skb(SKB.load(skb_dir))
+    index.save(skb_dir / "indexes" / "bm25")
+    dead, live = _dead_pid(), os.getpid()
+    crashed = tmp_path / f".skb-new.tmp-{dead}-k2j3h4g5"
+    crashed.mkdir()
+    busy = tmp_path / f".skb-other.tmp-{live}-k2j3h4g5"
+    busy.mkdir()
+    SKB.load(skb_dir)
+    assert not crashed.exists() and busy.is_dir()
+    crashed_ix = skb_dir / "indexes" / f".dense.tmp-{dead}-k2j3h4g5"
+    crashed_ix.mkdir()
+    BM25Index.load(skb_dir / "indexes" / "bm25")
+    assert not crashed_ix.exists()
+
+
+def test_atomic_dir_keep_carries_entries_over_as_links(tmp_path):
+    with atomic_dir(tmp_path / "skb") as tmp:
+        (tmp / "meta.json").write_text("1")
+        (tmp / "indexes" / "bm25").mkdir(parents=True)
+        (tmp / "indexes" / "bm25" / "data.npy").write_text("scores")
+    before = (tmp_path / "skb" / "indexes" / "bm25" / "data.npy").stat().st_ino
+    with atomic_dir(tmp_path / "skb", keep=("indexes", "missing")) as tmp:
+        (tmp / "meta.json").write_text("2")
+    data = tmp_path / "skb" / "indexes" / "bm25" / "data.npy"
+    assert data.read_text() == "scores" and data.stat().st_ino == before
+    assert (tmp_path / "skb" / "meta.json").read_text() == "2"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["skb"]
+
+
+def test_check_replaceable_refuses_an_skb_with_foreign_files(tmp_path):
+    skb = _marker(tmp_path / "skb", "meta.json", {"artefact": "skb"})
+    (skb / "indexes").mkdir()
+    check_replaceable(skb, "skb")
+    (skb / "my-notes.md").write_text("x")
+    with pytest.raises(InputError, match="my-notes.md"):
+        check_replaceable(skb, "skb")
+    assert foreign_entries(skb, "skb") == ["my-notes.md"]

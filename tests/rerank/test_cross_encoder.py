@@ -179,3 +179,23 @@ def test_train_cli_writes_loadable_model(tmp_path: Path) -> None:
     assert CrossEncoderModel.load(out).max_length == 32
     bad = CliRunner().invoke(app, ["train", "cross-encoder", "--data", "bogus", "--out", str(out)])
     assert bad.exit_code == 2
+
+
+def test_save_never_writes_into_an_skb_or_a_folder_of_other_files(
+        model: CrossEncoderModel, saved: Path, tmp_path: Path) -> None:
+    from skbsearch.errors import InputError
+
+    skb = tmp_path / "skb"
+    skb.mkdir()
+    (skb / "meta.json").write_text(json.dumps({"artefact": "skb"}))
+    with pytest.raises(InputError, match="SKB directory"):
+        model.save(skb)
+    assert sorted(p.name for p in skb.iterdir()) == ["meta.json"]
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "config.json").write_text("mine")
+    with pytest.raises(InputError, match="not a skbsearch artefact"):
+        model.save(data)
+    assert (data / "config.json").read_text() == "mine"
+    model.save(saved)  # a model saved before is replaced
+    assert CrossEncoderModel.load(saved).max_length == 64

@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skbsearch.atomic import atomic_write_bytes
 from skbsearch.eval.report import print_table
+from skbsearch.outfile import write_output
 
 
 @dataclass
@@ -37,7 +37,7 @@ class BenchmarkResult:
         """The result as JSON text; also written (atomically) to ``path`` when given."""
         text = json.dumps(self.to_dict(), indent=2, default=str)
         if path is not None:
-            atomic_write_bytes(path, (text + "\n").encode("utf-8"))
+            write_output(path, text + "\n")
         return text
 
     @classmethod

@@ -5,7 +5,9 @@ Each command group lives in its own module with a ``register(app)`` function.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import sys
 
 import typer
 
@@ -33,5 +35,10 @@ _register_all()
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point. Text that cannot be encoded for the terminal (a file name
+    with bytes that are not UTF-8, echoed in a usage error) prints escaped, never as a
+    traceback; arguments themselves are checked by ``output.handle_errors``."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")
     app()

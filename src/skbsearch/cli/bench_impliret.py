@@ -12,6 +12,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
+from skbsearch.cli.arguments import output_option
 from skbsearch.cli.bench import bench_app
 from skbsearch.cli.output import console, handle_errors, print_table, save_result, stage_progress
 
@@ -46,7 +47,7 @@ def impliret(
     ce_max_length: int | None = typer.Option(None, "--ce-max-length", min=16, help="cross-encoder: tokens per (question, document) pair (default 256)."),
     ce_time: float | None = typer.Option(None, "--ce-time-budget", min=1, help="cross-encoder: training seconds per fold."),
     threads: int | None = typer.Option(None, "--threads", min=1, help="cross-encoder: torch threads while training."),
-    json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout)."),
+    json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout).", callback=output_option),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
 ) -> None:
     """Run IMPLIRET's official protocol: nDCG@10 / MRR@10 / Recall@10 per pool, category and overall."""

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
+from skbsearch.cli.arguments import output_option
 from skbsearch.cli.bench import bench_app
 from skbsearch.cli.output import console, handle_errors, save_result, stage_progress
 
@@ -23,7 +24,7 @@ def stark(
     candidate_types: str | None = typer.Option(None, "--candidate-types", help="Comma-separated candidate node types (default: STaRK's: product / paper / every node)."),
     ties: str = typer.Option("stable", "--ties", help="Order of equal scores: stable (candidate order) | optimistic | pessimistic | torch."),
     trust_pickles: bool = typer.Option(False, "--trust-pickles", help="Allow unpickling STaRK's processed files (only files you trust: unpickling runs code)."),
-    json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout)."),
+    json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout).", callback=output_option),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
 ) -> None:
     """Run a pipeline over a STaRK split: Hit@k, Recall@k, MRR, MAP, R-precision as STaRK scores them."""

@@ -12,6 +12,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
+from skbsearch.cli.arguments import output_dir_option, output_option
 from skbsearch.cli.bench import bench_app
 from skbsearch.cli.output import console, handle_errors, print_table, save_result, stage_progress
 
@@ -32,7 +33,7 @@ def trecdl(
     cv_epochs: int = typer.Option(1, "--cv-epochs", min=1, help="Training epochs per fold."),
     cv_lr: float = typer.Option(5e-5, "--cv-lr", help="Learning rate of each fold's training."),
     train_data: list[str] = typer.Option([], "--train-data", help="Extra training data per fold (nq:FILE), repeatable."),
-    save_models: Path | None = typer.Option(None, "--save-models", help="Write each fold's model under this dir."),
+    save_models: Path | None = typer.Option(None, "--save-models", help="Write each fold's model under this dir.", callback=output_dir_option),
     gnn_paths: bool | None = typer.Option(None, "--gnn-paths/--gnn-no-paths", help="GNN rows: path text in node features (default: the paper's, on for gnn/gnn-rl)."),
     gnn_min_common: int | None = typer.Option(None, "--gnn-min-common", min=1, help="GNN rows: join documents sharing at least N concepts (default 1)."),
     gnn_first_stage: float | None = typer.Option(None, "--gnn-first-stage", help="GNN rows: add the z-scored BM25 score as a node feature with this weight."),
@@ -48,8 +49,8 @@ def trecdl(
     cache: Path | None = typer.Option(None, "--cache", help="Embedding cache of dense indexes (default ~/.cache/skbsearch/embeddings); GNN rows cache under ~/.cache/skbsearch ($SKB_CACHE_DIR)."),
     input_run: Path | None = typer.Option(None, "--input-run", help="A TREC run whose scores replace BM25's on "
                                           "the same candidates (e.g. a cross-encoder run as the GNN's first-stage feature)."),
-    save_run: Path | None = typer.Option(None, "--save-run", help="Write the final run as a TREC run file."),
-    json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout)."),
+    save_run: Path | None = typer.Option(None, "--save-run", help="Write the final run as a TREC run file.", callback=output_option),
+    json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout).", callback=output_option),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
 ) -> None:
     """Re-rank TREC DL's BM25 top-100: nDCG@10, MRR@10, MTRR, TMHits@10 and latency per stage."""

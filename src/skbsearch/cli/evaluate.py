@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from skbsearch.cli.arguments import plot_option
 from skbsearch.cli.output import console, handle_errors, print_json, print_table
 from skbsearch.errors import InputError
 from skbsearch.types import Qrels
@@ -47,7 +48,9 @@ def eval_command(
     ),
     per_query: bool = typer.Option(False, "--per-query", help="Also show per-query values."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON for machines."),
-    plot: Path | None = typer.Option(None, "--plot", help="Write a bar chart PNG comparing runs."),
+    plot: Path | None = typer.Option(
+        None, "--plot", help="Write a bar chart comparing runs (format from the suffix: .png, "
+        ".svg, .pdf, ...).", callback=plot_option),
     min_grade: int = typer.Option(1, "--min-grade", help="Smallest grade counted as relevant."),
     gains: str = typer.Option("linear", "--gains", help="nDCG gains: linear (trec_eval) or exp."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress output."),

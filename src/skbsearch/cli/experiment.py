@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from skbsearch.cli.arguments import output_option, plot_option
 from skbsearch.cli.output import console, handle_errors, print_json, print_table, stage_progress
 from skbsearch.cli.run import (
     IdFieldOpt,
@@ -76,9 +77,13 @@ def experiment_cmd(
         "--permutations", min=1, help="Randomization test draws.")] = 10_000,
     seed: Annotated[int, typer.Option("--seed", help="Randomization test seed.")] = 42,
     per_query: Annotated[bool, typer.Option("--per-query", help="Also show per-query scores.")] = False,
-    csv_out: Annotated[Path | None, typer.Option("--csv", help="Write the table as CSV.")] = None,
-    latex_out: Annotated[Path | None, typer.Option("--latex", help="Write a LaTeX table.")] = None,
-    plot: Annotated[Path | None, typer.Option("--plot", help="Write a bar chart PNG.")] = None,
+    csv_out: Annotated[Path | None, typer.Option(
+        "--csv", help="Write the table as CSV.", callback=output_option)] = None,
+    latex_out: Annotated[Path | None, typer.Option(
+        "--latex", help="Write a LaTeX table.", callback=output_option)] = None,
+    plot: Annotated[Path | None, typer.Option(
+        "--plot", help="Write a bar chart (format from the suffix: .png, .svg, .pdf, ...).",
+        callback=plot_option)] = None,
     id_field: IdFieldOpt = None,
     text_field: TextFieldOpt = None,
     as_json: JsonOpt = False,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -62,7 +63,10 @@ def build(
         bool, typer.Option("--trust-pickles", help="STaRK: allow unpickling node_info.pkl (runs code!).")
     ] = False,
     force: Annotated[bool, typer.Option(
-        "--force", help="Replace OUT if it is an SKB directory (nothing else is ever replaced).")] = False,
+        "--force", help="Replace OUT if it is an SKB directory holding nothing but an SKB's own "
+        "files (otherwise nothing is changed and the foreign files are named). OUT/indexes/ is "
+        "kept: indexes of the old content are then refused on use, with the command that "
+        "rebuilds them (listed after the build).")] = False,
     json_out: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -99,6 +103,7 @@ def build(
                              "(and --format)", file=where)
         prog.update(task, description=f"writing {out}")
         skb.save(out, overwrite=True, inputs=inputs)
+    kept = kept_indexes(out, skb.meta.get("content_hash"))
     summary: dict[str, Any] = {
         "out": str(out),
         "format": skb.meta.get("source", {}).get("format"),
@@ -108,18 +113,60 @@ def build(
         "node_types": _counts(skb.type_names, skb.node_type_codes),
         "relations": _counts(skb.schema.relations, skb.edge_rel),
     }
+    if kept:
+        summary["indexes_kept"] = kept
     for key in ("duplicates_dropped", "type_conflicts", "untyped_relations"):
         if skb.meta.get(key):
             summary[key] = skb.meta[key]
+    _report_build(summary, out, json_out, quiet)
+
+
+def _report_build(summary: dict[str, Any], out: Path, json_out: bool, quiet: bool) -> None:
+    """Print what ``skb kb build`` built, and a note for each kept index of the old content."""
     if json_out:
         print_json(summary)
-    elif not quiet:
-        console.print(
-            f"[green]built[/] {escape(str(out))}: {summary['nodes']:,} nodes, {summary['edges']:,} edges "
-            f"({summary['format']}, {summary['seconds']} s)"
-        )
-        rows = [{"node type": k, "count": v} for k, v in summary["node_types"].items()]
-        print_table(rows, title="node types")
+        return
+    if quiet:
+        return
+    console.print(
+        f"[green]built[/] {escape(str(out))}: {summary['nodes']:,} nodes, {summary['edges']:,} edges "
+        f"({summary['format']}, {summary['seconds']} s)"
+    )
+    rows = [{"node type": k, "count": v} for k, v in summary["node_types"].items()]
+    print_table(rows, title="node types")
+    for name, state in summary.get("indexes_kept", {}).items():
+        if state.startswith("skb index"):
+            err_console.print(f"note: kept {out / 'indexes' / name}, built from the previous "
+                              f"content; rebuild it with '{state}' (until then it is refused)",
+                              markup=False, highlight=False, soft_wrap=True)
+
+
+def kept_indexes(skb_dir: Path, content_hash: str | None) -> dict[str, str]:
+    """The index directories in ``SKB_DIR/indexes`` after a rebuild: ``{name: state}``, the
+    state "current" (built from this content), "rebuilt on first use" (the linker's and name
+    tables) or the ``skb index`` command that rebuilds a stale one."""
+    from skbsearch.index.base import rebuild_command
+
+    out: dict[str, str] = {}
+    root = skb_dir / "indexes"
+    if not root.is_dir():
+        return out
+    for d in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        try:
+            m = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
+            src, params = dict(m.get("source") or {}), dict(m.get("params") or {})
+        except (OSError, ValueError, TypeError, AttributeError):
+            continue
+        if bool(content_hash) and src.get("skb_hash") == content_hash:
+            out[d.name] = "current"
+        elif src.get("role"):
+            out[d.name] = "rebuilt on first use"
+        else:
+            try:
+                out[d.name] = rebuild_command(str(m.get("kind") or d.name), skb_dir, d, src, params)
+            except (TypeError, ValueError, KeyError):  # a damaged manifest: refused on use anyway
+                out[d.name] = f"skb index {skb_dir} --kind {m.get('kind') or d.name} --force"
+    return out
 
 
 def _degree_stats(deg: np.ndarray) -> dict[str, float]:

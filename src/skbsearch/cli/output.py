@@ -20,6 +20,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from skbsearch.cli.arguments import check_arguments
 from skbsearch.errors import SkbError
 from skbsearch.eval.report import console, print_table  # noqa: F401 (re-exported)
 from skbsearch.progress import ProgressFn
@@ -30,15 +31,23 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def handle_errors(fn: F) -> F:
-    """Turn :class:`SkbError` (and missing files) into a one-line message and exit code 2."""
+    """Check the command's arguments (:func:`skbsearch.cli.arguments.check_arguments`: text
+    is UTF-8, output files clobber no input), run it, and turn :class:`SkbError` (and missing
+    files, and text that is not UTF-8) into a one-line message and exit code 2."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
+            check_arguments(kwargs)
             return fn(*args, **kwargs)
-        except (SkbError, FileNotFoundError, FileExistsError) as e:
-            # The message quotes user data (ids, queries, paths): never parse it as markup.
-            err_console.print(Text.assemble(("error:", "bold red"), " ", str(e)), highlight=False, soft_wrap=True)
+        except (SkbError, FileNotFoundError, FileExistsError, UnicodeError) as e:
+            msg = str(e)
+            if isinstance(e, UnicodeError):  # a reader that does not name its file yet
+                msg = f"text that is not valid UTF-8 ({getattr(e, 'reason', e)})"
+            # The message quotes user data (ids, queries, paths): never parse it as markup;
+            # and it may quote undecodable bytes: print them escaped.
+            msg = msg.encode("utf-8", "backslashreplace").decode("utf-8")
+            err_console.print(Text.assemble(("error:", "bold red"), " ", msg), highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
 
     return wrapper  # type: ignore[return-value]

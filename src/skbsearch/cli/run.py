@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from skbsearch.cli.arguments import output_option
 from skbsearch.cli.output import console, err_console, handle_errors, print_json, print_table
 from skbsearch.errors import InputError
 
@@ -103,7 +104,9 @@ def run_cmd(
     queries_path: QueriesOpt,
     spec: Annotated[str, typer.Option("--pipeline", "-p", help="Pipeline spec, e.g. "
                                       "\"bm25(k=200) >> cross-encoder % 10\".")],
-    save_run: Annotated[Path, typer.Option("--save-run", help="Write the TREC run here.")],
+    save_run: Annotated[Path, typer.Option(
+        "--save-run", help="Write the TREC run here (never over an input file or into an SKB or "
+        "index directory; written whole or not at all).", callback=output_option)],
     qrels_path: Annotated[Path | None, typer.Option(
         "--qrels", help="Evaluate against these qrels: TREC, JSON or a query file with an "
         "answers column (STaRK CSV).")] = None,

@@ -10,6 +10,7 @@ from typing import Any
 import typer
 
 from skbsearch.atomic import check_replaceable
+from skbsearch.cli.arguments import output_dir_option
 from skbsearch.cli.output import err_console, handle_errors, print_json, print_table
 
 STAGES = ("products", "text", "edges", "skb", "queries", "save")
@@ -46,7 +47,7 @@ def register(app: typer.Typer) -> None:
     @synth.command("catalogue")
     @handle_errors
     def catalogue(
-        out: Path = typer.Argument(..., help="Output directory (skb/, queries.jsonl, qrels.trec)."),
+        out: Path = typer.Argument(..., help="Output directory (skb/, queries.jsonl, qrels.trec).", callback=output_dir_option),
         products: int = typer.Option(1000, "--products", "-n", min=1, help="Number of products."),
         queries: int = typer.Option(100, "--queries", min=0, help="Number of queries."),
         seed: int = typer.Option(0, "--seed", help="Random seed (same seed, same dataset)."),
@@ -121,7 +122,7 @@ def register_queries(synth: typer.Typer) -> None:
     @handle_errors
     def queries(
         skb_dir: Path = typer.Argument(..., help="The SKB directory (from 'skb kb build')."),
-        out: Path = typer.Argument(..., help="Output directory (stark_qa/stark_qa.csv, split/, report.json)."),
+        out: Path = typer.Argument(..., help="Output directory (stark_qa/stark_qa.csv, split/, report.json).", callback=output_dir_option),
         n: int = typer.Option(100, "--n", "-n", min=1, help="Number of queries."),
         templates: str = typer.Option("auto", "--templates", help="JSON/YAML file of relation templates, or 'auto' (metapaths from the schema)."),
         llm: str | None = typer.Option(None, "--llm", help="LLM for extraction, fusion and filtering: smollm2, a .gguf path or an http(s):// OpenAI-compatible URL (default: none, deterministic)."),
@@ -186,7 +187,7 @@ def register_gazetteer(synth: typer.Typer) -> None:
     @handle_errors
     def gazetteer_skb(
         src: Path = typer.Argument(..., help="Wikidata landmark JSONL (itemQ, itemLabel, countryQ, adminEntityQ, ...)."),
-        out: Path = typer.Argument(..., help="Output SKB directory."),
+        out: Path = typer.Argument(..., help="Output SKB directory.", callback=output_dir_option),
         force: bool = typer.Option(False, "--force", help="Replace OUT if it is an SKB directory."),
         json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing but errors."),

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from skbsearch.cli.arguments import output_dir_option
 from skbsearch.cli.output import console, err_console, handle_errors, print_json, print_table
 
 
@@ -17,7 +18,7 @@ def register_impliret(synth: typer.Typer) -> None:
     @handle_errors
     def impliret(
         out: Path = typer.Argument(..., help="Output folder; writes OUT/<category>_<style>speaker.jsonl "
-                                   "(+ .meta.json). Other pools in OUT are kept."),
+                                   "(+ .meta.json). Other pools in OUT are kept.", callback=output_dir_option),
         category: str = typer.Option(..., "--category", help="arithmetic, temporal or wknow."),
         style: str = typer.Option(..., "--style", help="uni (10-utterance chats) or multi (forum posts)."),
         sets: int = typer.Option(50, "--sets", min=1, help="Tuple sets N (paper: 50)."),

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.errors import InputError
-from skbsearch.jsonl import iter_jsonl
+from skbsearch.jsonl import check_json_text, iter_jsonl
 from skbsearch.types import Qrels, Query
 
 FORMATS = ("jsonl", "csv", "tsv", "trec", "text")
@@ -223,6 +223,7 @@ def _jsonl_records(path: Path) -> Iterator[Record]:
             data = json.loads(text)
         except json.JSONDecodeError:
             data = None  # not one JSON document: read it as JSON Lines below
+        check_json_text(text, data, file=path)
         if isinstance(data, list):
             for i, rec in enumerate(data, start=1):
                 if not isinstance(rec, dict):

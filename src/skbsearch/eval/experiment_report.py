@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from skbsearch.errors import MissingDependencyError
 from skbsearch.eval.report import plot_results
+from skbsearch.outfile import write_output
 
 if TYPE_CHECKING:
     import numpy as np
@@ -259,7 +260,5 @@ def _latex_caption(text: str) -> str:
 
 def _write(text: str, path: str | Path | None) -> str:
     if path is not None:
-        p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
+        write_output(path, text)
     return text

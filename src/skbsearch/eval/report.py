@@ -16,7 +16,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from skbsearch.errors import MissingDependencyError
+from skbsearch.errors import InputError, MissingDependencyError
+from skbsearch.outfile import output_file
 
 Results = Mapping[str, Mapping[str, float]]
 
@@ -66,17 +67,40 @@ def results_table(
     return table
 
 
+def plot_format(path: str | Path, field: str | None = None) -> str:
+    """The image format a plot written to ``path`` gets, from its suffix (none: ``png``).
+
+    Raises:
+        InputError: a suffix matplotlib cannot write (the message lists those it can).
+        MissingDependencyError: matplotlib is not installed.
+    """
+    try:
+        import matplotlib  # noqa: F401 (first: the package itself may be missing or blocked)
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+    except ImportError:
+        raise MissingDependencyError("matplotlib", "plot", "Plotting results") from None
+    suffix = Path(path).suffix.lower().lstrip(".")
+    supported = FigureCanvasAgg.get_supported_filetypes()
+    if not suffix:
+        return "png"
+    if suffix not in supported:
+        raise InputError(f"cannot write a plot as '.{suffix}'; name a file ending in one of "
+                         f"{', '.join('.' + f for f in sorted(supported))} (e.g. plot.png)",
+                         file=path, field=field)
+    return suffix
+
+
 def plot_results(
     results: Results,
     out: str | Path,
     metrics: Sequence[str] | None = None,
     title: str | None = None,
 ) -> Path:
-    """Grouped bar chart (one group per metric, one bar per system) saved as ``out`` (PNG)."""
-    try:
-        import matplotlib
-    except ImportError:
-        raise MissingDependencyError("matplotlib", "plot", "Plotting results") from None
+    """Grouped bar chart (one group per metric, one bar per system) saved as ``out``
+    (its format from the suffix: :func:`plot_format`), written atomically."""
+    fmt = plot_format(out)
+    import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -99,12 +123,11 @@ def plot_results(
         if len(systems) > 1:
             ax.legend(fontsize=8)
         fig.tight_layout()
-        out = Path(out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(out, dpi=120)
+        with output_file(out) as tmp:
+            fig.savefig(tmp, dpi=120, format=fmt)
     finally:
         plt.close(fig)
-    return out
+    return Path(out)
 
 def print_table(
     rows: Sequence[dict[str, Any]],

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skbsearch.atomic import recover_dir
+from skbsearch.atomic import recover_parent
 from skbsearch.errors import IndexError_
 from skbsearch.progress import ProgressFn, no_progress  # noqa: F401 - re-exported (index modules)
 
@@ -98,8 +98,8 @@ def read_manifest(
     """
     directory = Path(directory)
     path = directory / MANIFEST_FILE
-    if not directory.exists():
-        recover_dir(directory)  # a build killed while swapping directories
+    # a build killed while swapping directories (or any dead writer's litter beside it)
+    recover_parent(directory.absolute().parent)
     if not directory.is_dir():
         raise IndexError_(f"{directory}: no such index directory; {build_hint(kind or 'bm25')}")
     if not path.is_file():

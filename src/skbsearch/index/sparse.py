@@ -78,6 +78,12 @@ def _check_scores(path: Path, bm: bm25s.BM25, tokenizer: Tokenizer, num_docs: in
     nonocc = bm.nonoccurrence_array
     if nonocc is not None and len(nonocc) != n_terms:
         raise IndexError_(f"{path}: {len(nonocc)} non-occurrence scores for {n_terms} terms; {hint}")
+    # min and max propagate NaN (a NaN score never ranks: a damaged index would answer "no
+    # results" silently); two vectorised passes, no temporary (~0.1 ms a million postings)
+    for name, arr in (("data.csc.index.npy", data), ("nonoccurrence_array.index.npy", nonocc)):
+        if arr is not None and len(arr) and not (np.isfinite(arr.max()) and np.isfinite(arr.min())):
+            raise IndexError_(f"{path}/{name}: damaged bm25 index (scores that are NaN or "
+                              f"infinite); {hint}")
 
 
 class BM25Index:

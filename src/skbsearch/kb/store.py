@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from skbsearch.atomic import atomic_dir, recover_dir
+from skbsearch.atomic import atomic_dir, recover_parent
 from skbsearch.errors import IndexError_, InputError
 from skbsearch.kb.graph import Graph
 from skbsearch.kb.predicate import select_mask
@@ -310,14 +310,17 @@ class SKB:
              inputs: Iterable[str | Path | None] = ()) -> Path:
         """Write the SKB directory atomically (and its CSR graph unless told not to).
 
-        An existing ``path`` is replaced only when it is an SKB directory (or empty), and
-        never when it is or contains one of ``inputs`` (the source files):
-        see :func:`skbsearch.atomic.check_replaceable`. ``meta.json`` records
+        An existing ``path`` is replaced only when it is an SKB directory (or empty) holding
+        nothing but an SKB's own files, and never when it is or contains one of ``inputs``
+        (the source files): see :func:`skbsearch.atomic.check_replaceable`. Its ``indexes/``
+        are carried over (an index of other content is refused on use, naming the command
+        that rebuilds it). ``meta.json`` records
         ``content_hash``, a digest of ``nodes.parquet`` and ``edges.parquet`` that indexes
         copy into their manifests to detect that the SKB was rebuilt since.
         """
         path = Path(path)
-        with atomic_dir(path, overwrite=overwrite, kind="skb", inputs=inputs) as tmp:
+        with atomic_dir(path, overwrite=overwrite, kind="skb", inputs=inputs,
+                        keep=("indexes",)) as tmp:
             pq.write_table(self.nodes, tmp / "nodes.parquet")
             _write_arrow(self.nodes, tmp / NODES_ARROW)
             rel_names = np.array(self.schema.relations, dtype=object)
@@ -361,8 +364,8 @@ class SKB:
         """
         path = Path(path)
         meta_file = path / "meta.json"
-        if not path.exists():
-            recover_dir(path)  # a build killed while swapping directories
+        # a build killed while swapping directories (or any dead writer's litter beside it)
+        recover_parent(path.absolute().parent)
         if not meta_file.is_file():
             raise IndexError_(
                 f"{path} is not an SKB directory (no meta.json); build one with 'skb kb build'"

@@ -18,10 +18,13 @@ from typing import Any
 
 import numpy as np
 
+from skbsearch.atomic import atomic_dir
 from skbsearch.errors import InputError, MissingDependencyError, UntrustedFileError
 
 #: Marker file of a model directory written by :meth:`CrossEncoderModel.save`.
 MARKER = "skb_cross_encoder.json"
+#: The artefact kind of a saved model (:mod:`skbsearch.atomic`).
+ARTEFACT = "cross-encoder-model"
 
 
 def _torch() -> Any:
@@ -159,16 +162,20 @@ class CrossEncoderModel:
         return cls(model.eval(), tok, max_length or int(info.get("max_length", 256)), info)
 
     def save(self, directory: str | Path) -> Path:
-        """Write weights (safetensors), config, tokenizer and :data:`MARKER` to ``directory``."""
+        """Write weights (safetensors), config, tokenizer and :data:`MARKER` to ``directory``,
+        atomically; an existing ``directory`` is replaced only when it is empty or a model
+        saved here before (never an SKB, an index or a folder of other files)."""
         d = Path(directory)
-        d.mkdir(parents=True, exist_ok=True)
-        self.model.save_pretrained(str(d), safe_serialization=True)
-        self.tokenizer.save_pretrained(str(d))
-        info = {**self.info, "max_length": self.max_length, "format": 1}
-        (d / MARKER).write_text(json.dumps(info, indent=2, default=str) + "\n", encoding="utf-8")
-        # sentence-transformers reads max_length from here when loading the directory.
-        st_cfg = {"max_seq_length": self.max_length}
-        (d / "sentence_bert_config.json").write_text(json.dumps(st_cfg) + "\n", encoding="utf-8")
+        with atomic_dir(d, kind=ARTEFACT) as tmp:
+            self.model.save_pretrained(str(tmp), safe_serialization=True)
+            self.tokenizer.save_pretrained(str(tmp))
+            info = {**self.info, "artefact": ARTEFACT, "max_length": self.max_length, "format": 1}
+            (tmp / MARKER).write_text(json.dumps(info, indent=2, default=str) + "\n",
+                                      encoding="utf-8")
+            # sentence-transformers reads max_length from here when loading the directory.
+            st_cfg = {"max_seq_length": self.max_length}
+            (tmp / "sentence_bert_config.json").write_text(json.dumps(st_cfg) + "\n",
+                                                           encoding="utf-8")
         return d
 
     # ------------------------------------------------------------------ inputs

@@ -52,7 +52,7 @@ class FusionStage(SpecStage):
     def __repr__(self) -> str:
         p = self.non_default_params()
         kids = [self._child_repr(c) for c in self.children]
-        if self.name == "rrf" and not p:
+        if self.name == "rrf" and not p and len(kids) > 1:  # (one child: rrf(a), not a)
             return " + ".join(kids)
         extra = [f"{k}={format_value(v)}" for k, v in p.items()]
         return f"{self.name}(" + ", ".join(kids + extra) + ")"

@@ -24,6 +24,7 @@ valid choices. The Python operators (``>>``, ``%``, ``+``) build the same object
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -94,6 +95,18 @@ def _unquote(raw: str) -> str:
     return re.sub(r"\\(.)", r"\1", body)
 
 
+def _number(raw: str, spec: str, pos: int) -> int | float:
+    """A number token's value; infinite (``1e999``) or unreadable numbers are refused."""
+    try:
+        value = float(raw) if any(c in raw for c in ".eE") else int(raw)
+    except ValueError:  # more digits than Python converts
+        value = math.inf
+    if not math.isfinite(value):
+        raise InputError(f"number {raw[:20]}{'...' if len(raw) > 20 else ''} at position "
+                         f"{pos + 1} of pipeline {spec!r} is out of range", field="pipeline")
+    return value
+
+
 def tokenize(spec: str) -> list[_Tok]:
     """Split a spec into tokens (raises :class:`InputError` at the first bad character)."""
     toks: list[_Tok] = []
@@ -111,7 +124,7 @@ def tokenize(spec: str) -> list[_Tok]:
         raw = m.group(kind)
         value: Any = raw
         if kind == "num":
-            value = float(raw) if any(c in raw for c in ".eE") else int(raw)
+            value = _number(raw, spec, m.start(kind))
         elif kind == "str":
             value = _unquote(raw)
         toks.append(_Tok(kind, value, m.start(kind)))
@@ -225,6 +238,9 @@ class _Parser:
             self.take()
             return t.value
         if self.at("["):
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                self.fail(f"nesting deeper than {MAX_DEPTH}")
             self.take()
             items: list[Any] = []
             if not self.at("]"):
@@ -233,6 +249,7 @@ class _Parser:
                     self.take()
                     items.append(self.value())
             self.expect("]")
+            self.depth -= 1
             return items
         if t.kind == "name" and t.value.lower() in ("true", "false", "none", "null"):
             self.take()

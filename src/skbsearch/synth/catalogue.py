@@ -58,7 +58,8 @@ class CatalogueDataset:
     def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
         """Write ``skb/``, ``queries.jsonl``, ``qrels.trec`` and ``dataset.json`` atomically."""
         final = Path(path)
-        with atomic_dir(final, overwrite=overwrite, kind="catalogue") as tmp:
+        with atomic_dir(final, overwrite=overwrite, kind="catalogue",
+                        keep=("skb/indexes",)) as tmp:
             self.skb.save(tmp / "skb")
             with (tmp / "queries.jsonl").open("w", encoding="utf-8") as fh:
                 for q in self.queries:

@@ -234,7 +234,7 @@ def write_pool(pool: ImpliretPool, out: str | Path, *, force: bool = False) -> P
 
     Other pools in ``OUT`` are left alone, so several runs can fill one folder.
     """
-    from skbsearch.atomic import atomic_write_bytes
+    from skbsearch.outfile import write_output
 
     out = Path(out)
     if out.exists() and not out.is_dir():
@@ -242,11 +242,8 @@ def write_pool(pool: ImpliretPool, out: str | Path, *, force: bool = False) -> P
     path = out / f"{pool.name}.jsonl"
     if path.exists() and not force:
         raise InputError(f"{path} exists; pass --force to replace it", field="out")
-    out.mkdir(parents=True, exist_ok=True)
     meta = {**pool.report, "records": pool.truth}
     meta_path = out / f"{pool.name}.meta.json"
-    atomic_write_bytes(meta_path, (json.dumps(meta, ensure_ascii=False, indent=1) + "\n").encode())
-    atomic_write_bytes(path, pool.jsonl().encode("utf-8"))
-    for p in (meta_path, path):
-        p.chmod(0o644)  # plain data files (the temp file was private)
+    write_output(meta_path, json.dumps(meta, ensure_ascii=False, indent=1) + "\n")
+    write_output(path, pool.jsonl())
     return path

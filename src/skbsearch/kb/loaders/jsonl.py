@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.errors import InputError
+from skbsearch.jsonl import check_json_text
 from skbsearch.kb.builder import SKBBuilder
 from skbsearch.kb.store import SKB
 
@@ -193,6 +194,7 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 raise InputError(
                     f"expected a JSON object, got {type(obj).__name__}", file=file, line=ln
                 )
+            check_json_text(text, obj, file=file, line=ln)
             yield ln, obj
 
 
