@@ -58,12 +58,18 @@ def test_file_params_found_by_name_and_help():
 
 @pytest.mark.parametrize(("spec", "match"), [
     ("bm25(k=1e9)", "at most"),
-    ("graph(w_text=1e400)", "finite"),
     ("rrf(" + ", ".join(["bm25"] * 20) + ")", "stages; the limit is 16"),
 ])
 def test_unbounded_work_is_refused(spec, match):
     with pytest.raises(PipelineRefused, match=match):
         check_spec(parse(spec), allow_files=True, max_stages=16)
+
+
+def test_numbers_beyond_a_float_are_refused_by_the_parser_and_inf_by_the_policy():
+    with pytest.raises(InputError, match="out of range"):
+        parse("graph(w_text=1e400)")
+    with pytest.raises(PipelineRefused, match="finite"):
+        check_spec(get_stage("graph")(None, w_text=float("inf")), allow_files=True, max_stages=16)
 
 
 def test_named_pipelines_are_trusted_and_filters_pushed(ctx, tmp_path):
