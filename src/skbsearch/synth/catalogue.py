@@ -201,34 +201,10 @@ def generate_catalogue(
     cat_feats, cat_asps, related = _category_tables()
 
     step("products")
-    cat = rng.choice(C, n, p=(w := _zipf(rng, C, 0.5)) / w.sum()).astype(np.int64)
-    color = rng.choice(K, n, p=(w := _zipf(rng, K, 0.7)) / w.sum()).astype(np.int64)
-    brand_names, pairs = _brands(rng, n)
+    cat, color, brand_names, brand, models = _products(rng, n)
     B = len(brand_names)
-    brand_pop = _zipf(rng, B, 0.8)
-    pair_sampler = _GroupedSampler(pairs % C, brand_pop[pairs // C], C)
-    brand = (pairs // C)[pair_sampler.draw(rng, cat)]
-    models = np.array(MODEL_WORDS, dtype=object)[rng.integers(0, len(MODEL_WORDS), n)] + np.array(
-        MODEL_SUFFIXES, dtype=object
-    )[rng.integers(0, len(MODEL_SUFFIXES), n)]
-
-    n_feat = (cat_feats >= 0).sum(1)[cat]
-    valid = np.arange(text.MAX_SLOTS)[None, :] < n_feat[:, None]
-    has = (rng.random((n, text.MAX_SLOTS)) < 0.35) & valid
-    none = np.flatnonzero(~has.any(1))
-    has[none, (rng.random(len(none)) * n_feat[none]).astype(np.int64)] = True
-    feature_ids = np.where(has, cat_feats[cat], -1).astype(np.int16)
-    title_feature = np.where(rng.random(n) < 0.6, feature_ids[np.arange(n), has.argmax(1)], -1)
-
-    n_asp = (cat_asps >= 0).sum(1)[cat]
-    n_rev = rng.integers(1, 4, n)
-    slot = (rng.integers(0, 64, n)[:, None] + np.arange(3)[None, :]) % n_asp[:, None]
-    aspect_ids = np.where(np.arange(3)[None, :] < n_rev[:, None], cat_asps[cat[:, None], slot], -1)
-    positive = rng.random((n, 3)) < rng.beta(4, 2, n)[:, None]
-    stars = np.where(positive, rng.integers(4, 6, (n, 3)), rng.integers(1, 4, (n, 3)))
-    used = aspect_ids >= 0
-    rating = ((stars * used).sum(1) + 4.0) / (n_rev + 1) + rng.normal(0, 0.2, n)
-    rating = np.round(np.clip(rating, 1.0, 5.0), 1)
+    feature_ids, title_feature = _features(rng, cat, cat_feats)
+    aspect_ids, positive, stars, rating = _reviews(rng, cat, cat_asps)
     base = np.array([c.price for c in CATEGORIES])[cat] * rng.lognormal(0.0, 0.45, n)
     price = np.floor(np.maximum(base, 3.0)) + 0.99
 
@@ -248,27 +224,10 @@ def generate_catalogue(
         fields = {"title": list(titles) + pad, "description": list(desc) + pad, "reviews": list(revs) + pad}
 
     step("edges")
-    pop = rng.pareto(1.5, n) + 1.0
-    sampler = _GroupedSampler(cat, pop, C)
-    ab_src, ab_dst = _edges(rng, cat, sampler, related, 3.0, 0.4)
-    av_src, av_dst = _edges(rng, cat, sampler, related, 4.0, 0.85)
-    prod = np.arange(n)
-    src = np.concatenate([prod, prod, prod, ab_src, av_src])
-    dst = np.concatenate([n + brand, n + B + cat, n + B + C + color, ab_dst, av_dst])
-    rel = np.repeat(np.arange(5, dtype=np.int16), [n, n, n, len(ab_src), len(av_src)])
+    src, rel, dst = _all_edges(rng, facts, related)
 
     step("skb")
-    ids = [f"p{i}" for i in range(n)]
-    ids += ["brand:" + b.replace(" & ", "-").replace(" ", "-") for b in brand_names]
-    ids += [f"category:{c.key}" for c in CATEGORIES] + [f"color:{k}" for k in COLORS]
-    types = ["product"] * n + ["brand"] * B + ["category"] * C + ["color"] * K
-    names = list(titles) + list(brand_names) + [c.key.replace("-", " ").title() for c in CATEGORIES] + list(COLORS)
-    null = np.concatenate([np.zeros(n, bool), np.ones(B + C + K, bool)])
-    pad_f = np.zeros(B + C + K)
-    attributes = {
-        "price": pa.array(np.concatenate([price, pad_f]), mask=null),
-        "rating": pa.array(np.concatenate([rating, pad_f]), mask=null),
-    }
+    ids, types, names, attributes = _node_columns(facts)
     config = {
         "generator": GENERATOR, "synthetic": True, "n_products": n, "seed": seed,
         "n_queries": n_queries, "with_text": with_text, "max_answers": max_answers,
@@ -280,3 +239,94 @@ def generate_catalogue(
     step("queries")
     queries, qrels = generate_queries(rng, skb, facts, n_queries, max_answers=max_answers)
     return CatalogueDataset(skb, queries, qrels, config)
+
+
+def _products(
+    rng: np.random.Generator, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each product's category, color, brand (brands sell in a few categories) and model name.
+
+    Returns ``(cat, color, brand_names, brand, models)``: ``brand`` indexes ``brand_names``.
+    """
+    C, K = len(CATEGORIES), len(COLORS)
+    cat = rng.choice(C, n, p=(w := _zipf(rng, C, 0.5)) / w.sum()).astype(np.int64)
+    color = rng.choice(K, n, p=(w := _zipf(rng, K, 0.7)) / w.sum()).astype(np.int64)
+    brand_names, pairs = _brands(rng, n)
+    brand_pop = _zipf(rng, len(brand_names), 0.8)
+    pair_sampler = _GroupedSampler(pairs % C, brand_pop[pairs // C], C)
+    brand = (pairs // C)[pair_sampler.draw(rng, cat)]
+    models = np.array(MODEL_WORDS, dtype=object)[rng.integers(0, len(MODEL_WORDS), n)] + np.array(
+        MODEL_SUFFIXES, dtype=object
+    )[rng.integers(0, len(MODEL_SUFFIXES), n)]
+    return cat, color, brand_names, brand, models
+
+
+def _features(rng: np.random.Generator, cat: np.ndarray, cat_feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each product's features (``[n, MAX_SLOTS]``, -1 = none; at least one) and title feature."""
+    n = len(cat)
+    n_feat = (cat_feats >= 0).sum(1)[cat]
+    valid = np.arange(text.MAX_SLOTS)[None, :] < n_feat[:, None]
+    has = (rng.random((n, text.MAX_SLOTS)) < 0.35) & valid
+    none = np.flatnonzero(~has.any(1))
+    has[none, (rng.random(len(none)) * n_feat[none]).astype(np.int64)] = True
+    feature_ids = np.where(has, cat_feats[cat], -1).astype(np.int16)
+    title_feature = np.where(rng.random(n) < 0.6, feature_ids[np.arange(n), has.argmax(1)], -1)
+    return feature_ids, title_feature
+
+
+def _reviews(
+    rng: np.random.Generator, cat: np.ndarray, cat_asps: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One to three reviews a product: ``(aspect_ids, positive, stars, rating)``.
+
+    ``aspect_ids`` is ``[n, 3]`` (-1 = no review); the rating is the mean of the stars and a
+    prior of 4, with noise, rounded to one decimal in 1..5.
+    """
+    n = len(cat)
+    n_asp = (cat_asps >= 0).sum(1)[cat]
+    n_rev = rng.integers(1, 4, n)
+    slot = (rng.integers(0, 64, n)[:, None] + np.arange(3)[None, :]) % n_asp[:, None]
+    aspect_ids = np.where(np.arange(3)[None, :] < n_rev[:, None], cat_asps[cat[:, None], slot], -1)
+    positive = rng.random((n, 3)) < rng.beta(4, 2, n)[:, None]
+    stars = np.where(positive, rng.integers(4, 6, (n, 3)), rng.integers(1, 4, (n, 3)))
+    used = aspect_ids >= 0
+    rating = ((stars * used).sum(1) + 4.0) / (n_rev + 1) + rng.normal(0, 0.2, n)
+    rating = np.round(np.clip(rating, 1.0, 5.0), 1)
+    return aspect_ids, positive, stars, rating
+
+
+def _all_edges(
+    rng: np.random.Generator, facts: CatalogueFacts, related: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(src, rel, dst)`` of every edge: product -> brand/category/color, then the
+    ``also_bought`` and ``also_viewed`` product -> product edges (node rows as in
+    :func:`_node_columns`; ``rel`` indexes :data:`RELATIONS`)."""
+    n, B, C = facts.n_products, facts.n_brands, len(CATEGORIES)
+    cat = facts.cat
+    pop = rng.pareto(1.5, n) + 1.0
+    sampler = _GroupedSampler(cat, pop, C)
+    ab_src, ab_dst = _edges(rng, cat, sampler, related, 3.0, 0.4)
+    av_src, av_dst = _edges(rng, cat, sampler, related, 4.0, 0.85)
+    prod = np.arange(n)
+    src = np.concatenate([prod, prod, prod, ab_src, av_src])
+    dst = np.concatenate([n + facts.brand, n + B + cat, n + B + C + facts.color, ab_dst, av_dst])
+    rel = np.repeat(np.arange(5, dtype=np.int16), [n, n, n, len(ab_src), len(av_src)])
+    return src, rel, dst
+
+
+def _node_columns(facts: CatalogueFacts) -> tuple[list[str], list[str], list[str], dict[str, pa.Array]]:
+    """``(ids, types, names, attributes)`` of the nodes: products, brands, categories, colors."""
+    n, B, C, K = facts.n_products, facts.n_brands, len(CATEGORIES), len(COLORS)
+    ids = [f"p{i}" for i in range(n)]
+    ids += ["brand:" + b.replace(" & ", "-").replace(" ", "-") for b in facts.brand_names]
+    ids += [f"category:{c.key}" for c in CATEGORIES] + [f"color:{k}" for k in COLORS]
+    types = ["product"] * n + ["brand"] * B + ["category"] * C + ["color"] * K
+    names = (list(facts.titles) + list(facts.brand_names)
+             + [c.key.replace("-", " ").title() for c in CATEGORIES] + list(COLORS))
+    null = np.concatenate([np.zeros(n, bool), np.ones(B + C + K, bool)])
+    pad_f = np.zeros(B + C + K)
+    attributes = {
+        "price": pa.array(np.concatenate([facts.price, pad_f]), mask=null),
+        "rating": pa.array(np.concatenate([facts.rating, pad_f]), mask=null),
+    }
+    return ids, types, names, attributes

@@ -31,7 +31,7 @@ Edge record (one JSON object a line in ``edges.jsonl``)
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -269,14 +269,37 @@ def load_jsonl(
         b.add_node(rec["id"], ntype, name, fields, at, file=nfile, line=ln)
     if edges_path is not None:
         efile = str(edges_path)
-        for ln, rec in iter_jsonl(edges_path):
-            s = pick(rec, SOURCE_KEYS, file=efile, line=ln)
-            r = pick(rec, RELATION_KEYS, file=efile, line=ln)
-            t = pick(rec, TARGET_KEYS, file=efile, line=ln)
+        for ln, s, r, t in edge_triples(iter_jsonl(edges_path), efile, _pick_end):
             if not isinstance(r, str):
                 raise InputError("relation must be a string", file=efile, line=ln, field="relation")
             b.add_edge(s, r, t, file=efile, line=ln)
-    source_meta = {"format": "jsonl", "nodes": str(nodes_path)}
+    return b.build(meta=source_meta("jsonl", nodes_path, edges_path))
+
+
+def _pick_end(rec: Mapping[str, Any], keys: tuple[str, ...], file: str, line: int) -> Any:
+    """:func:`pick` with the file and line given by position (an :data:`EndPicker`)."""
+    return pick(rec, keys, file=file, line=line)
+
+
+#: ``pick_end(record, keys, file, line)``: the value of an edge record's end (source,
+#: relation or target) found under one of ``keys``, or an :class:`InputError`.
+EndPicker = Callable[[Mapping[str, Any], tuple[str, ...], str, int], Any]
+
+
+def edge_triples(
+    records: Iterable[tuple[int, Mapping[str, Any]]], file: str, pick_end: EndPicker
+) -> Iterator[tuple[int, Any, Any, Any]]:
+    """``(line, source, relation, target)`` per edge record, each end found by ``pick_end``."""
+    for ln, rec in records:
+        s = pick_end(rec, SOURCE_KEYS, file, ln)
+        r = pick_end(rec, RELATION_KEYS, file, ln)
+        t = pick_end(rec, TARGET_KEYS, file, ln)
+        yield ln, s, r, t
+
+
+def source_meta(fmt: str, nodes_path: Path, edges_path: Path | None) -> dict[str, Any]:
+    """The SKB meta a file loader records: ``{"source": {"format", "nodes"[, "edges"]}}``."""
+    source = {"format": fmt, "nodes": str(nodes_path)}
     if edges_path is not None:
-        source_meta["edges"] = str(edges_path)
-    return b.build(meta={"source": source_meta})
+        source["edges"] = str(edges_path)
+    return {"source": source}

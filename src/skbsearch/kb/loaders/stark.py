@@ -260,62 +260,17 @@ def load_stark(
         import torch
     except ImportError:
         raise MissingDependencyError("torch", "dense", "Reading STaRK .pt files") from None
-    for name in ("edge_index.pt", "edge_types.pt"):
-        if not (d / name).is_file():
-            raise InputError(f"missing {name} beside node_info.pkl", file=d / name)
-    edge_index = _load_tensor(d / "edge_index.pt", torch, 2)
-    edge_types = _load_tensor(d / "edge_types.pt", torch, 1)
-    if edge_index.shape[0] != 2 or edge_index.shape[1] != len(edge_types):
-        raise InputError(
-            f"edge_index has shape {tuple(edge_index.shape)}; expected (2, {len(edge_types)}) "
-            "to match edge_types.pt",
-            file=d / "edge_index.pt",
-        )
+    edge_index, edge_types = _read_edges(d, torch)
     node_info = _load_pickle(d / "node_info.pkl", trusted=trust_pickles)
     if not isinstance(node_info, Mapping):
         raise InputError(f"expected a dict {{index: fields}}, found {type(node_info).__name__}", file=d / "node_info.pkl")
-    nt_file = d / "node_types.pt"
-    node_types = _load_tensor(nt_file, torch, 1) if nt_file.is_file() else None
-    ntd_file = d / "node_type_dict.pkl"
-    n_types = len(np.unique(node_types)) if node_types is not None else None
-    ds = dataset or _guess_dataset(d, n_types)
+    node_types, ds = _read_node_types(d, torch, len(node_info), dataset)
     defaults = DEFAULT_TYPE_DICTS.get(ds or "", (None, None))
-    if node_types is None:
-        if ds != "amazon":
-            raise InputError(
-                "node_types.pt is missing; only Amazon's base files may omit it (pass dataset='amazon')",
-                file=nt_file,
-            )
-        node_types = np.zeros(len(node_info), np.int64)
-    node_type_dict = _type_dict(ntd_file, defaults[0], "node type", trusted=trust_pickles)
+    node_type_dict = _type_dict(d / "node_type_dict.pkl", defaults[0], "node type", trusted=trust_pickles)
     edge_type_dict = _type_dict(d / "edge_type_dict.pkl", defaults[1], "edge type", trusted=trust_pickles)
     n = len(node_types)
-    bad = np.flatnonzero(~np.isin(node_types, list(node_type_dict)))
-    if len(bad):
-        raise InputError(
-            f"node {bad[0]} has type code {node_types[bad[0]]}, not in node_type_dict {node_type_dict}",
-            file=nt_file,
-            line=int(bad[0]) + 1,
-            field="node_types",
-        )
-    bad = np.flatnonzero(~np.isin(edge_types, list(edge_type_dict)))
-    if len(bad):
-        raise InputError(
-            f"edge {bad[0]} has type code {edge_types[bad[0]]}, not in edge_type_dict {edge_type_dict}",
-            file=d / "edge_types.pt",
-            line=int(bad[0]) + 1,
-            field="edge_types",
-        )
-    if edge_index.size:
-        bad = np.flatnonzero((edge_index < 0).any(0) | (edge_index >= n).any(0))
-        if len(bad):
-            raise InputError(
-                f"edge {bad[0]} ({edge_index[0, bad[0]]} -> {edge_index[1, bad[0]]}) points outside "
-                f"the {n} nodes",
-                file=d / "edge_index.pt",
-                line=int(bad[0]) + 1,
-                field="edge_index",
-            )
+    _check_codes(d, node_types, node_type_dict, edge_types, edge_type_dict)
+    _check_endpoints(d, edge_index, n)
     names, cols = _columns(node_info, n, d / "node_info.pkl")
     fields, attrs = _split_columns(cols, n)
     type_codes = sorted(node_type_dict)
@@ -334,3 +289,70 @@ def load_stark(
         relations=[edge_type_dict[c] for c in rel_codes],
         meta=meta,
     )
+
+
+def _read_edges(d: Path, torch: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``edge_index.pt`` (``[2, E]``) and ``edge_types.pt`` (``[E]``), checked to agree."""
+    for name in ("edge_index.pt", "edge_types.pt"):
+        if not (d / name).is_file():
+            raise InputError(f"missing {name} beside node_info.pkl", file=d / name)
+    edge_index = _load_tensor(d / "edge_index.pt", torch, 2)
+    edge_types = _load_tensor(d / "edge_types.pt", torch, 1)
+    if edge_index.shape[0] != 2 or edge_index.shape[1] != len(edge_types):
+        raise InputError(
+            f"edge_index has shape {tuple(edge_index.shape)}; expected (2, {len(edge_types)}) "
+            "to match edge_types.pt",
+            file=d / "edge_index.pt",
+        )
+    return edge_index, edge_types
+
+
+def _read_node_types(d: Path, torch: Any, n_info: int, dataset: str | None) -> tuple[np.ndarray, str | None]:
+    """The node type codes (all 0 for Amazon's base files, which lack them) and the dataset name."""
+    nt_file = d / "node_types.pt"
+    node_types = _load_tensor(nt_file, torch, 1) if nt_file.is_file() else None
+    n_types = len(np.unique(node_types)) if node_types is not None else None
+    ds = dataset or _guess_dataset(d, n_types)
+    if node_types is None:
+        if ds != "amazon":
+            raise InputError(
+                "node_types.pt is missing; only Amazon's base files may omit it (pass dataset='amazon')",
+                file=nt_file,
+            )
+        node_types = np.zeros(n_info, np.int64)
+    return node_types, ds
+
+
+def _check_codes(d: Path, node_types: np.ndarray, node_type_dict: Mapping[Any, str],
+                 edge_types: np.ndarray, edge_type_dict: Mapping[Any, str]) -> None:
+    """Every node and edge type code must be named in its type dict."""
+    bad = np.flatnonzero(~np.isin(node_types, list(node_type_dict)))
+    if len(bad):
+        raise InputError(
+            f"node {bad[0]} has type code {node_types[bad[0]]}, not in node_type_dict {node_type_dict}",
+            file=d / "node_types.pt",
+            line=int(bad[0]) + 1,
+            field="node_types",
+        )
+    bad = np.flatnonzero(~np.isin(edge_types, list(edge_type_dict)))
+    if len(bad):
+        raise InputError(
+            f"edge {bad[0]} has type code {edge_types[bad[0]]}, not in edge_type_dict {edge_type_dict}",
+            file=d / "edge_types.pt",
+            line=int(bad[0]) + 1,
+            field="edge_types",
+        )
+
+
+def _check_endpoints(d: Path, edge_index: np.ndarray, n: int) -> None:
+    """Every edge must join two of the ``n`` nodes."""
+    if edge_index.size:
+        bad = np.flatnonzero((edge_index < 0).any(0) | (edge_index >= n).any(0))
+        if len(bad):
+            raise InputError(
+                f"edge {bad[0]} ({edge_index[0, bad[0]]} -> {edge_index[1, bad[0]]}) points outside "
+                f"the {n} nodes",
+                file=d / "edge_index.pt",
+                line=int(bad[0]) + 1,
+                field="edge_index",
+            )

@@ -24,12 +24,11 @@ from typing import Any
 from skbsearch.errors import InputError
 from skbsearch.kb.builder import INT64_MAX, INT64_MIN, SKBBuilder
 from skbsearch.kb.loaders.jsonl import (
-    RELATION_KEYS,
-    SOURCE_KEYS,
-    TARGET_KEYS,
     ColumnKinds,
     attribute_kind,
+    edge_triples,
     resolve_pair,
+    source_meta,
 )
 from skbsearch.kb.store import SKB
 
@@ -139,38 +138,9 @@ def load_csv(
     first = True
     for ln, row in iter_csv(nodes_path, delimiter):
         if first:
-            if "id" not in row:
-                raise InputError("nodes file has no 'id' column", file=nfile, line=1, field="id")
-            missing = attr_cols - {c.removeprefix("attributes.") for c in row}
-            if missing:
-                raise InputError(
-                    f"--attributes names columns that do not exist: {sorted(missing)}",
-                    file=nfile,
-                    line=1,
-                    field=sorted(missing)[0],
-                )
+            _check_header(row, attr_cols, nfile)
             first = False
-        nid = row["id"].strip()
-        if not nid:
-            raise InputError("node has an empty id", file=nfile, line=ln, field="id")
-        ntype = (row.get("type") or "").strip() or default_type
-        if not ntype:
-            hint = "" if default_type else " (or pass a default type)"
-            raise InputError(f"node {nid!r} has no type{hint}", file=nfile, line=ln, field="type")
-        fields: dict[str, str] = {}
-        attrs: dict[str, Any] = {}
-        for col, cell in row.items():
-            if col in ("id", "type", "name") or cell == "":
-                continue
-            if col.startswith("fields."):
-                fields[col.removeprefix("fields.")] = cell
-            elif col.startswith("attributes.") or col in attr_cols:
-                try:
-                    attrs[col.removeprefix("attributes.")] = parse_scalar(cell)
-                except ValueError as e:
-                    raise InputError(str(e), file=nfile, line=ln, field=col) from None
-            else:
-                fields[col] = cell
+        nid, ntype, fields, attrs = _node_row(row, attr_cols, default_type, nfile, ln)
         for k in fields:
             kinds.check(k, "text", nfile, ln)
         for k, v in attrs.items():
@@ -178,12 +148,48 @@ def load_csv(
         b.add_node(nid, ntype, row.get("name"), fields, attrs, file=nfile, line=ln)
     if edges_path is not None:
         efile = str(edges_path)
-        for ln, row in iter_csv(edges_path, delimiter):
-            s = _first(row, SOURCE_KEYS, efile, ln)
-            r = _first(row, RELATION_KEYS, efile, ln)
-            t = _first(row, TARGET_KEYS, efile, ln)
+        for ln, s, r, t in edge_triples(iter_csv(edges_path, delimiter), efile, _first):
             b.add_edge(s, r, t, file=efile, line=ln)
-    source_meta = {"format": "csv", "nodes": str(nodes_path)}
-    if edges_path is not None:
-        source_meta["edges"] = str(edges_path)
-    return b.build(meta={"source": source_meta})
+    return b.build(meta=source_meta("csv", nodes_path, edges_path))
+
+
+def _check_header(row: dict[str, str], attr_cols: set[str], nfile: str) -> None:
+    """The nodes file needs an ``id`` column, and every ``--attributes`` column must exist."""
+    if "id" not in row:
+        raise InputError("nodes file has no 'id' column", file=nfile, line=1, field="id")
+    missing = attr_cols - {c.removeprefix("attributes.") for c in row}
+    if missing:
+        raise InputError(
+            f"--attributes names columns that do not exist: {sorted(missing)}",
+            file=nfile,
+            line=1,
+            field=sorted(missing)[0],
+        )
+
+
+def _node_row(
+    row: dict[str, str], attr_cols: set[str], default_type: str | None, nfile: str, ln: int
+) -> tuple[str, str, dict[str, str], dict[str, Any]]:
+    """One nodes row -> ``(id, type, text fields, attributes)``; empty cells are absent."""
+    nid = row["id"].strip()
+    if not nid:
+        raise InputError("node has an empty id", file=nfile, line=ln, field="id")
+    ntype = (row.get("type") or "").strip() or default_type
+    if not ntype:
+        hint = "" if default_type else " (or pass a default type)"
+        raise InputError(f"node {nid!r} has no type{hint}", file=nfile, line=ln, field="type")
+    fields: dict[str, str] = {}
+    attrs: dict[str, Any] = {}
+    for col, cell in row.items():
+        if col in ("id", "type", "name") or cell == "":
+            continue
+        if col.startswith("fields."):
+            fields[col.removeprefix("fields.")] = cell
+        elif col.startswith("attributes.") or col in attr_cols:
+            try:
+                attrs[col.removeprefix("attributes.")] = parse_scalar(cell)
+            except ValueError as e:
+                raise InputError(str(e), file=nfile, line=ln, field=col) from None
+        else:
+            fields[col] = cell
+    return nid, ntype, fields, attrs
