@@ -140,33 +140,14 @@ def generate_impliret(
         keep_unverified: keep a document no draw could verify (default: drop it).
         progress: called with (documents done, total).
     """
-    from skbsearch.synth.impliret_llm import BothVerifier, LLMVerifier, LLMWriter
+    from skbsearch.synth.impliret_llm import LLMWriter
 
-    if category not in CATEGORIES:
-        raise InputError(f"unknown category {category!r}; use one of {', '.join(CATEGORIES)}", field="category")
-    if style not in STYLES:
-        raise InputError(f"unknown style {style!r}; use uni or multi", field="style")
-    if verify not in VERIFIERS:
-        raise InputError(f"unknown verifier {verify!r}; use one of {', '.join(VERIFIERS)}", field="verify")
-    if verify in ("llm", "both") and llm is None:
-        raise InputError(f"--verify {verify} needs --llm", field="verify")
-    if sets < 1 or tuples < 1 or retries < 0:
-        raise InputError("sets and tuples must be >= 1, retries >= 0", field="sets")
+    _check_arguments(category, style, verify, llm, sets, tuples, retries)
     lex = lexicons if isinstance(lexicons, Lexicons) else load_lexicons(lexicons)
     places = cues = gaz = None
     if category == "wknow":
-        if gazetteer is None:
-            raise InputError("world-knowledge pools need a landmark gazetteer: pass --gazetteer "
-                             "FILE (Wikidata landmark JSONL)", field="gazetteer")
-        from skbsearch.enrich import GazetteerEnricher
-
-        places, cues = eligible_landmarks(gazetteer)
-        lex = _restrict(lex, cues)
-        gaz = GazetteerEnricher.from_jsonl(gazetteer)
-        places = linkable(places, gaz.gazetteer)
-    checks: Any = {"enrich": EnricherVerifier(gaz, cues), "none": None}.get(verify)
-    if verify in ("llm", "both"):
-        checks = LLMVerifier(llm) if verify == "llm" else BothVerifier(EnricherVerifier(gaz, cues), LLMVerifier(llm))
+        lex, places, cues, gaz = _world_knowledge(lex, gazetteer)
+    checks = _verifier(verify, llm, gaz, cues)
     writer = LLMWriter(llm, max_tokens=llm_max_tokens) if llm is not None else None
     code = [seed, CATEGORIES.index(category), STYLES.index(style)]
     topics, mains = pool_entities(category, style, sets, lex, np.random.default_rng(code))
@@ -187,12 +168,9 @@ def generate_impliret(
             if doc is None or (how == "unverified" and not keep_unverified):
                 stats["dropped"] += 1
             else:
-                rec = s.record(len(records))
-                records.append({"id": rec["id"], "tuple_set_id": k, "document": doc,
-                                **{x: rec[x] for x in rec if x not in ("id", "tuple_set_id")}})
-                truth.append({"id": rec["id"], "tuple_set_id": k, "generator": how, "tuple": _plain(s.tuple),
-                              "speaker": s.speaker.name, "partner": s.partner.name if s.partner else None,
-                              "topic": s.topic, "fields": _plain(s.fields)})
+                record, fact = _entry(s, k, len(records), doc, how)
+                records.append(record)
+                truth.append(fact)
             if progress is not None:
                 progress(k * tuples + i + 1, total)
     report = {"generator": GENERATOR, "synthetic": True, "category": category, "style": style,
@@ -201,6 +179,56 @@ def generate_impliret(
               "documents": len(records), "requested": total, **{k: stats[k] for k in sorted(stats)},
               "failure_reasons": dict(reasons.most_common())}
     return ImpliretPool(category, style, records, truth, report)
+
+
+def _check_arguments(category: str, style: str, verify: str, llm: Any, sets: int, tuples: int,
+                     retries: int) -> None:
+    """Refuse an unknown category, style or verifier, and counts out of range."""
+    if category not in CATEGORIES:
+        raise InputError(f"unknown category {category!r}; use one of {', '.join(CATEGORIES)}", field="category")
+    if style not in STYLES:
+        raise InputError(f"unknown style {style!r}; use uni or multi", field="style")
+    if verify not in VERIFIERS:
+        raise InputError(f"unknown verifier {verify!r}; use one of {', '.join(VERIFIERS)}", field="verify")
+    if verify in ("llm", "both") and llm is None:
+        raise InputError(f"--verify {verify} needs --llm", field="verify")
+    if sets < 1 or tuples < 1 or retries < 0:
+        raise InputError("sets and tuples must be >= 1, retries >= 0", field="sets")
+
+
+def _world_knowledge(lex: Lexicons, gazetteer: str | Path | None) -> tuple[Lexicons, Any, CueDetector, Any]:
+    """What world-knowledge pools need: ``(lexicons without cue words, linkable landmarks,
+    the cue detector, the gazetteer enricher)``; the gazetteer is required."""
+    if gazetteer is None:
+        raise InputError("world-knowledge pools need a landmark gazetteer: pass --gazetteer "
+                         "FILE (Wikidata landmark JSONL)", field="gazetteer")
+    from skbsearch.enrich import GazetteerEnricher
+
+    places, cues = eligible_landmarks(gazetteer)
+    lex = _restrict(lex, cues)
+    gaz = GazetteerEnricher.from_jsonl(gazetteer)
+    return lex, linkable(places, gaz.gazetteer), cues, gaz
+
+
+def _verifier(verify: str, llm: Any, gaz: Any, cues: CueDetector | None) -> Any:
+    """The document check for ``verify`` (``None`` for ``none``)."""
+    from skbsearch.synth.impliret_llm import BothVerifier, LLMVerifier
+
+    checks: Any = {"enrich": EnricherVerifier(gaz, cues), "none": None}.get(verify)
+    if verify in ("llm", "both"):
+        checks = LLMVerifier(llm) if verify == "llm" else BothVerifier(EnricherVerifier(gaz, cues), LLMVerifier(llm))
+    return checks
+
+
+def _entry(s: Scenario, k: int, n: int, doc: str, how: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The pool record (the ``n``-th kept, from tuple set ``k``) and its ground-truth entry."""
+    rec = s.record(n)
+    record = {"id": rec["id"], "tuple_set_id": k, "document": doc,
+              **{x: rec[x] for x in rec if x not in ("id", "tuple_set_id")}}
+    fact = {"id": rec["id"], "tuple_set_id": k, "generator": how, "tuple": _plain(s.tuple),
+            "speaker": s.speaker.name, "partner": s.partner.name if s.partner else None,
+            "topic": s.topic, "fields": _plain(s.fields)}
+    return record, fact
 
 
 def _document(s: Scenario, lex: Lexicons, cues: CueDetector | None, writer: Any, checks: Any, retries: int,
