@@ -64,10 +64,7 @@ def check_output_file(
                          file=given, field=field)
     real = given.resolve()
     _refuse_inside_artefact(given, real, field)
-    for inp in inputs:
-        if inp is None or str(inp) == "-":
-            continue
-        ri = Path(inp).resolve()
+    for inp, ri in _resolved_inputs(inputs):
         if ri == real or _same_file(ri, real):
             raise InputError(f"is also an input of this command ({inp}); writing it would "
                              "destroy that input. Choose another output file (nothing was "
@@ -93,16 +90,21 @@ def check_output_dir(
         raise InputError("is a file; give a directory", file=given, field=field)
     real = given.resolve()
     _refuse_inside_artefact(given, real, field)
-    for inp in inputs:
-        if inp is None or str(inp) == "-":
-            continue
-        ri = Path(inp).resolve()
+    for inp, ri in _resolved_inputs(inputs):
         if ri == real or real in ri.parents:
             what = "is" if ri == real else "contains"
             raise InputError(f"{what} an input of this command ({inp}); writing it could destroy "
                              "that input. Choose another output directory", file=given,
                              field=field)
     return real
+
+
+def _resolved_inputs(inputs: Iterable[str | Path | None]) -> Iterator[tuple[str | Path, Path]]:
+    """``(input, its real path)`` for each input that names a path (not ``None`` or ``-``)."""
+    for inp in inputs:
+        if inp is None or str(inp) == "-":
+            continue
+        yield inp, Path(inp).resolve()
 
 
 def _refuse_inside_artefact(given: Path, real: Path, field: str | None) -> None:

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from skbsearch.errors import InputError
 from skbsearch.jsonl import check_json_text
 from skbsearch.outfile import write_output
+
+_N = TypeVar("_N", int, float)
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,14 @@ def _trec_rows(path: Path, columns: str) -> Iterator[tuple[int, list[str]]]:
             yield n, parts
 
 
+def _trec_number(text: str, parse: Callable[[str], _N], what: str, path: Path, line: int, field: str) -> _N:
+    """``parse(text)`` for a TREC file's column ``field``, or an InputError naming file and line."""
+    try:
+        return parse(text)
+    except ValueError:
+        raise InputError(f"{field} {text!r} is not {what}", file=path, line=line, field=field) from None
+
+
 def _sorted_items(scores: Mapping[str, float]) -> list[tuple[str, float]]:
     # Descending score, ties broken by doc id descending: trec_eval's order, so a cut-off
     # with ``top(k)`` keeps exactly the documents trec_eval would rank first.
@@ -104,12 +114,7 @@ class Run(dict[str, dict[str, float]]):
         run: dict[str, dict[str, float]] = {}
         path = Path(path)
         for n, parts in _trec_rows(path, "qid Q0 docid rank score tag"):
-            try:
-                score = float(parts[4])
-            except ValueError:
-                raise InputError(
-                    f"score {parts[4]!r} is not a number", file=path, line=n, field="score"
-                ) from None
+            score = _trec_number(parts[4], float, "a number", path, n, "score")
             if math.isnan(score):
                 raise InputError("score is NaN; every candidate needs a comparable score",
                                  file=path, line=n, field="score")
@@ -168,12 +173,7 @@ class Qrels(dict[str, dict[str, int]]):
         qrels: dict[str, dict[str, int]] = {}
         path = Path(path)
         for n, parts in _trec_rows(path, "qid iter docid grade"):
-            try:
-                grade = int(parts[3])
-            except ValueError:
-                raise InputError(
-                    f"grade {parts[3]!r} is not an integer", file=path, line=n, field="grade"
-                ) from None
+            grade = _trec_number(parts[3], int, "an integer", path, n, "grade")
             qrels.setdefault(parts[0], {})[parts[2]] = grade
         if not qrels:
             raise InputError("no judgements: the qrels file is empty (expected lines 'qid iter docid grade')",

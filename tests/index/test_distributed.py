@@ -10,7 +10,7 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from skbsearch.index.distributed import _runs  # noqa: E402
+from skbsearch.index.distributed import consecutive_runs  # noqa: E402
 from skbsearch.index.distributed_bm25 import _VocabMerger, build_bm25_ray  # noqa: E402
 from skbsearch.index.sparse import BM25Index, _make_tokenizer  # noqa: E402
 from skbsearch.kb.store import SKB  # noqa: E402
@@ -89,7 +89,7 @@ def test_vocab_merge_reproduces_one_pass() -> None:
                "stems": list(tok.word_to_stem.items())})
     for d in ("word_to_id", "stem_to_sid", "word_to_stem"):
         assert list(getattr(merged, d).items()) == list(getattr(one, d).items()), d
-    assert [r.tolist() for r in _runs(np.array([7, 3, 4, 5, 9, 8]))] == [[3, 4, 5], [7, 8, 9]]
+    assert [r.tolist() for r in consecutive_runs(np.array([7, 3, 4, 5, 9, 8]))] == [[3, 4, 5], [7, 8, 9]]
 
 
 def test_cli_index_engine_ray(local_ray, tmp_path: Path) -> None:

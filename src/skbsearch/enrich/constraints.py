@@ -19,7 +19,7 @@ from typing import Any
 
 from skbsearch.enrich.arithmetic import CURRENCY_SYMBOLS, CURRENCY_WORDS
 from skbsearch.enrich.base import Fact
-from skbsearch.enrich.gazetteer import Gazetteer, _token_spans, normalize_tokens
+from skbsearch.enrich.gazetteer import Gazetteer, normalize_tokens, token_spans
 from skbsearch.enrich.numbers import normalize_numbers
 from skbsearch.enrich.temporal import find_time_range
 from skbsearch.enrich.temporal_parse import find_dates
@@ -153,7 +153,7 @@ def _parse_places(q: str, index: Mapping[tuple[str, ...], str]) -> list[Constrai
     and not be a question's subject ("What did Victoria buy ...")."""
     if not index:
         return []
-    spans = _token_spans(q)
+    spans = token_spans(q)
     toks = [t for t, _, _ in spans]
     max_len = max(len(k) for k in index)
     out: list[Constraint] = []

@@ -37,7 +37,7 @@ def normalize_tokens(text: str) -> list[str]:
     return [_ALIASES.get(t, t) for t in _TOKEN.findall(s)]
 
 
-def _token_spans(text: str) -> list[tuple[str, int, int]]:
+def token_spans(text: str) -> list[tuple[str, int, int]]:
     """Normalised tokens of ``text`` with their character spans in the original."""
     out: list[tuple[str, int, int]] = []
     for m in _WORDISH.finditer(text):
@@ -138,7 +138,7 @@ class Gazetteer:
 
     def find(self, text: str) -> list[tuple[int, int, list[_Entry], bool]]:
         """Mentions as (start, end, candidate entries, matched only without the ", City" suffix)."""
-        spans = _token_spans(text)
+        spans = token_spans(text)
         toks = [t for t, _, _ in spans]
         out = []
         i = 0

@@ -24,14 +24,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from skbsearch.errors import InputError
-from skbsearch.eval.metrics.hits import _hit_kernel
-from skbsearch.eval.metrics.map import _ap_kernel
-from skbsearch.eval.metrics.ndcg import _ndcg_kernel
-from skbsearch.eval.metrics.precision import _precision_kernel
+from skbsearch.eval.metrics.hits import hit_kernel
+from skbsearch.eval.metrics.map import ap_kernel
+from skbsearch.eval.metrics.ndcg import ndcg_kernel
+from skbsearch.eval.metrics.precision import precision_kernel
 from skbsearch.eval.metrics.ranking import RankedJudgements
-from skbsearch.eval.metrics.recall import _recall_kernel
-from skbsearch.eval.metrics.rr import _rr_kernel
-from skbsearch.eval.metrics.tied import _mtrr_kernel, _rr_all_kernel, _tmhits_kernel
+from skbsearch.eval.metrics.recall import recall_kernel
+from skbsearch.eval.metrics.rr import rr_kernel
+from skbsearch.eval.metrics.tied import mtrr_kernel, rr_all_kernel, tmhits_kernel
 from skbsearch.types import Qrels, Run
 
 #: family -> whether a cut-off is "required", "optional" or "none".
@@ -111,16 +111,16 @@ def _compute(
     rel = rj.relevant(min_grade)
     k = spec.k
     kernels: dict[str, Callable[[], np.ndarray]] = {
-        "hit": lambda: _hit_kernel(rel, k),
-        "recall": lambda: _recall_kernel(rel, rj.n_relevant(min_grade), k),
-        "mhits": lambda: _recall_kernel(rel, rj.n_relevant(min_grade), k),
-        "precision": lambda: _precision_kernel(rel, k),
-        "mrr": lambda: _rr_kernel(rel, k),
-        "map": lambda: _ap_kernel(rel, rj.n_relevant(min_grade), k),
-        "ndcg": lambda: _ndcg_kernel(*rj.gains(min_grade, gains), k),
-        "mrr_all": lambda: _rr_all_kernel(rel, rj.n_relevant(min_grade)),
-        "mtrr": lambda: _mtrr_kernel(rel, rj.n_relevant(min_grade), *rj.ties()),
-        "tmhits": lambda: _tmhits_kernel(
+        "hit": lambda: hit_kernel(rel, k),
+        "recall": lambda: recall_kernel(rel, rj.n_relevant(min_grade), k),
+        "mhits": lambda: recall_kernel(rel, rj.n_relevant(min_grade), k),
+        "precision": lambda: precision_kernel(rel, k),
+        "mrr": lambda: rr_kernel(rel, k),
+        "map": lambda: ap_kernel(rel, rj.n_relevant(min_grade), k),
+        "ndcg": lambda: ndcg_kernel(*rj.gains(min_grade, gains), k),
+        "mrr_all": lambda: rr_all_kernel(rel, rj.n_relevant(min_grade)),
+        "mtrr": lambda: mtrr_kernel(rel, rj.n_relevant(min_grade), *rj.ties()),
+        "tmhits": lambda: tmhits_kernel(
             rel, rj.n_relevant(min_grade), *rj.ties(), k, literal_ties
         ),
     }

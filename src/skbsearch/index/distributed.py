@@ -43,12 +43,17 @@ def ensure_ray(address: str | None = None, num_cpus: int | None = None) -> Any:
     return ray
 
 
-def _pool(ray: Any, workers: int | None, shards: int) -> tuple[int, float]:
+def actor_pool(ray: Any, workers: int | None, shards: int) -> tuple[int, float]:
     """Actors per step and CPUs per actor: the actors leave one CPU for Ray Data's read tasks
     (actors holding every CPU would wait forever for the reads that feed them)."""
     total = float(ray.cluster_resources().get("CPU", 1))
     pool = max(1, min(workers or int(total), shards))
     return pool, max(0.25, min(1.0, (total - 1) / pool))
+
+
+#: The old private name, still imported by ``index/distributed_dense.py``; drop it once that
+#: module imports :func:`actor_pool`.
+_pool = actor_pool
 
 
 def write_node_shards(skb: Any, directory: Path, shard_rows: int) -> list[Path]:
@@ -75,7 +80,7 @@ def read_shards(ray: Any, shards: list[Path]) -> Any:
                                  override_num_blocks=len(shards)).repartition(len(shards))
 
 
-def _runs(rows: np.ndarray) -> list[np.ndarray]:
+def consecutive_runs(rows: np.ndarray) -> list[np.ndarray]:
     """Sorted rows split into maximal runs of consecutive numbers."""
     rows = np.sort(np.asarray(rows, dtype=np.int64))
     cuts = np.flatnonzero(np.diff(rows) != 1) + 1

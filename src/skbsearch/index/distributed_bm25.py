@@ -38,8 +38,8 @@ from skbsearch.errors import InputError
 from skbsearch.index.base import ProgressFn, no_progress
 from skbsearch.index.distributed import (
     DocumentTexts,
-    _pool,
-    _runs,
+    actor_pool,
+    consecutive_runs,
     ensure_ray,
     read_shards,
     write_node_shards,
@@ -61,7 +61,7 @@ class _Tokenize:
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         out: dict[str, list[Any]] = {k: [] for k in ("field", "start", "count", "vocab", "tokens",
                                                       "lengths", "df", "total")}
-        for run in _runs(batch["row"]):
+        for run in consecutive_runs(batch["row"]):
             for f, texts in self.texts(run).items():
                 tok = _make_tokenizer(self.stemmer, self.stopwords)
                 docs = list(tok.streaming_tokenize((t or "" for t in texts), update_vocab=True,
@@ -200,7 +200,7 @@ def build_bm25_ray(
     n = skb.num_nodes
     with tempfile.TemporaryDirectory(prefix="skb-ray-shards-") as tmp:
         shards = write_node_shards(skb, Path(tmp), shard_rows)
-        pool, cpus = _pool(ray, workers, len(shards))
+        pool, cpus = actor_pool(ray, workers, len(shards))
         progress("render + tokenize (ray)", 0, n)
         pieces = read_shards(ray, shards).map_batches(
             _Tokenize, batch_size=shard_rows, compute=ray.data.ActorPoolStrategy(size=pool),

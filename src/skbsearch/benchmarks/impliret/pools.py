@@ -46,7 +46,6 @@ METRICS = ["ndcg@10", "mrr@10", "recall@10"]
 PROTOCOL = ("each query ranks all documents of its own pool (category x style); positive = "
             "the document on the query's line; metrics per pool, averaged over the two styles "
             "per category, then over categories")
-_no_progress = no_progress
 
 
 def default_gazetteer(data: str | Path) -> Path | None:
@@ -120,7 +119,7 @@ def _baseline_stage(pipeline: str, pairs: list[tuple[str, str]], cache_dir: str 
     return RRF(bm25, dense, name="hybrid")
 
 
-def rank_queries(stage: Any, queries: Sequence[Query], progress: ProgressFn = _no_progress,
+def rank_queries(stage: Any, queries: Sequence[Query], progress: ProgressFn = no_progress,
                  label: str = "ranking") -> tuple[Run, list[float]]:
     """Rank queries one at a time; returns the Run and the per-query milliseconds."""
     run = Run(name=getattr(stage, "name", "run"))

@@ -23,7 +23,6 @@ from skbsearch.benchmarks.impliret.pools import (
     DEFAULT_PIPELINE,
     ImpliretRecord,
     ProgressFn,
-    _no_progress,
     aggregate,
     build_pool,
     default_gazetteer,
@@ -36,6 +35,7 @@ from skbsearch.errors import InputError
 from skbsearch.eval.latency import percentiles
 from skbsearch.eval.metrics.text import evaluate_answers
 from skbsearch.llm import get_client
+from skbsearch.progress import no_progress
 from skbsearch.read.extractive import ExtractiveReader
 from skbsearch.read.llm import LLMReader
 from skbsearch.types import Query
@@ -100,7 +100,7 @@ def run_impliret_reader(
     seed: int = 0,
     reader_obj: Any = None,
     llm: str = "smollm2",
-    progress: ProgressFn = _no_progress,
+    progress: ProgressFn = no_progress,
 ) -> BenchmarkResult:
     """Score a reader on every pool present in ``data`` (see the module docstring)."""
     if source not in SOURCES:

@@ -12,7 +12,7 @@ from skbsearch.eval.metrics.ranking import RankedJudgements, check_cutoff
 from skbsearch.types import Qrels, Run
 
 
-def _hit_kernel(rel: np.ndarray, k: int) -> np.ndarray:
+def hit_kernel(rel: np.ndarray, k: int) -> np.ndarray:
     """``(Q,)`` 1.0 where a relevant document is in the first ``k`` columns of ``rel``."""
     return rel[:, :k].any(axis=1).astype(np.float64)
 
@@ -28,4 +28,4 @@ def hit_at_k(run: Run, qrels: Qrels, k: int, *, min_grade: int = 1) -> dict[str,
     """
     check_cutoff(k, required=True)
     rj = RankedJudgements.build(run, qrels)
-    return rj.per_query(_hit_kernel(rj.relevant(min_grade), k))
+    return rj.per_query(hit_kernel(rj.relevant(min_grade), k))

@@ -13,7 +13,7 @@ from skbsearch.eval.metrics.ranking import RankedJudgements, check_cutoff
 from skbsearch.types import Qrels, Run
 
 
-def _ap_kernel(rel: np.ndarray, n_rel: np.ndarray, k: int | None) -> np.ndarray:
+def ap_kernel(rel: np.ndarray, n_rel: np.ndarray, k: int | None) -> np.ndarray:
     """``(Q,)`` average precision over the first ``k`` columns of ``rel``."""
     cut = rel[:, :k].astype(np.float64)
     if cut.shape[1] == 0:
@@ -36,4 +36,4 @@ def average_precision(
     """
     check_cutoff(k)
     rj = RankedJudgements.build(run, qrels)
-    return rj.per_query(_ap_kernel(rj.relevant(min_grade), rj.n_relevant(min_grade), k))
+    return rj.per_query(ap_kernel(rj.relevant(min_grade), rj.n_relevant(min_grade), k))

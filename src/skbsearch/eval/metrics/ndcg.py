@@ -22,7 +22,7 @@ def _dcg_kernel(gains: np.ndarray, k: int | None) -> np.ndarray:
     return cut @ discounts
 
 
-def _ndcg_kernel(gains: np.ndarray, ideal_gains: np.ndarray, k: int | None) -> np.ndarray:
+def ndcg_kernel(gains: np.ndarray, ideal_gains: np.ndarray, k: int | None) -> np.ndarray:
     """``(Q,)`` DCG@k / IDCG@k (0 where IDCG is 0)."""
     dcg = _dcg_kernel(gains, k)
     idcg = _dcg_kernel(ideal_gains, k)
@@ -49,4 +49,4 @@ def ndcg_at_k(
     check_cutoff(k)
     rj = RankedJudgements.build(run, qrels)
     g, ideal = rj.gains(min_grade, gains)
-    return rj.per_query(_ndcg_kernel(g, ideal, k))
+    return rj.per_query(ndcg_kernel(g, ideal, k))

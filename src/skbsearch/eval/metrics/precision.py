@@ -12,7 +12,7 @@ from skbsearch.eval.metrics.ranking import RankedJudgements, check_cutoff
 from skbsearch.types import Qrels, Run
 
 
-def _precision_kernel(rel: np.ndarray, k: int) -> np.ndarray:
+def precision_kernel(rel: np.ndarray, k: int) -> np.ndarray:
     """``(Q,)`` relevant documents in the first ``k`` columns divided by ``k``."""
     return rel[:, :k].sum(axis=1).astype(np.float64) / float(k)
 
@@ -28,4 +28,4 @@ def precision_at_k(run: Run, qrels: Qrels, k: int, *, min_grade: int = 1) -> dic
     """
     check_cutoff(k, required=True)
     rj = RankedJudgements.build(run, qrels)
-    return rj.per_query(_precision_kernel(rj.relevant(min_grade), k))
+    return rj.per_query(precision_kernel(rj.relevant(min_grade), k))

@@ -13,7 +13,7 @@ from skbsearch.eval.metrics.ranking import RankedJudgements, check_cutoff
 from skbsearch.types import Qrels, Run
 
 
-def _recall_kernel(rel: np.ndarray, n_rel: np.ndarray, k: int | None) -> np.ndarray:
+def recall_kernel(rel: np.ndarray, n_rel: np.ndarray, k: int | None) -> np.ndarray:
     """``(Q,)`` relevant retrieved in the top ``k`` (all if None) over ``n_rel``."""
     found = rel[:, :k].sum(axis=1).astype(np.float64)
     return np.divide(found, n_rel, out=np.zeros_like(found), where=n_rel > 0)
@@ -32,4 +32,4 @@ def recall_at_k(
     """
     check_cutoff(k)
     rj = RankedJudgements.build(run, qrels)
-    return rj.per_query(_recall_kernel(rj.relevant(min_grade), rj.n_relevant(min_grade), k))
+    return rj.per_query(recall_kernel(rj.relevant(min_grade), rj.n_relevant(min_grade), k))

@@ -12,7 +12,7 @@ from skbsearch.eval.metrics.ranking import RankedJudgements, check_cutoff
 from skbsearch.types import Qrels, Run
 
 
-def _rr_kernel(rel: np.ndarray, k: int | None) -> np.ndarray:
+def rr_kernel(rel: np.ndarray, k: int | None) -> np.ndarray:
     """``(Q,)`` 1 / (1-based index of the first True in ``rel[:, :k]``), 0 if none."""
     cut = rel[:, :k]
     if cut.shape[1] == 0:
@@ -35,4 +35,4 @@ def reciprocal_rank(
     """
     check_cutoff(k)
     rj = RankedJudgements.build(run, qrels)
-    return rj.per_query(_rr_kernel(rj.relevant(min_grade), k))
+    return rj.per_query(rr_kernel(rj.relevant(min_grade), k))

@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from skbsearch.eval.metrics.ranking import RankedJudgements, check_cutoff
-from skbsearch.eval.metrics.recall import _recall_kernel
+from skbsearch.eval.metrics.recall import recall_kernel
 from skbsearch.types import Qrels, Run
 
 
@@ -44,13 +44,13 @@ def _mean_over_positives(values: np.ndarray, rel: np.ndarray, n_rel: np.ndarray)
     return np.divide(total, n_rel, out=np.zeros_like(total), where=n_rel > 0)
 
 
-def _rr_all_kernel(rel: np.ndarray, n_rel: np.ndarray) -> np.ndarray:
+def rr_all_kernel(rel: np.ndarray, n_rel: np.ndarray) -> np.ndarray:
     """``(Q,)`` mean over positives of 1 / (deterministic) rank."""
     ranks = np.arange(1, rel.shape[1] + 1, dtype=np.float64)[None, :]
     return _mean_over_positives(np.broadcast_to(1.0 / ranks, rel.shape), rel, n_rel)
 
 
-def _mtrr_kernel(
+def mtrr_kernel(
     rel: np.ndarray, n_rel: np.ndarray, above: np.ndarray, size: np.ndarray
 ) -> np.ndarray:
     """``(Q,)`` G-RAG Eq. 14: mean over positives of 2 / (2r + τ − 1), r = above + 1."""
@@ -59,7 +59,7 @@ def _mtrr_kernel(
     return _mean_over_positives(values, rel, n_rel)
 
 
-def _tmhits_kernel(
+def tmhits_kernel(
     rel: np.ndarray,
     n_rel: np.ndarray,
     above: np.ndarray,
@@ -84,14 +84,14 @@ def _tmhits_kernel(
 def mrr_all(run: Run, qrels: Qrels, *, min_grade: int = 1) -> dict[str, float]:
     r"""G-RAG's MRR per query: $\frac{1}{|P^+|}\sum_{p \in P^+} 1/r_p$ (ties broken by doc id)."""
     rj = RankedJudgements.build(run, qrels)
-    return rj.per_query(_rr_all_kernel(rj.relevant(min_grade), rj.n_relevant(min_grade)))
+    return rj.per_query(rr_all_kernel(rj.relevant(min_grade), rj.n_relevant(min_grade)))
 
 
 def mhits_at_k(run: Run, qrels: Qrels, k: int, *, min_grade: int = 1) -> dict[str, float]:
     r"""G-RAG's MHits@k per query: $\frac{1}{|P^+|}\sum_{p} \mathbb{1}[r_p \le k]$ (= recall@k)."""
     check_cutoff(k, required=True)
     rj = RankedJudgements.build(run, qrels)
-    return rj.per_query(_recall_kernel(rj.relevant(min_grade), rj.n_relevant(min_grade), k))
+    return rj.per_query(recall_kernel(rj.relevant(min_grade), rj.n_relevant(min_grade), k))
 
 
 def mtrr(run: Run, qrels: Qrels, *, min_grade: int = 1) -> dict[str, float]:
@@ -102,7 +102,7 @@ def mtrr(run: Run, qrels: Qrels, *, min_grade: int = 1) -> dict[str, float]:
     """
     rj = RankedJudgements.build(run, qrels)
     above, size = rj.ties()
-    return rj.per_query(_mtrr_kernel(rj.relevant(min_grade), rj.n_relevant(min_grade), above, size))
+    return rj.per_query(mtrr_kernel(rj.relevant(min_grade), rj.n_relevant(min_grade), above, size))
 
 
 def tmhits_at_k(
@@ -121,4 +121,4 @@ def tmhits_at_k(
     rj = RankedJudgements.build(run, qrels)
     above, size = rj.ties()
     rel, n_rel = rj.relevant(min_grade), rj.n_relevant(min_grade)
-    return rj.per_query(_tmhits_kernel(rel, n_rel, above, size, k, literal))
+    return rj.per_query(tmhits_kernel(rel, n_rel, above, size, k, literal))
