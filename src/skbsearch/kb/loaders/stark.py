@@ -326,22 +326,15 @@ def _read_node_types(d: Path, torch: Any, n_info: int, dataset: str | None) -> t
 def _check_codes(d: Path, node_types: np.ndarray, node_type_dict: Mapping[Any, str],
                  edge_types: np.ndarray, edge_type_dict: Mapping[Any, str]) -> None:
     """Every node and edge type code must be named in its type dict."""
-    bad = np.flatnonzero(~np.isin(node_types, list(node_type_dict)))
-    if len(bad):
-        raise InputError(
-            f"node {bad[0]} has type code {node_types[bad[0]]}, not in node_type_dict {node_type_dict}",
-            file=d / "node_types.pt",
-            line=int(bad[0]) + 1,
-            field="node_types",
-        )
-    bad = np.flatnonzero(~np.isin(edge_types, list(edge_type_dict)))
-    if len(bad):
-        raise InputError(
-            f"edge {bad[0]} has type code {edge_types[bad[0]]}, not in edge_type_dict {edge_type_dict}",
-            file=d / "edge_types.pt",
-            line=int(bad[0]) + 1,
-            field="edge_types",
-        )
+    for what, codes, names in (("node", node_types, node_type_dict), ("edge", edge_types, edge_type_dict)):
+        bad = np.flatnonzero(~np.isin(codes, list(names)))
+        if len(bad):
+            raise InputError(
+                f"{what} {bad[0]} has type code {codes[bad[0]]}, not in {what}_type_dict {names}",
+                file=d / f"{what}_types.pt",
+                line=int(bad[0]) + 1,
+                field=f"{what}_types",
+            )
 
 
 def _check_endpoints(d: Path, edge_index: np.ndarray, n: int) -> None:
