@@ -13,7 +13,16 @@ import typer
 from rich.markup import escape
 
 from skbsearch.cli.bench import bench_app
-from skbsearch.cli.output import console, handle_errors, print_table, save_result, stage_progress
+from skbsearch.cli.output import (
+    DeviceOpt,
+    PrecisionOpt,
+    apply_device,
+    console,
+    handle_errors,
+    print_table,
+    save_result,
+    stage_progress,
+)
 
 
 @bench_app.command("trecdl")
@@ -50,9 +59,12 @@ def trecdl(
                                           "the same candidates (e.g. a cross-encoder run as the GNN's first-stage feature)."),
     save_run: Path | None = typer.Option(None, "--save-run", help="Write the final run as a TREC run file."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout)."),
+    device: DeviceOpt = None,
+    precision: PrecisionOpt = None,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
 ) -> None:
     """Re-rank TREC DL's BM25 top-100: nDCG@10, MRR@10, MTRR, TMHits@10 and latency per stage."""
+    apply_device(device, precision)
 
     from skbsearch.benchmarks.trecdl import legacy_spec, run_trecdl
     from skbsearch.errors import InputError
