@@ -38,10 +38,12 @@ def _torch() -> Any | None:
     """torch if it is installed (imported on first need), else ``None``."""
     if "torch" in sys.modules:
         return sys.modules["torch"]
-    if importlib.util.find_spec("torch") is None:
+    try:
+        if importlib.util.find_spec("torch") is None:
+            return None
+        import torch
+    except ImportError:
         return None
-    import torch
-
     return torch
 
 

@@ -10,6 +10,7 @@ ties are ordered by row, as there; fp16 rounding on a GPU can swap near-ties.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -61,7 +62,9 @@ class TorchSearcher:
         return max(1, int(0.25 * free / (matrix.shape[1] * 4)))
 
     def _to_device(self, block: np.ndarray) -> Any:
-        t = self.torch.from_numpy(np.ascontiguousarray(block, dtype=np.float32))
+        with warnings.catch_warnings():  # a read-only memory map: torch only reads it
+            warnings.simplefilter("ignore", UserWarning)
+            t = self.torch.from_numpy(np.ascontiguousarray(block, dtype=np.float32))
         if self.spec.is_cuda:
             t = t.pin_memory().to(self.spec.device, non_blocking=True)
         return t.to(self.spec.dtype)
@@ -90,7 +93,8 @@ class TorchSearcher:
             s, i = torch.topk(q @ chunk.T, min(k, chunk.shape[0]), dim=1)
             i = i + start
             if best_s is not None:
-                s, j = torch.topk(torch.cat([best_s, s], dim=1), k, dim=1)
+                both = torch.cat([best_s, s], dim=1)
+                s, j = torch.topk(both, min(k, both.shape[1]), dim=1)
                 i = torch.gather(torch.cat([best_i, i], dim=1), 1, j)
             best_s, best_i = s, i
         return best_s.float().cpu().numpy(), best_i.cpu().numpy()
