@@ -207,9 +207,9 @@ def load_encoder(name: str | Encoder | None = None, device: str | None = None,
 
 
 def _at_precision(encoder: Encoder, spec: DeviceSpec) -> Encoder:
-    """Cast a sentence-transformers model to ``spec``'s dtype (fp32: as loaded)."""
+    """Cast a sentence-transformers model to ``spec``'s dtype."""
     model = getattr(encoder, "model", None)
-    if spec.precision != "fp32" and model is not None and hasattr(model, "to"):
+    if model is not None and hasattr(model, "to"):  # fp32 too: a checkpoint may be fp16
         model.to(spec.dtype)
     encoder.precision = spec.precision  # type: ignore[attr-defined]
     return encoder

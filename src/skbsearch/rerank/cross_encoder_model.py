@@ -118,8 +118,8 @@ class CrossEncoderModel:
         """
         spec = device if isinstance(device, DeviceSpec) else resolve(device, precision)
         self.model.to(spec.device)
-        if cast and spec.precision != "fp32":
-            self.model.to(spec.dtype)
+        # fp32 weights unless cast (a checkpoint may be stored in fp16)
+        self.model.to(spec.dtype if cast else _torch().float32)
         self.spec, self.cast = spec, cast and spec.precision != "fp32"
         return self
 
