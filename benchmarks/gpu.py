@@ -112,7 +112,7 @@ def bench_encode(model_dir: Path, spec: DeviceSpec, n: int, batch: int, vocab: l
 
     enc = load_encoder(str(model_dir), spec.device, spec.precision)
     tok = enc.model.tokenizer
-    docs = node_documents(n, 100, vocab)
+    docs = node_documents(n, 117, vocab)  # ~128 MiniLM tokens
     lengths = [len(x) for x in tok(docs[:2000], truncation=True, max_length=512)["input_ids"]]
     log(f"encode: {n:,} docs, mean {np.mean(lengths):.0f} tokens, batch {batch}, {spec.device}")
     encode_texts(enc, docs[: 4 * batch], None, batch_size=batch)  # warm-up
@@ -121,19 +121,20 @@ def bench_encode(model_dir: Path, spec: DeviceSpec, n: int, batch: int, vocab: l
     encode_texts(enc, docs, None, batch_size=batch)
     sync(spec)
     e2e = n / (time.perf_counter() - t)
-    feats = tok(docs[: 8 * batch], padding="max_length", truncation=True, max_length=128,
+    nb, rounds = min(8, max(1, n // batch)), 3 if n >= 100_000 else 1
+    feats = tok(docs[: nb * batch], padding="max_length", truncation=True, max_length=128,
                 return_tensors="pt")
     feats = {k: v.to(spec.device) for k, v in feats.items()}
     with torch.inference_mode():
-        chunks = [{k: v[i : i + batch] for k, v in feats.items()} for i in range(0, 8 * batch, batch)]
+        chunks = [{k: v[i : i + batch] for k, v in feats.items()} for i in range(0, nb * batch, batch)]
         enc.model(chunks[0])
         sync(spec)
         t = time.perf_counter()
-        for _ in range(3):
+        for _ in range(rounds):
             for c in chunks:
                 enc.model(c)
         sync(spec)
-    model_only = 3 * 8 * batch / (time.perf_counter() - t)
+    model_only = rounds * nb * batch / (time.perf_counter() - t)
     peer_n = min(n, 50 * batch)
     t = time.perf_counter()
     enc.model.encode(docs[:peer_n], batch_size=batch, show_progress_bar=False)
@@ -149,19 +150,19 @@ def bench_encode(model_dir: Path, spec: DeviceSpec, n: int, batch: int, vocab: l
 
 # ---------------------------------------------------------------------- 2. cross-encoder
 def bench_cross_encoder(model_dir: Path, spec: DeviceSpec, sizes: list[int], reps: int,
-                        vocab: list[str], batch: int) -> dict:
+                        vocab: list[str], batch: int, tokens: int = 256) -> dict:
     from skbsearch.rerank.cross_encoder import CrossEncoderModel
 
-    model = CrossEncoderModel.from_encoder(str(model_dir), max_length=256, seed=0)
+    model = CrossEncoderModel.from_encoder(str(model_dir), max_length=tokens, seed=0)
     tmp = Path(tempfile.mkdtemp(prefix="skb-gpu-ce-"))
     model.save(tmp)
     model.to(spec, cast=True)
     from sentence_transformers import CrossEncoder
 
-    peer = CrossEncoder(str(tmp), max_length=256, device=spec.device)
+    peer = CrossEncoder(str(tmp), max_length=tokens, device=spec.device)
     if spec.precision != "fp32":
         peer.to(spec.dtype)
-    passages = node_documents(max(sizes), 230, vocab, seed=1)
+    passages = node_documents(max(sizes), int(0.9 * tokens), vocab, seed=1)
     out: dict[str, Any] = {}
     for n in sizes:
         qs, ps = ["a durable red mug for coffee"] * n, passages[:n]
@@ -281,16 +282,17 @@ def main() -> None:
     vocab = word_vocab(model_dir)
     batch = 64 if q else 1024
     groups: dict[str, dict[str, Any]] = {}
-    enc = bench_encode(model_dir, spec, args.docs or (2_000 if q else 1_000_000), batch, vocab)
+    enc = bench_encode(model_dir, spec, args.docs or (500 if q else 1_000_000), batch, vocab)
     groups |= report.encode_rows(enc, weights)
-    ce = bench_cross_encoder(model_dir, spec, [20, 100] if q else [20, 100, 1000], 2 if q else 20,
-                             vocab, 32 if q else 256)
-    groups |= report.cross_encoder_rows(ce)
+    tokens = 64 if q else 256
+    ce = bench_cross_encoder(model_dir, spec, [20] if q else [20, 100, 1000], 1 if q else 20,
+                             vocab, 32 if q else 256, tokens)
+    groups |= report.cross_encoder_rows(ce, tokens)
     groups |= report.search_rows(bench_search(spec, args.vectors or (20_000 if q else 1_000_000),
                                               384, 10 if q else 200))
     epochs = 2 if q else 40
-    groups |= report.grag_rows(bench_grag(spec, epochs, 12 if q else 43, 20 if q else 100),
-                               spec.device, epochs)
+    shape = (12, 20) if q else (43, 100)
+    groups |= report.grag_rows(bench_grag(spec, epochs, *shape), spec.device, epochs, shape)
     if args.recipe:
         groups |= report.recipe_rows(bench_recipe(model_dir, spec, args.data), spec.device)
     rec = spec.record()

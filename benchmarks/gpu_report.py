@@ -28,12 +28,12 @@ def encode_rows(e: dict[str, Any], weights: str) -> dict[str, dict[str, Any]]:
     }
 
 
-def cross_encoder_rows(ce: dict[int, tuple[float, float]]) -> dict[str, dict[str, Any]]:
-    targets = {20: 15.0, 100: 50.0, 1000: 400.0}
+def cross_encoder_rows(ce: dict[int, tuple[float, float]], tokens: int = 256) -> dict[str, dict[str, Any]]:
+    targets = {20: 15.0, 100: 50.0, 1000: 400.0} if tokens == 256 else {}
     out = {}
     for n, (ms, peer) in ce.items():
         target = targets.get(n)
-        out[f"cross-encoder 1 query x {n} passages, 256 tokens, p50"] = {
+        out[f"cross-encoder 1 query x {n} passages, {tokens} tokens, p50"] = {
             "measured": f"{ms:.1f} ms", "target": f"<= {target:g} ms" if target else "",
             "verdict": verdict(ms, target, False) if target else "",
             "beside": f"CrossEncoder.predict {peer:.1f} ms ({peer / ms:.2f}x ours)",
@@ -51,9 +51,10 @@ def search_rows(s: dict[str, Any]) -> dict[str, dict[str, Any]]:
     }
 
 
-def grag_rows(g: dict[str, float], device: str, epochs: int) -> dict[str, dict[str, Any]]:
+def grag_rows(g: dict[str, float], device: str, epochs: int,
+              shape: tuple[int, int] = (43, 100)) -> dict[str, dict[str, Any]]:
     return {
-        f"G-RAG training, 43 x 100 synthetic graphs, {epochs} epochs": {
+        f"G-RAG training, {shape[0]} x {shape[1]} synthetic graphs, {epochs} epochs": {
             "measured": f"{g['device']:.1f} s on {device}", "target": "",
             "verdict": "", "beside": f"CPU {g['cpu']:.1f} s ({g['cpu'] / g['device']:.2f}x)",
             "why": ""},
