@@ -184,3 +184,13 @@ def test_benchmark_result_records_the_device(tmp_path: Path) -> None:
     res.to_json(path)
     back = BenchmarkResult.from_json(path)
     assert back.device == res.device and json.loads(path.read_text())["device"] == res.device
+
+
+def test_index_manifest_records_the_device(tmp_path: Path) -> None:
+    from skbsearch.index.base import Manifest, read_manifest, write_manifest
+
+    write_manifest(tmp_path, Manifest("bm25", 1, 3))
+    assert read_manifest(tmp_path).built_on == devices.cpu_record()  # no model: the CPU
+    rec = DeviceSpec("cpu", "bf16").record()
+    write_manifest(tmp_path, Manifest("dense", 1, 3, built_on=rec))
+    assert read_manifest(tmp_path).built_on == rec

@@ -106,3 +106,15 @@ def test_gnn_scores_match_on_gpu() -> None:
     gpu = score_graphs(model.to("cuda"), [g], DeviceSpec("cuda:0", "fp32"))[0]
     assert gpu.device.type == "cpu"
     torch.testing.assert_close(cpu, gpu, atol=1e-4, rtol=1e-4)
+
+
+def test_onnx_backend_provider_on_the_gpu() -> None:
+    ort = pytest.importorskip("onnxruntime")
+    from skbsearch.rerank.cross_encoder_onnx import onnx_providers
+
+    if "CUDAExecutionProvider" in ort.get_available_providers():
+        assert onnx_providers(ort, "cuda")[0][0] == "CUDAExecutionProvider"
+    else:  # the CPU build of onnxruntime: scored on the CPU, with a warning
+        with pytest.warns(UserWarning, match="onnxruntime-gpu"):
+            assert onnx_providers(ort, "cuda") == ["CPUExecutionProvider"]
+    assert onnx_providers(ort, "cpu") == ["CPUExecutionProvider"]
