@@ -7,10 +7,12 @@ import os
 import platform
 import re
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+import skbsearch
 from skbsearch.cli.output import handle_errors, print_json, print_table
 
 #: Distributions whose versions ``skb env`` reports (those not installed show as none).
@@ -81,7 +83,8 @@ def env_report() -> dict[str, Any]:
     info = _torch_info()
     return {
         "python": sys.version.split()[0], "platform": platform.platform(),
-        "skbsearch": _version("skbsearch"),
+        "skbsearch": _version("skbsearch") or f"{skbsearch.__version__} (not installed: "
+                     f"{Path(skbsearch.__file__).parent})",
         "packages": {name: _version(name) for name in KEY_PACKAGES},
         "threads": {"cpus": os.cpu_count(), "torch": info.pop("torch_threads", None),
                     **{k: os.environ.get(k) for k in _THREAD_VARS if k in os.environ}},
