@@ -65,8 +65,9 @@ class TorchSearcher:
         with warnings.catch_warnings():  # a read-only memory map: torch only reads it
             warnings.simplefilter("ignore", UserWarning)
             t = self.torch.from_numpy(np.ascontiguousarray(block, dtype=np.float32))
-        if self.spec.is_cuda:
-            t = t.pin_memory().to(self.spec.device, non_blocking=True)
+        if self.spec.is_cuda:  # pinning costs more than it saves on small blocks (queries)
+            t = t.pin_memory() if t.nbytes >= 1 << 20 else t
+            t = t.to(self.spec.device, non_blocking=True)
         return t.to(self.spec.dtype)
 
     def search(self, queries: np.ndarray, k: int) -> list[Hits]:
