@@ -15,6 +15,7 @@ core imports without the ``[dense]`` extra; without torch only the CPU is seen.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import os
 import re
@@ -48,16 +49,22 @@ def _torch() -> Any | None:
 
 
 def cuda_devices() -> list[dict[str, Any]]:
-    """The CUDA GPUs torch sees: ``[{"index", "name", "memory_gb", "capability"}]``."""
+    """The CUDA GPUs torch sees: ``[{"index", "name", "memory_gb", "capability"}]`` (looked
+    up once per process: every search resolves its device)."""
+    return [dict(d) for d in _cuda_devices()]
+
+
+@functools.lru_cache(maxsize=1)
+def _cuda_devices() -> tuple[dict[str, Any], ...]:
     torch = _torch()
     if torch is None or not torch.cuda.is_available():
-        return []
+        return ()
     out = []
     for i in range(torch.cuda.device_count()):
         p = torch.cuda.get_device_properties(i)
         out.append({"index": i, "name": p.name, "memory_gb": round(p.total_memory / 2**30, 1),
                     "capability": f"{p.major}.{p.minor}"})
-    return out
+    return tuple(out)
 
 
 def devices_seen() -> list[str]:
