@@ -9,7 +9,15 @@ from rich.markup import escape
 
 from skbsearch.cli.arguments import output_option
 from skbsearch.cli.bench import bench_app
-from skbsearch.cli.output import console, handle_errors, save_result, stage_progress
+from skbsearch.cli.output import (
+    DeviceOpt,
+    PrecisionOpt,
+    apply_device,
+    console,
+    handle_errors,
+    save_result,
+    stage_progress,
+)
 
 
 @bench_app.command("stark")
@@ -25,9 +33,12 @@ def stark(
     ties: str = typer.Option("stable", "--ties", help="Order of equal scores: stable (candidate order) | optimistic | pessimistic | torch."),
     trust_pickles: bool = typer.Option(False, "--trust-pickles", help="Allow unpickling STaRK's processed files (only files you trust: unpickling runs code)."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout).", callback=output_option),
+    device: DeviceOpt = None,
+    precision: PrecisionOpt = None,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
 ) -> None:
     """Run a pipeline over a STaRK split: Hit@k, Recall@k, MRR, MAP, R-precision as STaRK scores them."""
+    apply_device(device, precision)
     from skbsearch.benchmarks.stark import run_stark
 
     types = None
