@@ -62,7 +62,9 @@ def _entity_texts(files: KGFiles, index: dict[str, int], n: int) -> tuple[dict[s
             return
         value = clean_text(value)
         if value:
-            target = cols.setdefault(col, [None] * n)
+            target = cols.get(col)
+            if target is None:
+                target = cols[col] = [None] * n
             if target[i] is None:
                 target[i] = value
 
