@@ -197,3 +197,20 @@ def test_fb15k237_counts(shared_data):
     by_name = {n: t for n, t in zip(names, types, strict=True)}
     assert by_name["Tom Hanks"] == "person" and by_name["Jaws"] == "film"
     assert by_name["Honolulu"] == "location"
+
+
+def test_empty_and_blank_text_files(tmp_path):
+    d = fb_like(tmp_path / "e", names=False, relations=False)
+    (d / "entities.tsv").write_text("", encoding="utf-8")
+    (d / "entity2textlong.txt").write_text("\n\n", encoding="utf-8")
+    skb = load_kg(d)
+    assert skb.num_nodes == 8 and skb.node("/m/p1").name == "/m/p1"
+
+
+def test_bad_line_in_names_file(tmp_path):
+    d = fb_like(tmp_path / "n")
+    with open(d / "entities.tsv", "a", encoding="utf-8") as fh:
+        fh.write("/m/only-an-id\n")
+    with pytest.raises(InputError) as e:
+        load_kg(d)
+    assert e.value.file == str(d / "entities.tsv") and e.value.line == 10 and e.value.field == "text"

@@ -21,9 +21,10 @@ from typing import Any
 import numpy as np
 
 from skbsearch.errors import InputError
-from skbsearch.kb.loaders.kg_files import KGFiles, find_kg_files
+from skbsearch.kb.loaders.kg_files import find_kg_files
 from skbsearch.kb.loaders.kg_names import clean_text, entity_name, relation_names
 from skbsearch.kb.loaders.kg_read import Codes, read_columns, read_json_texts, read_triples
+from skbsearch.kb.loaders.kg_texts import entity_columns
 from skbsearch.kb.loaders.kg_types import infer_types
 from skbsearch.kb.store import SKB
 
@@ -48,43 +49,6 @@ def _relation_texts(path: Path | None, ids: list[str]) -> list[str | None]:
         for _, parts in read_columns(path):
             found.setdefault(parts[0], clean_text(parts[1]))
     return [found.get(i) or None for i in ids]
-
-
-def _entity_texts(files: KGFiles, index: dict[str, int], n: int) -> tuple[dict[str, list], int]:
-    """Names, descriptions and aliases by entity code; and how many named ids are in no triple."""
-    cols: dict[str, list[str | None]] = {"name": [None] * n}
-    unused: set[str] = set()
-
-    def put(col: str, eid: str, value: str | None) -> None:
-        i = index.get(eid)
-        if i is None:
-            unused.add(eid)
-            return
-        value = clean_text(value)
-        if value:
-            target = cols.get(col)
-            if target is None:
-                target = cols[col] = [None] * n
-            if target[i] is None:
-                target[i] = value
-
-    if files.names is not None:
-        if files.names.suffix.lower() == ".json":
-            for eid, v in read_json_texts(files.names).items():
-                put("name", eid, v.get("label"))
-                put("description", eid, v.get("description"))
-        else:
-            aliases = files.names.name.lower().endswith("_entity.txt")
-            for _, parts in read_columns(files.names):
-                put("name", parts[0], parts[1])
-                if len(parts) > 2:
-                    rest = [p for p in parts[2:] if p.strip()]
-                    put("aliases" if aliases else "description", parts[0],
-                        "; ".join(rest) if aliases else "\t".join(rest))
-    if files.descriptions is not None:
-        for _, parts in read_columns(files.descriptions):
-            put("description", parts[0], "\t".join(parts[1:]))
-    return cols, len(unused)
 
 
 def read_type_file(path: str | Path) -> dict[str, str]:
@@ -131,9 +95,9 @@ def load_kg(path: str | Path, *, types: str | Path | None = None, dedupe: bool =
         h, r, t, n_dup = _dedupe(h, r, t, n, len(rel_ids))
     texts = _relation_texts(files.relations, rel_ids)
     names = relation_names(rel_ids, texts)
-    cols, n_unused = _entity_texts(files, ents.index, n)
-    type_names, codes, categories = infer_types(h, r, t, n, rel_ids, names)
     ids = ents.ids()
+    cols, n_unused = entity_columns(files, ids)
+    type_names, codes, categories = infer_types(h, r, t, n, rel_ids, names)
     node_types = np.array(type_names, dtype=object)[codes]
     n_given = 0
     for eid, tp in given.items():
@@ -142,7 +106,7 @@ def load_kg(path: str | Path, *, types: str | Path | None = None, dedupe: bool =
             node_types[i] = tp
             n_given += 1
     del ents
-    display = cols.pop("name")
+    display = cols.pop("name").to_pylist() if "name" in cols else [None] * n
     node_names = [v if v is not None else entity_name(i) for i, v in zip(ids, display, strict=True)]
     fields = dict(cols)
     if categories is not None:
