@@ -146,3 +146,25 @@ def test_explorer_page_and_assets(client):
         assert c.get(bad).status_code == 404, bad
     total = sum(len(c.get(f"/static/{n}").content) for n in ("app.js", "app.css")) + len(c.get("/").content)
     assert total < 60_000  # small: first paint needs the page and the style sheet only
+
+
+def test_kb_examples_come_from_the_served_kb(client):
+    """Issue 22: the explorer's placeholders are derived from the KB (a real node name, a
+    real attribute), never the catalogue's; a KB without attributes gets no predicate."""
+    from skbsearch.kb import SKB
+    from skbsearch.server.browse import kb_overview
+
+    c, ds = client
+    ex = c.get("/kb").json()["examples"]
+    assert ex["query"] in ds.skb.column("name")
+    attr = ex["where"].split()[0]
+    assert attr in ds.skb.schema.attributes
+    assert ex["spec"].startswith("bm25 + graph(target=[")
+    skb = SKB.from_columns(["a", "b", "c"], ["film", "film", "person"], ["Jaws", "Duel", "Steven Spielberg"],
+                           edges=([0, 1], ["directed by", "directed by"], [2, 2]))
+    ov = kb_overview(skb)
+    assert ov["examples"]["where"] is None
+    assert ov["examples"]["query"] in ("Jaws", "Duel")
+    assert ov["examples"]["spec"] == "bm25 + graph(target=[film]) % 20"
+    two = SKB.from_columns(["a"], ["award category"], ["Oscar"])
+    assert kb_overview(two)["examples"]["spec"] == "bm25 + graph(target=['award category']) % 20"

@@ -6,6 +6,7 @@ graph); a node id is a dictionary lookup and never reaches the file system.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -45,7 +46,42 @@ def kb_overview(skb: Any) -> dict[str, Any]:
         "degree_by_type": {t: _summary(degree[codes == i]) for i, t in enumerate(types)
                            if counts[i]},
         "top_degree": _top_degree(skb, degree, codes),
+        "relation_ids": dict(skb.meta.get("relation_ids") or {}),
+        "examples": _examples(skb, codes, counts, degree),
     }
+
+
+def _quote(word: str) -> str:
+    return word if re.fullmatch(r"[A-Za-z_][\w-]*", word) else repr(word)
+
+
+def _examples(skb: Any, codes: np.ndarray, counts: np.ndarray, degree: np.ndarray) -> dict[str, Any]:
+    """Placeholders for the explorer's inputs, taken from this SKB: the best-connected node
+    of the largest type (a query), a predicate over a real attribute (or None when the SKB
+    has none) and a pipeline spec targeting the largest type."""
+    if not skb.num_nodes:
+        return {"query": None, "where": None, "spec": "bm25 % 20"}
+    big = int(np.argmax(counts))
+    rows = np.flatnonzero(codes == big)
+    i = int(rows[np.argmax(degree[rows])])
+    name = skb.cell("name", i) or skb.ids[i]
+    return {"query": name[:80], "where": _where_example(skb),
+            "spec": f"bm25 + graph(target=[{_quote(skb.type_names[big])}]) % 20"}
+
+
+def _where_example(skb: Any) -> str | None:
+    numeric = ("int", "uint", "double", "float", "decimal")
+    for attr, kind in skb.schema.attributes.items():
+        if not re.fullmatch(r"[A-Za-z_]\w*", attr):
+            continue
+        values = skb.nodes.column(attr).drop_null().slice(0, 1000).to_pylist()
+        if not values:
+            continue
+        if kind.startswith(numeric) and not isinstance(values[0], bool):
+            return f"{attr} < {np.median(values):.4g}"
+        if isinstance(values[0], str) and "'" not in values[0] and len(values[0]) <= 40:
+            return f"{attr} = '{values[0]}'"
+    return None
 
 
 def _relation_roles(skb: Any, codes: np.ndarray, n_types: int) -> list[dict[str, Any]]:

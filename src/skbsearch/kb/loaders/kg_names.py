@@ -86,6 +86,7 @@ def _qualifiers(rel_id: str) -> list[str]:
         out.append(_hop_property(rel_id))
         out.append(f"{head}, {_hop_property(rel_id)}")
         out.append(f"{head}, {type_label(hops[-1][-2])}" if len(hops[-1]) > 1 else rel_id)
+    out.append(" ".join(" ".join(words(seg)) for seg in hops[0][:-1]))  # the whole owner path
     return [*out, rel_id]
 
 
