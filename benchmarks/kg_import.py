@@ -132,7 +132,7 @@ def main() -> None:
         from skbsearch.benchmarks.result import BenchmarkResult
 
         config = {**counts, "scale": args.scale, "source_gb": round(size_gb, 2), "generate_s": gen_s,
-                  "cpus": os.cpu_count(), "python": platform.python_version(),
+                  "cpus": os.cpu_count(), "python": platform.python_version(), "percent": False,
                   "command": f"python benchmarks/kg_import.py --scale {args.scale:g} --json {args.json}",
                   "title": "Importing a Wikidata5M-shaped KG (skb kb build --format kg)",
                   "note": "Generated files in Wikidata5M's layout; wall time and peak RSS of the import "

@@ -86,7 +86,10 @@ def _qualifiers(rel_id: str) -> list[str]:
         out.append(_hop_property(rel_id))
         out.append(f"{head}, {_hop_property(rel_id)}")
         out.append(f"{head}, {type_label(hops[-1][-2])}" if len(hops[-1]) > 1 else rel_id)
-    out.append(" ".join(" ".join(words(seg)) for seg in hops[0][:-1]))  # the whole owner path
+    owner = " ".join(" ".join(words(seg)) for seg in hops[0][:-1])  # the whole owner path
+    out.append(owner)
+    if len(hops) > 1 and len(hops[-1]) > 1:
+        out.append(f"{owner}, {type_label(hops[-1][-2])}")
     return [*out, rel_id]
 
 
