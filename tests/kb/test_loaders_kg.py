@@ -215,3 +215,41 @@ def test_bad_line_in_names_file(tmp_path):
     with pytest.raises(InputError) as e:
         load_kg(d)
     assert e.value.file == str(d / "entities.tsv") and e.value.line == 10 and e.value.field == "text"
+
+
+def test_instance_of_shaped_relation_types_its_heads(tmp_path):
+    """A relation shaped like Wikidata's 'instance of' (covers most entities, many classes
+    that are few next to the instances, ~1 a head) types nodes by their class's name;
+    nothing in the rule names the relation."""
+    d = tmp_path / "w5m"
+    d.mkdir()
+    classes = [f"Q9{k:02d}" for k in range(12)]
+    labels = ["human", "city", "film", "taxon", "river", "album", "band", "company",
+              "school", "mountain", "book", "country"]
+    lines = [f"Q{i}\tP31\t{classes[i % 12]}" for i in range(300)]
+    lines += [f"Q{i}\tP17\tQ{i % 7}" for i in range(0, 300, 3)]
+    write(d, "wikidata5m_transductive_train.txt", lines)
+    write(d, "wikidata5m_entity.txt", [f"{c}\t{lab}" for c, lab in zip(classes, labels, strict=True)])
+    write(d, "wikidata5m_relation.txt", ["P31\tinstance of", "P17\tcountry"])
+    skb = load_kg(d)
+    assert skb.meta["typing_relation"] == "instance of"
+    assert skb.node("Q0").type == "human" and skb.node("Q13").type == "city"
+    assert "instance of" in skb.schema.relations  # the edges stay
+    # a gender-like relation (2 tails) or a peer relation never types nodes
+    fb = load_kg(fb_like(tmp_path / "fb"))
+    assert fb.meta["typing_relation"] is None
+
+
+def test_codex_type_files(tmp_path):
+    d = tmp_path / "codex"
+    d.mkdir()
+    write(d, "train.txt", ["Q1\tP19\tQ2", "Q3\tP19\tQ2", "Q2\tP17\tQ4"])
+    (d / "entity2types.json").write_text(json.dumps(
+        {"Q1": ["Q5"], "Q3": ["Q5", "Q36180"], "Q2": ["Q515"]}), encoding="utf-8")
+    (d / "types.json").write_text(json.dumps(
+        {"Q5": {"label": "human"}, "Q36180": {"label": "writer"}, "Q515": {"label": "city"}}),
+        encoding="utf-8")
+    skb = load_kg(d)
+    assert [skb.node(x).type for x in ("Q1", "Q3", "Q2")] == ["human", "human", "city"]
+    assert skb.meta["types_from_type_files"] == 3
+    assert skb.node("Q4").type  # not listed: inferred

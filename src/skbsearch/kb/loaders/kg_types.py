@@ -198,3 +198,33 @@ def _categories(b: _Bases, pe: np.ndarray, pb: np.ndarray, generic: np.ndarray, 
     for s, f in zip(bounds[:-1], bounds[1:], strict=True):
         out[int(e[s])] = "; ".join(b.names[int(k)] for k in x[s:f])
     return out
+
+
+def typing_relation(h: np.ndarray, r: np.ndarray, t: np.ndarray, n_ent: int, n_rel: int) -> int | None:
+    """The relation that states what kind of thing its heads are (Wikidata's ``instance of``),
+    found by its shape alone, or None: it covers at least half of the entities as heads, has
+    at least 10 distinct tails (unlike a gender), each head has at most 2 tails on average,
+    and its tails are few next to its heads (at most 5 %): classes, not peers."""
+    if not len(h):
+        return None
+    pairs = np.unique(r.astype(np.int64) * n_ent + h)
+    heads = np.bincount(pairs // n_ent, minlength=n_rel)
+    pairs = np.unique(r.astype(np.int64) * n_ent + t)
+    tails = np.bincount(pairs // n_ent, minlength=n_rel)
+    triples = np.bincount(r, minlength=n_rel)
+    ok = ((heads >= 0.5 * n_ent) & (tails >= 10) & (triples <= 2 * np.maximum(heads, 1))
+          & (tails <= 0.05 * heads))
+    return int(np.argmax(np.where(ok, heads, -1))) if ok.any() else None
+
+
+def class_types(h: np.ndarray, r: np.ndarray, t: np.ndarray, rel: int, n_ent: int) -> np.ndarray:
+    """Per entity, its class under the typing relation ``rel`` (the most common of its
+    classes over the whole KG), or -1."""
+    sel = r == rel
+    hh, tt = h[sel].astype(np.int64), t[sel].astype(np.int64)
+    freq = np.bincount(tt, minlength=n_ent)
+    out = np.full(n_ent, -1, np.int64)
+    if len(hh):
+        pick = _first_per_entity(hh, [-freq[tt]])
+        out[hh[pick]] = tt[pick]
+    return out
