@@ -34,6 +34,34 @@ def _progress(quiet: bool) -> Progress:
     )
 
 
+def _build_summary(skb: Any, out: Path, seconds: float) -> dict[str, Any]:
+    """What ``skb kb build`` reports: counts per type and relation, and the loader's notes."""
+    summary: dict[str, Any] = {
+        "out": str(out),
+        "format": skb.meta.get("source", {}).get("format"),
+        "nodes": skb.num_nodes,
+        "edges": skb.num_edges,
+        "seconds": round(seconds, 3),
+        "node_types": _counts(skb.type_names, skb.node_type_codes),
+        "relations": _counts(skb.schema.relations, skb.edge_rel),
+    }
+    for key in ("duplicates_dropped", "type_conflicts", "untyped_relations", "typing_relation"):
+        if skb.meta.get(key):
+            summary[key] = skb.meta[key]
+    return summary
+
+
+def _triples_progress(prog: Progress, task: Any) -> Any:
+    """A callback counting the triples read on the spinner (minutes on a Wikidata5M-sized KG)."""
+    seen = [0]
+
+    def advance(n: int) -> None:
+        seen[0] += n
+        prog.update(task, description=f"reading triples: {seen[0]:,}")
+
+    return advance
+
+
 def _counts(names: list[str], codes: np.ndarray) -> dict[str, int]:
     c = np.bincount(codes.astype(np.int64), minlength=len(names)) if len(names) else []
     return {n: int(c[i]) for i, n in enumerate(names)}
@@ -86,15 +114,7 @@ def build(
     with _progress(quiet) as prog:
         task = prog.add_task(f"loading {source or nodes}", total=None)
         fmt = format or detect_format(source, nodes)
-        extra: dict[str, Any] = {}
-        if fmt == "kg":  # minutes on a Wikidata5M-sized graph: say how far it got
-            seen = [0]
-
-            def advance(n: int) -> None:
-                seen[0] += n
-                prog.update(task, description=f"reading triples: {seen[0]:,}")
-
-            extra["progress"] = advance
+        extra = {"progress": _triples_progress(prog, task)} if fmt == "kg" else {}
         skb = load(
             source,
             fmt,
@@ -114,18 +134,7 @@ def build(
                              "(and --format)", file=where)
         prog.update(task, description=f"writing {out}")
         skb.save(out, overwrite=True, inputs=inputs)
-    summary: dict[str, Any] = {
-        "out": str(out),
-        "format": skb.meta.get("source", {}).get("format"),
-        "nodes": skb.num_nodes,
-        "edges": skb.num_edges,
-        "seconds": round(time.perf_counter() - t0, 3),
-        "node_types": _counts(skb.type_names, skb.node_type_codes),
-        "relations": _counts(skb.schema.relations, skb.edge_rel),
-    }
-    for key in ("duplicates_dropped", "type_conflicts", "untyped_relations"):
-        if skb.meta.get(key):
-            summary[key] = skb.meta[key]
+    summary = _build_summary(skb, out, time.perf_counter() - t0)
     if json_out:
         print_json(summary)
     elif not quiet:
