@@ -253,3 +253,18 @@ def test_codex_type_files(tmp_path):
     assert [skb.node(x).type for x in ("Q1", "Q3", "Q2")] == ["human", "human", "city"]
     assert skb.meta["types_from_type_files"] == 3
     assert skb.node("Q4").type  # not listed: inferred
+
+
+def test_cli_bad_line_writes_nothing(tmp_path):
+    from typer.testing import CliRunner
+
+    from skbsearch.cli import app
+
+    d = fb_like(tmp_path / "bad")
+    with open(d / "train.tsv", "a", encoding="utf-8") as fh:
+        fh.write("/m/a\t/x/y/z\n")
+    out = tmp_path / "out.skb"
+    res = CliRunner(env={"COLUMNS": "200"}).invoke(app, ["kb", "build", str(d), str(out), "--format", "kg"])
+    assert res.exit_code != 0 and "Traceback" not in res.output
+    assert f"{d / 'train.tsv'}:9" in res.output and "tail" in res.output
+    assert not out.exists() and not list(tmp_path.glob(".out.skb*"))
