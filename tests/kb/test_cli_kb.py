@@ -214,3 +214,19 @@ def test_info_relations_readable_at_80_columns(tmp_path: Path) -> None:
     info = json.loads(runner.invoke(app, ["kb", "info", str(out), "--json"]).output)
     rel = {r["relation"]: r for r in info["relations"]}["release distribution medium"]
     assert rel["id"] == long_rel and rel["main source type"] == "film" and rel["main source share"] == 1.0
+
+
+def test_info_and_build_limit_long_tables(tmp_path: Path) -> None:
+    """A KG of many types and relations: the tables show the largest rows and say so."""
+    d = tmp_path / "kg"
+    d.mkdir()
+    lines = [f"e{i}\trel_{k}\tt{k}_{i % (k + 1)}" for k in range(30) for i in range(k + 2)]
+    (d / "train.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "kg.skb"
+    built = runner.invoke(app, ["kb", "build", str(d), str(out)])
+    assert built.exit_code == 0, built.output
+    res = runner.invoke(app, ["kb", "info", str(out), "--limit", "3"])
+    assert "relations: the 3 largest of 30" in res.output
+    assert "rel 29" in res.output and "rel 0 " not in res.output
+    full = runner.invoke(app, ["kb", "info", str(out), "--limit", "0"])
+    assert "rel 0 " in full.output and "largest" not in full.output

@@ -143,7 +143,7 @@ def build(
             f"({summary['format']}, {summary['seconds']} s)"
         )
         rows = [{"node type": k, "count": v} for k, v in summary["node_types"].items()]
-        print_table(rows, title="node types")
+        print_table(*_largest(rows, "count", 20, "node types"))
 
 
 def _degree_stats(deg: np.ndarray) -> dict[str, float]:
@@ -222,7 +222,16 @@ def _share(name: str, share: float) -> str:
     return name if share >= 0.995 else f"{name} {share:.0%}"
 
 
-def print_relations(rels: list[dict[str, Any]], ids: bool = False) -> None:
+def _largest(rows: list[dict[str, Any]], key: str, limit: int, title: str) -> tuple[list[dict[str, Any]], str]:
+    """All rows (when they are fewer than ``limit`` or it is 0), or the ``limit`` with the
+    largest ``key``, largest first, with a title saying how many of how many."""
+    if limit <= 0 or len(rows) <= limit:
+        return rows, title
+    top = sorted(rows, key=lambda r: -r[key])[:limit]
+    return top, f"{title}: the {limit} largest of {len(rows):,}"
+
+
+def print_relations(rels: list[dict[str, Any]], ids: bool = False, title: str = "relations") -> None:
     """The relations table, readable at 80 columns: long names fold in their own wide
     column, the ends show each side's main type (with its share when not all), numbers
     never wrap; with ``ids``, raw ids (of an SKB imported from ids) on a dim line below."""
@@ -231,7 +240,7 @@ def print_relations(rels: list[dict[str, Any]], ids: bool = False) -> None:
     from rich.text import Text
 
     has_ids = any(r.get("id") for r in rels)
-    title = "relations" + (" (raw ids: --ids)" if has_ids and not ids else "")
+    title += " (raw ids: --ids)" if has_ids and not ids else ""
     table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, expand=False)
     table.add_column("relation", ratio=3, overflow="fold", min_width=16)
     table.add_column("edges", justify="right", no_wrap=True)
@@ -251,7 +260,9 @@ def print_relations(rels: list[dict[str, Any]], ids: bool = False) -> None:
 @handle_errors
 def info(path: DirArg, json_out: JsonOpt = False,
          ids: Annotated[bool, typer.Option("--ids", help="Show each relation's raw id "
-                                                         "(of a KG imported from ids).")] = False) -> None:
+                                                         "(of a KG imported from ids).")] = False,
+         limit: Annotated[int, typer.Option(help="Rows of the type and relation tables, largest "
+                                                 "first (0 = all; --json lists all).")] = 50) -> None:
     """Counts per node type and relation, degree statistics, fields."""
     res = kb_info(path)
     if json_out:
@@ -262,10 +273,11 @@ def info(path: DirArg, json_out: JsonOpt = False,
         f"[bold]{escape(str(path))}[/]: {res['nodes']:,} nodes, {res['edges']:,} edges; degree (in+out) "
         f"mean {d['mean']}, median {d['median']}, max {d['max']}, isolated {d['zero']:,}"
     )
-    types = [{"node type": k, "count": v} for k, v in res["node_types"].items()]
-    print_table(types, title="node types")
+    print_table(*_largest([{"node type": k, "count": v} for k, v in res["node_types"].items()],
+                          "count", limit, "node types"))
     if res["relations"]:
-        print_relations(res["relations"], ids)
+        rels, title = _largest(res["relations"], "edges", limit, "relations")
+        print_relations(rels, ids, title)
     if res["text_fields"] or res["attributes"]:
         console.print(f"text fields: {', '.join(res['text_fields']) or '-'}", markup=False)
         attrs = ", ".join(f"{k} ({v})" for k, v in res["attributes"].items())
