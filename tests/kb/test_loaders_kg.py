@@ -154,6 +154,7 @@ def test_wikidata5m_layout_aliases_and_texts(tmp_path):
 @pytest.mark.parametrize("line,field", [
     ("/m/a\t/x/y/z", "tail"),
     ("/m/a\t\t/m/b", "relation"),
+    ("/m/a\t  \t/m/b", "relation"),
     ("/m/a\t/x/y/z\t/m/b\textra", "tail"),
     ("/m/a\t/x/y/z^-1\t/m/b", "relation"),
 ])

@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 
 from skbsearch.atomic import atomic_dir, recover_dir
 from skbsearch.errors import IndexError_, InputError
-from skbsearch.kb.graph import Graph
+from skbsearch.kb.graph import Graph, unique_sorted
 from skbsearch.kb.predicate import select_mask
 from skbsearch.kb.schema import RESERVED_COLUMNS, Node, Schema
 
@@ -299,7 +299,7 @@ class SKB:
         rel = self.edge_rel.astype(np.int64)
         sides = []
         for ends in (self.edge_src, self.edge_dst):
-            pairs = np.unique(rel * n_types + types[ends])
+            pairs = unique_sorted(rel * n_types + types[ends])
             r, t = pairs // n_types, pairs % n_types
             count = np.bincount(r, minlength=len(self.schema.relations))
             only = np.full(len(self.schema.relations), -1, np.int64)

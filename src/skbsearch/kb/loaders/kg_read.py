@@ -83,8 +83,9 @@ def _blocks(path: Path) -> Iterator[pa.RecordBatch]:
 
 
 def _bad(batch: pa.RecordBatch) -> bool:
+    """Whether a block has an empty or all-whitespace column (or a reserved relation name)."""
     for col in batch.columns:
-        if pc.any(pc.equal(pc.utf8_length(pc.utf8_trim_whitespace(col)), 0)).as_py():
+        if pc.min(pc.utf8_length(col)).as_py() == 0 or pc.any(pc.utf8_is_space(col)).as_py():
             return True
     return bool(pc.any(pc.ends_with(batch.column(1), INVERSE_SUFFIX)).as_py())
 
