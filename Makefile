@@ -6,7 +6,7 @@ DEMO_STAMP := $(VENV)/.skb-demo.stamp
 TEST_STAMP := $(VENV)/.skb-test.stamp
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: demo test lint bench clean-venv browser docs
+.PHONY: demo test lint bench clean-venv browser docs gpu-wheels
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -58,3 +58,8 @@ lint: $(TEST_STAMP)
 
 clean-venv:
 	rm -rf $(VENV)
+
+# The GPU run's carry (.gpu-carry/, git-ignored): wheels the GPU image lacks, fp16 MiniLM, DL19
+# files, under 60 MiB. On the GPU machine: bash scripts/gpu_run.sh (see README "On a GPU").
+gpu-wheels: $(DEMO_STAMP)
+	PYTHON=$(BIN)/python scripts/gpu_carry.sh

@@ -333,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
             "title": ("HTTP service under concurrent load (skb serve, issues 11, 14 and 21)"
                       + (f", {args.products:,} products" if args.products != 2000 else "")),
             "order": 60, "percent": False, "overall_row": False,
-            "protocol": ("real skb serve on 127.0.0.1 (default limits, 2 search workers), demo "
+            "protocol": ("real skb serve on 127.0.0.1 (default limits and worker lanes), demo "
                          f"catalogue of {args.products} products + BM25 index; {args.clients} "
                          "concurrent asyncio/httpx clients, seeded mix of valid and invalid "
                          "requests; client-side latency; bounded by time and request count; "
@@ -352,7 +352,9 @@ def main(argv: list[str] | None = None) -> int:
             "load_average": [round(load_before, 2), round(load_after, 2)],
             "command": (f"python benchmarks/serve_load.py --products {args.products} --clients {args.clients} --duration "
                         f"{args.duration:g} --max-requests {args.max_requests} --abusive {args.abusive} "
-                        f"--abandoned {args.abandoned} --json benchmarks/results/serve_load.json"),
+                        f"--abandoned {args.abandoned}"
+                        + (f" --skb-root {args.skb_root}" if args.skb_root else "")
+                        + (f" --json {args.json}" if args.json else "")),
             "request_timeout_s": args.request_timeout,
             "products": args.products, "clients": args.clients, "duration_s": args.duration,
             "max_requests": args.max_requests, "seed": args.seed, "cpu_count": os.cpu_count(),

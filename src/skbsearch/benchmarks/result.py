@@ -1,11 +1,15 @@
 """The common benchmark result: one JSON shape for every benchmark.
 
     {"benchmark": "metaqa", "config": {...}, "metrics": {"hits@1": 0.97, ...},
-     "groups": {"1-hop": {"hits@1": 0.97, ...}, ...}, "latency_ms": {"p50": 1.2, ...}}
+     "groups": {"1-hop": {"hits@1": 0.97, ...}, ...}, "latency_ms": {"p50": 1.2, ...},
+     "device": {"device": "cuda:0", "dtype": "float16", "gpu": "NVIDIA H100 80GB HBM3",
+                "torch": "2.11.0"}}
 
 Metrics are fractions in 0..1 (tables may show them as percentages); ``groups`` holds
 the same metrics per subset (hop, category, ...); ``latency_ms`` per-query latency
-percentiles, overall and per group (``"1-hop.p95"``).
+percentiles, overall and per group (``"1-hop.p95"``); ``device`` where the models ran
+(:func:`skbsearch.devices.current_record`: the process's default device once torch is
+imported, else the CPU).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skbsearch.devices import current_record
 from skbsearch.eval.report import print_table
 from skbsearch.outfile import write_output
 
@@ -28,6 +33,7 @@ class BenchmarkResult:
     metrics: dict[str, float] = field(default_factory=dict)
     groups: dict[str, dict[str, float]] = field(default_factory=dict)
     latency_ms: dict[str, float] = field(default_factory=dict)
+    device: dict[str, Any] = field(default_factory=current_record)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -46,7 +52,7 @@ class BenchmarkResult:
         p = Path(text_or_path) if not str(text_or_path).lstrip().startswith("{") else None
         data = json.loads(p.read_text(encoding="utf-8") if p is not None else str(text_or_path))
         return cls(**{k: data.get(k, {}) for k in ("config", "metrics", "groups", "latency_ms")},
-                   benchmark=data["benchmark"])
+                   benchmark=data["benchmark"], device=data.get("device") or {})
 
     def rows(self, percent: bool = True) -> list[dict[str, Any]]:
         """One table row per group plus an ``all`` row (metrics as % when ``percent``)."""

@@ -14,7 +14,16 @@ from rich.markup import escape
 
 from skbsearch.cli.arguments import output_option
 from skbsearch.cli.bench import bench_app
-from skbsearch.cli.output import console, handle_errors, print_table, save_result, stage_progress
+from skbsearch.cli.output import (
+    DeviceOpt,
+    PrecisionOpt,
+    apply_device,
+    console,
+    handle_errors,
+    print_table,
+    save_result,
+    stage_progress,
+)
 
 
 @bench_app.command("impliret")
@@ -48,9 +57,12 @@ def impliret(
     ce_time: float | None = typer.Option(None, "--ce-time-budget", min=1, help="cross-encoder: training seconds per fold."),
     threads: int | None = typer.Option(None, "--threads", min=1, help="cross-encoder: torch threads while training."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout).", callback=output_option),
+    device: DeviceOpt = None,
+    precision: PrecisionOpt = None,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
 ) -> None:
     """Run IMPLIRET's official protocol: nDCG@10 / MRR@10 / Recall@10 per pool, category and overall."""
+    apply_device(device, precision)
 
     from skbsearch.benchmarks.impliret import run_impliret, table_rows
     from skbsearch.benchmarks.impliret.read import parse_ks, reader_table, run_impliret_reader

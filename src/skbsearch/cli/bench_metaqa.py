@@ -9,7 +9,15 @@ from rich.markup import escape
 
 from skbsearch.cli.arguments import output_option
 from skbsearch.cli.bench import bench_app
-from skbsearch.cli.output import console, handle_errors, save_result, stage_progress
+from skbsearch.cli.output import (
+    DeviceOpt,
+    PrecisionOpt,
+    apply_device,
+    console,
+    handle_errors,
+    save_result,
+    stage_progress,
+)
 from skbsearch.errors import InputError
 
 
@@ -44,9 +52,12 @@ def metaqa(
     train_on: str = typer.Option("all", "--train-on", help="all: dev questions of every hop; hop: same hop only."),
     cache: Path | None = typer.Option(None, "--cache", help="Cache dir (default $SKB_CACHE_DIR or ~/.cache/skbsearch)."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout).", callback=output_option),
+    device: DeviceOpt = None,
+    precision: PrecisionOpt = None,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
 ) -> None:
     """Score KGQA on MetaQA: Hits@1, Hit@k/Recall@20/MRR over answer nodes, the KB ceiling, latency."""
+    apply_device(device, precision)
     from skbsearch.benchmarks.metaqa import run_metaqa
 
     hop_list = _parse_hops(hops)

@@ -14,7 +14,16 @@ from rich.markup import escape
 
 from skbsearch.cli.arguments import output_dir_option, output_option
 from skbsearch.cli.bench import bench_app
-from skbsearch.cli.output import console, handle_errors, print_table, save_result, stage_progress
+from skbsearch.cli.output import (
+    DeviceOpt,
+    PrecisionOpt,
+    apply_device,
+    console,
+    handle_errors,
+    print_table,
+    save_result,
+    stage_progress,
+)
 
 
 @bench_app.command("trecdl")
@@ -51,9 +60,12 @@ def trecdl(
                                           "the same candidates (e.g. a cross-encoder run as the GNN's first-stage feature)."),
     save_run: Path | None = typer.Option(None, "--save-run", help="Write the final run as a TREC run file.", callback=output_option),
     json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout).", callback=output_option),
+    device: DeviceOpt = None,
+    precision: PrecisionOpt = None,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
 ) -> None:
     """Re-rank TREC DL's BM25 top-100: nDCG@10, MRR@10, MTRR, TMHits@10 and latency per stage."""
+    apply_device(device, precision)
 
     from skbsearch.benchmarks.trecdl import legacy_spec, run_trecdl
     from skbsearch.errors import InputError

@@ -8,7 +8,16 @@ from typing import Annotated, Any
 import typer
 
 from skbsearch.cli.arguments import output_option, plot_option
-from skbsearch.cli.output import console, handle_errors, print_json, print_table, stage_progress
+from skbsearch.cli.output import (
+    DeviceOpt,
+    PrecisionOpt,
+    apply_device,
+    console,
+    handle_errors,
+    print_json,
+    print_table,
+    stage_progress,
+)
 from skbsearch.cli.run import (
     IdFieldOpt,
     JsonOpt,
@@ -87,9 +96,12 @@ def experiment_cmd(
     id_field: IdFieldOpt = None,
     text_field: TextFieldOpt = None,
     as_json: JsonOpt = False,
+    device: DeviceOpt = None,
+    precision: PrecisionOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Compare pipelines and saved runs on one query set: means, paired tests, ms/query."""
+    apply_device(device, precision)
     from skbsearch.datasets import read_qrels
     from skbsearch.eval.experiment import Experiment
 

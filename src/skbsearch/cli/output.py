@@ -14,7 +14,7 @@ import numbers
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -26,6 +26,21 @@ from skbsearch.eval.report import console, print_table  # noqa: F401 (re-exporte
 from skbsearch.progress import ProgressFn
 
 err_console = Console(stderr=True)
+
+DeviceOpt = Annotated[str | None, typer.Option(
+    "--device", help="Where models run: auto | cpu | cuda | cuda:N (default: $SKBSEARCH_DEVICE, "
+    "else auto: a GPU when torch sees one).")]
+PrecisionOpt = Annotated[str | None, typer.Option(
+    "--precision", help="Model precision: fp32 | fp16 | bf16 (default: fp32 on the CPU, fp16 "
+    "on a GPU).")]
+
+
+def apply_device(device: str | None, precision: str | None = None) -> Any:
+    """Check ``--device``/``--precision`` (a device that is not there is a one-line error)
+    and make them the default of every model this command runs."""
+    from skbsearch.devices import set_default_device
+
+    return set_default_device(device, precision)
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -10,7 +10,16 @@ from typing import Annotated, Any
 import typer
 
 from skbsearch.cli.arguments import output_option
-from skbsearch.cli.output import console, err_console, handle_errors, print_json, print_table
+from skbsearch.cli.output import (
+    DeviceOpt,
+    PrecisionOpt,
+    apply_device,
+    console,
+    err_console,
+    handle_errors,
+    print_json,
+    print_table,
+)
 from skbsearch.errors import InputError
 
 QueriesOpt = Annotated[Path, typer.Option(
@@ -118,9 +127,12 @@ def run_cmd(
     id_field: IdFieldOpt = None,
     text_field: TextFieldOpt = None,
     as_json: JsonOpt = False,
+    device: DeviceOpt = None,
+    precision: PrecisionOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Run a pipeline over a query file and write a TREC run (with --qrels: its metrics)."""
+    apply_device(device, precision)
     from skbsearch.eval.evaluate import evaluate, parse_metrics
 
     queries = load_queries(queries_path, id_field, text_field)

@@ -12,7 +12,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from skbsearch.atomic import check_replaceable, recover_dir
-from skbsearch.cli.output import console, err_console, handle_errors, print_json, print_table
+from skbsearch.cli.output import (
+    DeviceOpt,
+    PrecisionOpt,
+    apply_device,
+    console,
+    err_console,
+    handle_errors,
+    print_json,
+    print_table,
+)
 from skbsearch.errors import IndexError_, InputError
 from skbsearch.index import available_kinds
 
@@ -66,7 +75,8 @@ def index_cmd(
         help="dense/multivector: encoder name ('minilm' = packaged all-MiniLM-L6-v2), "
              "sentence-transformers hub name or local path.")] = "minilm",
     backend: Annotated[str, typer.Option(
-        help="dense: numpy (exact) | faiss-flat | faiss-hnsw.")] = "numpy",
+        help="dense: numpy (exact) | torch (exact; torch matmul + top-k, on the GPU when "
+             "searched there) | faiss-flat | faiss-hnsw.")] = "numpy",
     force: Annotated[bool, typer.Option(
         "--force", help="Replace an existing index (nothing else is ever replaced).")] = False,
     engine: Annotated[str, typer.Option(
@@ -76,10 +86,13 @@ def index_cmd(
         "--ray-address", help="engine ray: a Ray cluster address (default: a local Ray).")] = None,
     shard_rows: Annotated[int, typer.Option(
         "--shard-rows", min=1, help="engine ray: node rows per Parquet shard.")] = 50_000,
+    device: DeviceOpt = None,
+    precision: PrecisionOpt = None,
     json_out: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Build an index over every node of an SKB (written atomically)."""
+    from skbsearch.devices import check_device_name, check_precision_name
     from skbsearch.index import get_kind
     from skbsearch.kb.store import SKB
 
@@ -88,6 +101,10 @@ def index_cmd(
         raise InputError(f"unknown engine {engine!r}; use local or ray", field="--engine")
     if engine == "ray" and kind not in ("bm25", "dense"):
         raise InputError(f"--engine ray builds bm25 and dense indexes, not {kind}", field="--engine")
+    if engine == "ray":  # the GPUs are the cluster's: only the names are checked here
+        device, precision = check_device_name(device), check_precision_name(precision)
+    else:
+        apply_device(device, precision)
     out = out or default_index_dir(skb_dir, kind)
     check_replaceable(out, "index", inputs=[skb_dir])
     if out.exists() and not force:
@@ -98,7 +115,8 @@ def index_cmd(
     elif kind in ("dense", "multivector"):
         from skbsearch.encoders import default_cache_dir
 
-        params = {"encoder": encoder, "cache": default_cache_dir()}
+        params = {"encoder": encoder, "cache": default_cache_dir(), "device": device,
+                  "precision": precision}
         if kind == "dense":
             params["backend"] = backend
     field_list = [f.strip() for f in fields.split(",") if f.strip()] if fields else None
@@ -127,7 +145,8 @@ def index_cmd(
         index.save(out, overwrite=True)
         progress("saving", 1, 1)
     summary = {"kind": kind, "engine": engine, "path": str(out), "num_docs": index.num_docs,
-               "params": getattr(index, "params", {}), "seconds": round(time.perf_counter() - t0, 2)}
+               "params": getattr(index, "params", {}), "seconds": round(time.perf_counter() - t0, 2),
+               "built_on": getattr(index, "built_on", None)}
     if json_out:
         print_json(summary)
     elif not quiet:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from skbsearch.cli.output import handle_errors
+from skbsearch.cli.output import DeviceOpt, PrecisionOpt, apply_device, handle_errors
 
 
 def register(app: typer.Typer) -> None:
@@ -45,8 +45,11 @@ def register(app: typer.Typer) -> None:
         allow_spec_files: bool = typer.Option(
             False, "--allow-spec-files", help="Let clients' own specs name files, models and "
             "URLs (default: only named pipelines may)."),
+        device: DeviceOpt = None,
+        precision: PrecisionOpt = None,
     ) -> None:
         """Serve search, pipelines, node lookup, KB info and the web explorer (at /) over HTTP (FastAPI; extra \\[server])."""
+        apply_device(device, precision)
         from skbsearch.errors import InputError, MissingDependencyError
         from skbsearch.server import create_app
         from skbsearch.server.hosts import default_hosts

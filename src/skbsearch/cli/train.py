@@ -13,7 +13,14 @@ from typing import Any
 import typer
 
 from skbsearch.cli.arguments import output_dir_option
-from skbsearch.cli.output import console, handle_errors, print_json
+from skbsearch.cli.output import (
+    DeviceOpt,
+    PrecisionOpt,
+    apply_device,
+    console,
+    handle_errors,
+    print_json,
+)
 
 train_app = typer.Typer(
     name="train",
@@ -43,9 +50,12 @@ def cross_encoder(
     seed: int = typer.Option(0, "--seed", help="Seed of the head initialisation and sampling."),
     threads: int | None = typer.Option(None, "--threads", min=1, help="torch threads (default: torch's)."),
     json_out: bool = typer.Option(False, "--json", help="Print the training summary as JSON."),
+    device: DeviceOpt = None,
+    precision: PrecisionOpt = None,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Fine-tune a cross-encoder (BCE + pairwise loss, + distillation with --teacher) and save it to --out."""
+    apply_device(device, precision)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from skbsearch.errors import InputError

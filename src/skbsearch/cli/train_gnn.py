@@ -9,7 +9,14 @@ from typing import Any
 import typer
 
 from skbsearch.cli.arguments import output_dir_option
-from skbsearch.cli.output import console, handle_errors, print_json
+from skbsearch.cli.output import (
+    DeviceOpt,
+    PrecisionOpt,
+    apply_device,
+    console,
+    handle_errors,
+    print_json,
+)
 from skbsearch.cli.train import train_app
 from skbsearch.errors import InputError
 
@@ -134,9 +141,12 @@ def gnn_reranker(
                                          "(default: on for impliret, off for trecdl)."),
     cache: Path | None = typer.Option(None, "--cache", help="Cache root for parses and embeddings (default $SKB_CACHE_DIR or ~/.cache/skbsearch)."),
     json_out: bool = typer.Option(False, "--json", help="Print the training summary as JSON."),
+    device: DeviceOpt = None,
+    precision: PrecisionOpt = None,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
 ) -> None:
     """Train a G-RAG / GCN / MLP re-ranker on TREC DL judgements or IMPLIRET pools and save it (load with GNNReranker.load)."""
+    apply_device(device, precision)
     from skbsearch.paths import cache_root
 
     if out is None:

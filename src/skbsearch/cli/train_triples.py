@@ -7,7 +7,14 @@ from pathlib import Path
 import typer
 
 from skbsearch.cli.arguments import output_dir_option
-from skbsearch.cli.output import console, handle_errors, print_json
+from skbsearch.cli.output import (
+    DeviceOpt,
+    PrecisionOpt,
+    apply_device,
+    console,
+    handle_errors,
+    print_json,
+)
 from skbsearch.cli.train import train_app
 
 
@@ -32,9 +39,12 @@ def triple_reranker(
     seed: int = typer.Option(0, "--seed", help="Seed of sampling and head initialisation."),
     cache: Path | None = typer.Option(None, "--cache", help="Cache dir (default $SKB_CACHE_DIR or ~/.cache/skbsearch)."),
     json_out: bool = typer.Option(False, "--json", help="Print the training summary as JSON."),
+    device: DeviceOpt = None,
+    precision: PrecisionOpt = None,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Label retrieved triples (triple- or document-level), fine-tune MiniLM with BCE, save to --out."""
+    apply_device(device, precision)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from skbsearch.benchmarks.metaqa.rerank import MetaQAComponents, train_metaqa_reranker

@@ -159,7 +159,8 @@ def encode_texts(
 ) -> np.ndarray:
     """Embed ``texts`` with ``encoder``, encoding only distinct texts missing from ``cache``.
 
-    Texts are encoded in steps of ``16 * batch_size``; each step is written to the cache
+    Texts are encoded in steps of ``16 * batch_size`` (64 for an encoder that overlaps
+    tokenisation with the model, on a GPU); each step is written to the cache
     at once, so an interrupted run keeps what it finished. ``progress`` is ``True`` for a
     rich progress bar (on stderr) or a ``progress(stage, done, total)`` callback. Returns
     ``(len(texts), dim)`` float32.
@@ -174,7 +175,8 @@ def encode_texts(
         cache.get(encoder.model_id, distinct) if cache else [None] * len(distinct)
     )
     todo = [i for i, v in enumerate(vecs) if v is None]
-    step = max(1, 16 * batch_size)
+    # an overlapped (GPU) encoder restarts its tokeniser pipeline every step: longer steps
+    step = max(1, (64 if getattr(encoder, "overlap", False) else 16) * batch_size)
     callback = progress if callable(progress) else None
     bar = _progress(progress is True, len(todo))
     with bar if bar is not None else contextlib.nullcontext():

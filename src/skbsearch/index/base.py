@@ -4,7 +4,8 @@ An index directory holds ``manifest.json``::
 
     {"artefact": "index", "kind": "bm25", "version": 1, "num_docs": 1000, "params": {...},
      "source": {"kind": "skb", "path": "...", "num_nodes": 1000, "skb_hash": "...", ...},
-     "created": "2025-01-01T00:00:00+00:00"}
+     "created": "2025-01-01T00:00:00+00:00",
+     "built_on": {"device": "cuda:0", "dtype": "float16", "gpu": "NVIDIA H100", "torch": "2.11.0"}}
 
 plus ``doc_ids.json`` (the external id of every document, in index order) and whatever
 files the kind needs. Directories are written with :func:`skbsearch.atomic.atomic_dir`
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.atomic import recover_parent
+from skbsearch.devices import cpu_record
 from skbsearch.errors import IndexError_
 from skbsearch.progress import ProgressFn, no_progress  # noqa: F401 - re-exported (index modules)
 
@@ -48,12 +50,16 @@ class Manifest:
     params: dict[str, Any] = field(default_factory=dict)
     source: dict[str, Any] = field(default_factory=dict)
     created: str = ""
+    built_on: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
+        """JSON-ready form (``built_on``: the device record, the CPU unless a model ran
+        elsewhere; see :mod:`skbsearch.devices`)."""
         d = {"artefact": "index", **asdict(self)}
         if not d["created"]:
             d["created"] = build_time()
+        if not d["built_on"]:
+            d["built_on"] = cpu_record()
         return d
 
 
@@ -118,6 +124,7 @@ def read_manifest(
             params=dict(d.get("params", {})),
             source=dict(d.get("source", {})),
             created=str(d.get("created", "")),
+            built_on=dict(d.get("built_on") or {}),
         )
     except (KeyError, TypeError, ValueError) as e:
         raise IndexError_(f"{path}: manifest lacks or mangles {e}; "

@@ -1,8 +1,9 @@
 """Dense index: normalised float32 document embeddings searched by inner product.
 
 Backends: ``"numpy"`` (exact: matmul + argpartition over a memory-mapped matrix),
-``"faiss-flat"`` (exact, FAISS ``IndexFlatIP``) and ``"faiss-hnsw"`` (approximate, FAISS
-``IndexHNSWFlat``). A saved index is a directory (written atomically)::
+``"torch"`` (exact: torch matmul + top-k on a GPU, or the CPU; chunked when the matrix
+exceeds the GPU's memory; :mod:`skbsearch.index.torch_search`), ``"faiss-flat"`` (exact,
+FAISS ``IndexFlatIP``) and ``"faiss-hnsw"`` (approximate, FAISS ``IndexHNSWFlat``). A saved index is a directory (written atomically)::
 
     manifest.json      kind, backend, encoder, model_id, dim, count, HNSW settings
     doc_ids.json       document ids, row order
@@ -16,15 +17,14 @@ Nothing is pickled.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from skbsearch.atomic import atomic_dir
-from skbsearch.documents import DocumentRenderer
-from skbsearch.encoders import encode_texts, load_encoder
+from skbsearch.devices import cpu_record, resolve
+from skbsearch.encoders import SentenceTransformerEncoder, encode_texts, load_encoder
 from skbsearch.errors import IndexError_, InputError, MissingDependencyError
 from skbsearch.index.base import (
     Manifest,
@@ -35,69 +35,15 @@ from skbsearch.index.base import (
     write_doc_ids,
     write_manifest,
 )
-from skbsearch.kb.store import SKB
+from skbsearch.index.docsource import DocSource, skb_renderer  # noqa: F401 (re-exported)
 
-BACKENDS = ("numpy", "faiss-flat", "faiss-hnsw")
+BACKENDS = ("numpy", "torch", "faiss-flat", "faiss-hnsw")
 KIND = "dense"
 FORMAT_VERSION = 1
 #: Work budget of one exact matmul block (queries x documents scores).
 _BLOCK = 1 << 24
 
 Hits = tuple[np.ndarray, np.ndarray]  # (rows int64, scores float32), best first
-
-
-@dataclass
-class DocSource:
-    """Documents to index: ids, texts, optional SKB node indices and a provenance record."""
-
-    doc_ids: list[str]
-    texts: list[str]
-    node_index: np.ndarray | None = None
-    source: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def from_any(
-        cls, source: Any, renderer: Any = None, indices: Sequence[int] | np.ndarray | None = None
-    ) -> DocSource:
-        """From an SKB (rendered with ``renderer``) or a ``(doc_ids, texts)`` pair."""
-        if isinstance(source, SKB):
-            renderer = renderer or DocumentRenderer()
-            idx = None if indices is None else np.asarray(indices, dtype=np.int64)
-            texts = renderer.render_many(source, idx)
-            ids = source.ids if idx is None else source.id_of(idx)
-            fields = getattr(renderer, "fields", None)
-            info = {"kind": "skb", "num_nodes": source.num_nodes,
-                    "skb_hash": source.meta.get("content_hash"),
-                    "path": str(Path(source.path).absolute()) if source.path else None,
-                    "fields": list(fields) if fields is not None else None,
-                    "add_rel": bool(getattr(renderer, "add_rel", False)),
-                    "max_per_relation": getattr(renderer, "max_per_relation", 10),
-                    "renderer": asdict(renderer) if is_dataclass(renderer) else repr(renderer)}
-            return cls(list(ids), texts, idx, info)
-        try:
-            doc_ids, texts = source
-        except (TypeError, ValueError):
-            raise InputError("documents must be an SKB or a (doc_ids, texts) pair",
-                             field="source") from None
-        doc_ids, texts = [str(d) for d in doc_ids], [str(t) for t in texts]
-        if len(doc_ids) != len(texts):
-            raise InputError(f"{len(doc_ids)} doc ids but {len(texts)} texts", field="texts")
-        seen: set[str] = set()
-        for n, d in enumerate(doc_ids, start=1):
-            if d in seen:
-                raise InputError(f"duplicate doc id {d!r}; ids must be unique", line=n, field="doc_id")
-            seen.add(d)
-        return cls(doc_ids, texts, None, {"kind": "texts"})
-
-
-def skb_renderer(fields: Sequence[str] | None = None, field_weights: Any = None,
-                 add_rel: bool = False, max_per_relation: int = 10) -> Any:
-    """The DocumentRenderer behind ``skb index --kind dense|multivector`` options."""
-    if field_weights:
-        raise InputError("field weights apply to bm25 indexes only; a dense index embeds one "
-                         "rendered document per node", field="field_weights")
-    fields = [f.strip() for f in fields if f.strip()] if fields is not None else None
-    return DocumentRenderer(fields=fields, add_rel=add_rel, max_per_relation=max_per_relation)
 
 
 def normalize(x: np.ndarray) -> np.ndarray:
@@ -194,6 +140,10 @@ class DenseIndex(DocRows):
         hnsw_m, ef_construction, ef_search: HNSW graph degree and beam widths.
         exact_filter_max: with a filter of at most this many docs (or any backend but
             HNSW), search the filtered rows exactly.
+        chunk_rows: torch backend: search in chunks of this many rows (default: the whole
+            matrix resident on the device when it fits).
+        built_on: the device record of the build (:meth:`DeviceSpec.record`), kept in the
+            manifest.
     """
 
     kind = KIND
@@ -214,6 +164,8 @@ class DenseIndex(DocRows):
         exact_filter_max: int = 20_000,
         source: dict[str, Any] | None = None,
         faiss_index: Any = None,
+        chunk_rows: int | None = None,
+        built_on: dict[str, Any] | None = None,
     ) -> None:
         if backend not in BACKENDS:
             raise InputError(f"unknown dense backend {backend!r}; use one of {BACKENDS}", field="backend")
@@ -229,6 +181,9 @@ class DenseIndex(DocRows):
         self.source = dict(source or {})
         self.path: Path | None = None
         self._faiss_index: Any = faiss_index
+        self.chunk_rows = chunk_rows
+        self.built_on = dict(built_on or {})
+        self._torch: dict[Any, Any] = {}
         if backend == "faiss-hnsw" and faiss_index is None:
             self._faiss_index = self._build_faiss()
 
@@ -237,6 +192,7 @@ class DenseIndex(DocRows):
     def build(cls, source: Any, encoder: Any = "minilm", *, backend: str = "numpy",
               renderer: Any = None, indices: Sequence[int] | np.ndarray | None = None,
               cache: Any = None, batch_size: int = 64, progress: bool | ProgressFn = False,
+              device: str | None = None, precision: str | None = None,
               **kwargs: Any) -> DenseIndex:
         """Embed documents and index them.
 
@@ -249,12 +205,16 @@ class DenseIndex(DocRows):
             cache: an :class:`~skbsearch.encoders.EmbeddingCache` or its directory.
             progress: ``True`` for a rich progress bar, or a ``progress(stage, done,
                 total)`` callback.
+            device, precision: where the encoder runs (:mod:`skbsearch.devices`).
             kwargs: further :class:`DenseIndex` settings (``hnsw_m``, ``ef_search``...).
         """
         docs = DocSource.from_any(source, renderer=renderer, indices=indices)
-        enc = load_encoder(encoder)
+        spec = resolve(device, precision)
+        enc = load_encoder(encoder, spec.device, spec.precision)
         emb = encode_texts(enc, docs.texts, cache, batch_size=batch_size, progress=progress,
                            description="embedding")
+        kwargs.setdefault("built_on", spec.record() if isinstance(enc, SentenceTransformerEncoder)
+                          else cpu_record())
         return cls(docs.doc_ids, emb, backend=backend, encoder=enc.name, model_id=enc.model_id,
                    node_index=docs.node_index, normalized=True, source=docs.source, **kwargs)
 
@@ -295,11 +255,13 @@ class DenseIndex(DocRows):
 
     # ------------------------------------------------------------------ search
     def search(self, queries: np.ndarray, k: int,
-               allowed: np.ndarray | Sequence[int] | None = None) -> list[Hits]:
+               allowed: np.ndarray | Sequence[int] | None = None, *,
+               device: str | None = None, precision: str | None = None) -> list[Hits]:
         """Top-``k`` ``(rows, scores)`` per query vector, best first.
 
         With ``allowed`` (rows of this index; see :meth:`rows_for` for SKB node indices)
-        only those docs are returned, fewer than ``k`` if fewer are allowed.
+        only those docs are returned, fewer than ``k`` if fewer are allowed. ``device`` and
+        ``precision`` apply to the torch backend (default: the process default device).
         """
         q = normalize(np.atleast_2d(queries))
         if q.shape[1] != self.dim:
@@ -310,7 +272,19 @@ class DenseIndex(DocRows):
             return self._search_filtered(q, k, self.check_rows(allowed))
         if self.backend == "numpy":
             return exact_topk(self.embeddings, q, k)
+        if self.backend == "torch":
+            return self.torch_searcher(device, precision).search(q, k)
         return self._faiss_search(q, min(k, len(self)))
+
+    def torch_searcher(self, device: str | None = None, precision: str | None = None) -> Any:
+        """The :class:`~skbsearch.index.torch_search.TorchSearcher` of a device (made once:
+        the matrix is copied to the device on first use)."""
+        from skbsearch.index.torch_search import TorchSearcher
+
+        spec = resolve(device, precision)
+        if spec not in self._torch:
+            self._torch[spec] = TorchSearcher(self.embeddings, spec, chunk_rows=self.chunk_rows)
+        return self._torch[spec]
 
     def _faiss_search(self, q: np.ndarray, k: int, rows: np.ndarray | None = None) -> list[Hits]:
         faiss = _faiss()
@@ -366,7 +340,8 @@ class DenseIndex(DocRows):
                 np.save(tmp / "node_index.npy", self.node_index)
             if self.backend == "faiss-hnsw":
                 _faiss().write_index(self.faiss_index, str(tmp / "faiss.index"))
-            write_manifest(tmp, Manifest(KIND, FORMAT_VERSION, len(self), self.params, self.source))
+            write_manifest(tmp, Manifest(KIND, FORMAT_VERSION, len(self), self.params, self.source,
+                                         built_on=self.built_on))
         self.path = path
         return path
 
@@ -394,7 +369,8 @@ class DenseIndex(DocRows):
                                       "exact_filter_max") if k in p}
         index = cls(doc_ids, emb, backend=p.get("backend", "numpy"), encoder=p.get("encoder"),
                     model_id=p.get("model_id"), node_index=node_index, normalized=True,
-                    source=man.source, faiss_index=faiss_index, **settings)
+                    source=man.source, faiss_index=faiss_index, built_on=man.built_on,
+                    **settings)
         index.path = path
         return index
 

@@ -6,35 +6,74 @@ an actor pool renders each batch (the renderer :meth:`DenseIndex.from_skb` uses)
 row order and writes the index as the single-process build does. Embeddings are cached
 per worker in the embedding cache given (a local SQLite file: shared by the workers of one
 machine; on a cluster each machine keeps its own).
+
+Where the cluster has GPUs, each actor asks Ray for one (``num_gpus``; a fraction when the
+cluster has less than one) and encodes on it (Ray makes the GPU it gives ``cuda:0`` inside
+the actor); otherwise the actors are CPU ones (:func:`plan_actors`).
 """
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Sequence
-from dataclasses import asdict, is_dataclass
+from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from skbsearch.devices import DEVICE_ENV, check_device_name
 from skbsearch.errors import InputError
 from skbsearch.index.base import ProgressFn, no_progress
 from skbsearch.index.dense import DenseIndex, skb_renderer
-from skbsearch.index.distributed import _pool, ensure_ray, read_shards, write_node_shards
+from skbsearch.index.distributed import ensure_ray, read_shards, write_node_shards
+
+
+@dataclass(frozen=True)
+class ActorPlan:
+    """How many encoder actors, and the CPUs, GPUs and torch device of each."""
+
+    pool: int
+    num_cpus: float
+    num_gpus: float
+    device: str
+
+
+def plan_actors(resources: dict[str, float], workers: int | None, shards: int,
+                device: str | None = None) -> ActorPlan:
+    """Encoder actors for a cluster's ``resources`` (``ray.cluster_resources()``).
+
+    ``device``: ``cpu`` (CPU actors), ``cuda``/``cuda:N`` (GPU actors; an error when the
+    cluster has no GPU) or ``auto``/``None`` (GPU actors when the cluster has GPUs). GPU
+    actors take one GPU each (at most as many actors as GPUs), or share a fraction of one.
+    """
+    name = check_device_name(device or os.environ.get(DEVICE_ENV, "").strip() or "auto")
+    gpus = float(resources.get("GPU", 0) or 0)
+    cpus = float(resources.get("CPU", 1) or 1)
+    pool = max(1, min(workers or int(cpus), shards))
+    if name != "cpu" and gpus > 0:
+        pool = max(1, min(pool, int(gpus))) if gpus >= 1 else 1
+        per_cpu = max(0.25, min(1.0, (cpus - 1) / pool))
+        return ActorPlan(pool, per_cpu, 1.0 if gpus >= 1 else gpus, "cuda")
+    if name not in ("cpu", "auto"):
+        raise InputError(f"device {name!r}: the Ray cluster has no GPU (resources: "
+                         f"{', '.join(f'{k}={v:g}' for k, v in sorted(resources.items()) if k in ('CPU', 'GPU'))})",
+                         field="device")
+    return ActorPlan(pool, max(0.25, min(1.0, (cpus - 1) / pool)), 0.0, "cpu")
 
 
 class _Embed:
     """Ray actor: render node rows and embed them with the encoder (both loaded once)."""
 
     def __init__(self, skb_dir: str, renderer: Any, encoder: str, cache: str | None,
-                 batch_size: int) -> None:
+                 batch_size: int, device: str = "cpu", precision: str | None = None) -> None:
         from skbsearch.encoders import load_encoder
         from skbsearch.kb.store import SKB
 
         self.skb = SKB.load(skb_dir)
         self.renderer = renderer
-        self.encoder = load_encoder(encoder)
+        self.encoder = load_encoder(encoder, device, precision)
         self.cache = cache
         self.batch_size = batch_size
 
@@ -65,6 +104,8 @@ def build_dense_ray(
     workers: int | None = None,
     address: str | None = None,
     progress: ProgressFn = no_progress,
+    device: str | None = None,
+    precision: str | None = None,
     **kwargs: Any,
 ) -> DenseIndex:
     """:meth:`DenseIndex.from_skb` on Ray Data (render + embed in an actor pool).
@@ -77,6 +118,8 @@ def build_dense_ray(
         cache: embedding-cache directory used by the workers.
         shard_rows: node rows per Parquet shard and per batch.
         workers: encoder actors (default: the cluster's CPUs, at most the shard count).
+        device, precision: ``cpu`` for CPU actors; ``auto`` (default) or ``cuda`` for one
+            GPU per actor where the cluster has GPUs (:func:`plan_actors`).
     """
     if getattr(skb, "path", None) is None:
         raise InputError("a Ray build reads the SKB from its directory; save the SKB first",
@@ -86,14 +129,16 @@ def build_dense_ray(
     n = skb.num_nodes
     with tempfile.TemporaryDirectory(prefix="skb-ray-shards-") as tmp:
         shards = write_node_shards(skb, Path(tmp), shard_rows)
-        pool, cpus = _pool(ray, workers, len(shards))
+        plan = plan_actors(ray.cluster_resources(), workers, len(shards), device)
         progress("render + embed (ray)", 0, n)
+        gpu = {"num_gpus": plan.num_gpus} if plan.num_gpus else {}
         out = read_shards(ray, shards).map_batches(
-            _Embed, batch_size=shard_rows, compute=ray.data.ActorPoolStrategy(size=pool),
-            num_cpus=cpus, batch_format="numpy",
+            _Embed, batch_size=shard_rows, compute=ray.data.ActorPoolStrategy(size=plan.pool),
+            num_cpus=plan.num_cpus, batch_format="numpy", **gpu,
             fn_constructor_kwargs={"skb_dir": str(skb.path), "renderer": renderer,
                                    "encoder": encoder, "batch_size": batch_size,
-                                   "cache": str(cache) if cache is not None else None},
+                                   "cache": str(cache) if cache is not None else None,
+                                   "device": plan.device, "precision": precision},
         ).select_columns(["row", "embedding", "model_id", "encoder"]).take_all()
         progress("render + embed (ray)", n, n)
     rows = np.fromiter((int(r["row"]) for r in out), dtype=np.int64, count=len(out))
@@ -110,6 +155,6 @@ def build_dense_ray(
               "fields": list(renderer.fields) if renderer.fields is not None else None,
               "add_rel": bool(renderer.add_rel), "max_per_relation": renderer.max_per_relation,
               "renderer": asdict(renderer) if is_dataclass(renderer) else repr(renderer),
-              "engine": "ray"}
+              "engine": "ray", "actors": {"pool": plan.pool, "num_gpus": plan.num_gpus}}
     return DenseIndex(list(skb.ids), emb, backend=backend, encoder=str(first["encoder"]),
                       model_id=str(first["model_id"]), normalized=True, source=source, **kwargs)

@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from skbsearch.atomic import atomic_dir
-from skbsearch.encoders import encode_texts, load_encoder
+from skbsearch.devices import cpu_record, resolve
+from skbsearch.encoders import SentenceTransformerEncoder, encode_texts, load_encoder
 from skbsearch.errors import IndexError_, InputError
 from skbsearch.index.base import (
     Manifest,
@@ -127,7 +128,9 @@ class MultiVectorIndex(DocRows):
         node_index: np.ndarray | None = None,
         normalized: bool = False,
         source: dict[str, Any] | None = None,
+        built_on: dict[str, Any] | None = None,
     ) -> None:
+        self.built_on = dict(built_on or {})
         self.doc_ids = [str(d) for d in doc_ids]
         self.embeddings = chunk_embeddings if normalized else normalize(chunk_embeddings)
         self.offsets = np.asarray(offsets, dtype=np.int64)
@@ -158,23 +161,29 @@ class MultiVectorIndex(DocRows):
         cache: Any = None,
         batch_size: int = 64,
         progress: bool | ProgressFn = False,
+        device: str | None = None,
+        precision: str | None = None,
     ) -> MultiVectorIndex:
         """Chunk, embed and index documents from an SKB or ``(doc_ids, texts)``.
 
-        Arguments as for :meth:`skbsearch.index.dense.DenseIndex.build`, plus the chunk
-        ``size`` and ``stride`` (in words) and the default aggregation ``agg``.
+        Arguments as for :meth:`skbsearch.index.dense.DenseIndex.build` (``device`` and
+        ``precision`` included), plus the chunk ``size`` and ``stride`` (in words) and the
+        default aggregation ``agg``.
         """
         docs = DocSource.from_any(source, renderer=renderer, indices=indices)
         chunks = [chunk_words(t, size, stride) for t in docs.texts]
         offsets = np.zeros(len(chunks) + 1, dtype=np.int64)
         np.cumsum([len(c) for c in chunks], out=offsets[1:])
-        enc = load_encoder(encoder)
+        spec = resolve(device, precision)
+        enc = load_encoder(encoder, spec.device, spec.precision)
         flat = [c for cs in chunks for c in cs]
         emb = encode_texts(enc, flat, cache, batch_size=batch_size, progress=progress,
                            description="embedding chunks")
         return cls(docs.doc_ids, emb, offsets, agg=agg, size=size, stride=stride,
                    encoder=enc.name, model_id=enc.model_id, node_index=docs.node_index,
-                   normalized=True, source=docs.source)
+                   normalized=True, source=docs.source,
+                   built_on=spec.record() if isinstance(enc, SentenceTransformerEncoder)
+                   else cpu_record())
 
     @classmethod
     def from_skb(cls, skb: Any, *, fields: Sequence[str] | None = None, field_weights: Any = None,
@@ -262,7 +271,8 @@ class MultiVectorIndex(DocRows):
             write_doc_ids(tmp, self.doc_ids)
             if self.node_index is not None:
                 np.save(tmp / "node_index.npy", self.node_index)
-            write_manifest(tmp, Manifest(KIND, FORMAT_VERSION, len(self), self.params, self.source))
+            write_manifest(tmp, Manifest(KIND, FORMAT_VERSION, len(self), self.params, self.source,
+                                         built_on=self.built_on))
         self.path = path
         return path
 
@@ -281,7 +291,7 @@ class MultiVectorIndex(DocRows):
             index = cls(doc_ids, emb, offsets, agg=p.get("agg", "max"), size=p.get("size", 100),
                         stride=p.get("stride", 75), encoder=p.get("encoder"),
                         model_id=p.get("model_id"), node_index=node_index, normalized=True,
-                        source=man.source)
+                        source=man.source, built_on=man.built_on)
         except InputError as e:
             raise IndexError_(f"{path}: inconsistent multi-vector index ({e}); "
                               f"{rebuild_hint(KIND)}") from None

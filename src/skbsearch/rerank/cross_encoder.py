@@ -45,8 +45,14 @@ BACKENDS = ("auto", "native", "sentence-transformers", "onnx")
 
 
 def load_scorer(model: str | Path | CrossEncoderModel, backend: str = "auto",
-                max_length: int = 256, *, quantize: str | None = None, threads: int = 2) -> Any:
+                max_length: int = 256, *, quantize: str | None = None, threads: int = 2,
+                device: str | None = None, precision: str | None = None) -> Any:
     """A scorer with ``score(queries, passages, contexts=None)``.
+
+    ``device`` and ``precision`` (:mod:`skbsearch.devices`; default ``$SKBSEARCH_DEVICE``,
+    else auto) place the torch backends; the ONNX backend uses onnxruntime's CUDA execution
+    provider on a GPU where ``onnxruntime-gpu`` is installed (the CPU otherwise). A given
+    :class:`CrossEncoderModel` stays where it is.
 
     ``backend="auto"`` uses the native loader for directories written by
     :meth:`CrossEncoderModel.save` and sentence-transformers' ``CrossEncoder`` otherwise
@@ -59,13 +65,15 @@ def load_scorer(model: str | Path | CrossEncoderModel, backend: str = "auto",
     if backend not in BACKENDS:
         raise InputError(f"unknown backend {backend!r}; use one of {BACKENDS}", field="backend")
     if backend == "onnx":
-        return OnnxCrossEncoder.from_dir(model, quantize, max_length=max_length, threads=threads)
+        return OnnxCrossEncoder.from_dir(model, quantize, max_length=max_length, threads=threads,
+                                         device=device)
     if quantize not in (None, "", "none", "fp32"):
         raise InputError(f"quantize={quantize!r} needs backend='onnx'", field="quantize")
     native = (Path(model).expanduser() / MARKER).is_file()
     if backend == "native" or (backend == "auto" and native):
-        return CrossEncoderModel.load(Path(model).expanduser(), max_length=max_length)
-    return _SentenceTransformersScorer(str(model), max_length)
+        loaded = CrossEncoderModel.load(Path(model).expanduser(), max_length=max_length)
+        return loaded.to(device, precision, cast=True)
+    return _SentenceTransformersScorer(str(model), max_length, device, precision)
 
 
 class CrossEncoderReranker(PairwiseReranker):
@@ -86,6 +94,7 @@ class CrossEncoderReranker(PairwiseReranker):
         backend: ``"auto"``, ``"native"``, ``"sentence-transformers"`` or ``"onnx"``.
         quantize: ``"int8"`` (ONNX backend): dynamic int8 weights; ``None``: float32.
         threads: onnxruntime intra-op threads (ONNX backend).
+        device, precision: where the model runs (:mod:`skbsearch.devices`).
         context: optional ``(query, doc_id) -> context text`` for a third segment.
         progress: ``progress(stage, done, total)`` over pairs (:mod:`skbsearch.progress`).
         label: the stage name given to ``progress`` (default ``"ce"``).
@@ -98,10 +107,12 @@ class CrossEncoderReranker(PairwiseReranker):
                  top_k: int = 100, batch_size: int = 32, max_length: int = 256, *,
                  backend: str = "auto", context: Callable[[Query, str], str] | None = None,
                  progress: ProgressFn | None = None, label: str | None = None,
-                 quantize: str | None = None, threads: int = 2) -> None:
+                 quantize: str | None = None, threads: int = 2, device: str | None = None,
+                 precision: str | None = None) -> None:
         super().__init__(doc_text, top_k=top_k, batch_size=batch_size, context=context,
                          progress=progress, label=label)
-        self.scorer = load_scorer(model, backend, max_length, quantize=quantize, threads=threads)
+        self.scorer = load_scorer(model, backend, max_length, quantize=quantize, threads=threads,
+                                  device=device, precision=precision)
         self.model_name = str(getattr(model, "info", {}).get("start", model)) if isinstance(
             model, CrossEncoderModel) else str(model)
 

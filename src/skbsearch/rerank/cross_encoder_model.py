@@ -9,6 +9,7 @@ the other's internals. torch / transformers are imported lazily (extra ``[dense]
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pickle
@@ -19,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from skbsearch.atomic import atomic_dir
+from skbsearch.devices import DeviceSpec, resolve
 from skbsearch.errors import InputError, MissingDependencyError, UntrustedFileError
 
 #: Marker file of a model directory written by :meth:`CrossEncoderModel.save`.
@@ -107,6 +109,23 @@ class CrossEncoderModel:
         self.tokenizer = tokenizer
         self.max_length = int(max_length)
         self.info = dict(info or {})
+        self.spec = DeviceSpec()
+        self.cast = False
+
+    def to(self, device: str | DeviceSpec | None = None, precision: str | None = None, *,
+           cast: bool = False) -> CrossEncoderModel:
+        """Move the model to a device (:mod:`skbsearch.devices`; ``None``: the default).
+
+        At fp16/bf16 the weights are cast when ``cast`` (inference only: scoring a trained
+        model), else kept fp32 and scoring runs under ``torch.autocast`` (training keeps
+        fp32 master weights). Returns ``self``.
+        """
+        spec = device if isinstance(device, DeviceSpec) else resolve(device, precision)
+        self.model.to(spec.device)
+        # fp32 weights unless cast (a checkpoint may be stored in fp16)
+        self.model.to(spec.dtype if cast else _torch().float32)
+        self.spec, self.cast = spec, cast and spec.precision != "fp32"
+        return self
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -186,10 +205,14 @@ class CrossEncoderModel:
             raise InputError("queries, passages (and contexts) must have the same length",
                              field="passages")
         if contexts is None:
-            return self.tokenizer(list(queries), list(passages), padding=True,
-                                  truncation="longest_first", max_length=self.max_length,
-                                  return_tensors="pt")
-        return self._tokenize_three(queries, passages, contexts)
+            batch = self.tokenizer(list(queries), list(passages), padding=True,
+                                   truncation="longest_first", max_length=self.max_length,
+                                   return_tensors="pt")
+        else:
+            batch = self._tokenize_three(queries, passages, contexts)
+        if self.spec.is_cuda:
+            batch = {k: v.to(self.spec.device, non_blocking=True) for k, v in batch.items()}
+        return batch
 
     def _tokenize_three(self, queries: Sequence[str], passages: Sequence[str],
                         contexts: Sequence[str]) -> dict[str, Any]:
@@ -223,13 +246,14 @@ class CrossEncoderModel:
                                               self.max_length), batch_size, slack=1.6)
         was_training = self.model.training
         self.model.eval()
+        amp = self.spec.autocast() if not self.cast else contextlib.nullcontext()
         try:
-            with torch.inference_mode():
+            with torch.inference_mode(), amp:
                 for idx in batches:
                     q = [queries[i] for i in idx]
                     p = [passages[i] for i in idx]
                     c = [contexts[i] for i in idx] if contexts is not None else None
-                    out[idx] = self.forward(q, p, c).float().numpy()
+                    out[idx] = self.forward(q, p, c).float().cpu().numpy()
                     if progress is not None:
                         progress(len(idx))
         finally:
@@ -277,14 +301,18 @@ def length_batches(lengths: Sequence[int] | np.ndarray, max_batch: int = 32,
 class _SentenceTransformersScorer:
     """A ``sentence_transformers.CrossEncoder`` behind the :meth:`score` interface."""
 
-    def __init__(self, name: str, max_length: int) -> None:
+    def __init__(self, name: str, max_length: int, device: str | None = "cpu",
+                 precision: str | None = None) -> None:
         try:
             from sentence_transformers import CrossEncoder
         except ImportError as e:
             raise MissingDependencyError("sentence-transformers", "dense", "Cross-encoders") from e
         path = _resolve_local(name)
+        spec = resolve(device, precision)
         try:
-            self.model = CrossEncoder(path, max_length=max_length, device="cpu")
+            self.model = CrossEncoder(path, max_length=max_length, device=spec.device)
+            if spec.precision != "fp32":
+                self.model.to(spec.dtype)
         except pickle.UnpicklingError:
             # torch.load(weights_only=True) met more than tensors: refuse, never unpickle
             raise UntrustedFileError(f"{path}: refusing to load the cross-encoder: its weights "

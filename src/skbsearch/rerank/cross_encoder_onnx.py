@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from skbsearch.devices import resolve
 from skbsearch.errors import InputError, MissingDependencyError
 from skbsearch.paths import cache_root
 from skbsearch.rerank.cross_encoder_model import (
@@ -194,6 +195,20 @@ def ensure_onnx(model: str | Path, quantize: str | None = "none",
     return int8
 
 
+def onnx_providers(ort: Any, device: str | None) -> list[Any]:
+    """onnxruntime execution providers for a device: CUDA first on a GPU when the
+    installed onnxruntime has it (``onnxruntime-gpu``), else the CPU (warned on a GPU)."""
+    spec = resolve(device)
+    if not spec.is_cuda:
+        return ["CPUExecutionProvider"]
+    if "CUDAExecutionProvider" in ort.get_available_providers():
+        index = int(spec.device.partition(":")[2] or 0)
+        return [("CUDAExecutionProvider", {"device_id": index}), "CPUExecutionProvider"]
+    warnings.warn(f"backend=onnx on {spec.device}: this onnxruntime has no CUDA execution "
+                  "provider (pip install onnxruntime-gpu); scoring on the CPU", stacklevel=3)
+    return ["CPUExecutionProvider"]
+
+
 class OnnxCrossEncoder:
     """A cross-encoder scored with onnxruntime: ``score(queries, passages, contexts=None)``.
 
@@ -203,10 +218,14 @@ class OnnxCrossEncoder:
         max_length: tokens per pair (longest segment truncated first).
         threads: onnxruntime intra-op threads.
         info: metadata (source directory, quantisation).
+        device: on a GPU (:mod:`skbsearch.devices`) the session runs on onnxruntime's CUDA
+            execution provider where ``onnxruntime-gpu`` is installed; without it on the
+            CPU, with a warning.
     """
 
     def __init__(self, onnx_path: str | Path, tokenizer: Any, max_length: int = 256,
-                 threads: int = 2, info: dict[str, Any] | None = None) -> None:
+                 threads: int = 2, info: dict[str, Any] | None = None,
+                 device: str | None = "cpu") -> None:
         ort = _ort()
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = int(threads)
@@ -215,7 +234,8 @@ class OnnxCrossEncoder:
         # no busy-waiting between runs: in a pipeline the next stage (Python, numpy) needs the
         # cores (measured: graph % 20 >> cross-encoder int8, 1.55 s -> 1.22 s a query)
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = ort.InferenceSession(str(onnx_path), opts, providers=["CPUExecutionProvider"])
+        self.providers = onnx_providers(ort, device)
+        self.session = ort.InferenceSession(str(onnx_path), opts, providers=self.providers)
         self.input_names = [i.name for i in self.session.get_inputs()]
         self.tokenizer = tokenizer
         self.max_length = int(max_length)
@@ -225,7 +245,8 @@ class OnnxCrossEncoder:
     @classmethod
     def from_dir(cls, model: str | Path, quantize: str | None = "none",
                  max_length: int | None = None, threads: int = 2,
-                 cache_dir: str | Path | None = None) -> OnnxCrossEncoder:
+                 cache_dir: str | Path | None = None,
+                 device: str | None = "cpu") -> OnnxCrossEncoder:
         """Export (once) and open a model directory; ``max_length`` defaults to the saved one."""
         path = ensure_onnx(model, quantize, cache_dir)
         directory = Path(_resolve_local(model))
@@ -239,7 +260,7 @@ class OnnxCrossEncoder:
             info = json.loads(saved.read_text(encoding="utf-8")) if saved.is_file() else {}
             max_length = int(info.get("max_length", 256))
         return cls(path, tok, max_length, threads,
-                   {"source": str(directory), "quantize": check_quantize(quantize)})
+                   {"source": str(directory), "quantize": check_quantize(quantize)}, device)
 
     def tokenize(self, queries: Sequence[str], passages: Sequence[str],
                  contexts: Sequence[str] | None = None) -> dict[str, np.ndarray]:

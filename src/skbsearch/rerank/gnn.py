@@ -10,6 +10,7 @@ come from user-supplied AMR (``amr={(qid, docid): ConceptGraph}``, see
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ import torch
 from rich.progress import Progress
 from torch import Tensor
 
+from skbsearch.devices import DeviceSpec, resolve
 from skbsearch.encoders import encode_texts, load_encoder
 from skbsearch.errors import InputError
 from skbsearch.operators import StageBase
@@ -85,6 +87,7 @@ class GraphFeaturizer:
             ``y·x`` includes ``weight * z`` (not in the paper).
         embedding_cache: directory of the embedding cache (``None``: no disk cache).
         progress: show progress bars.
+        device: where the text encoder runs (:mod:`skbsearch.devices`; default: auto).
     """
 
     def __init__(
@@ -99,7 +102,9 @@ class GraphFeaturizer:
         first_stage_weight: float = 0.0,
         embedding_cache: str | Path | None = None,
         progress: bool = False,
+        device: str | None = None,
     ) -> None:
+        self.device = device
         self.min_common_nodes = int(min_common_nodes)
         self.first_stage_weight = float(first_stage_weight)
         self.encoder_name = encoder
@@ -115,7 +120,7 @@ class GraphFeaturizer:
     def encoder(self) -> Any:
         """The text encoder (loaded on first use)."""
         if self._encoder is None:
-            self._encoder = load_encoder(self.encoder_name)
+            self._encoder = load_encoder(self.encoder_name, self.device)
         return self._encoder
 
     def settings(self) -> dict[str, Any]:
@@ -219,13 +224,20 @@ class GraphFeaturizer:
 
 
 @torch.no_grad()
-def score_graphs(model: GNNScorer, graphs: Sequence[QueryGraph]) -> list[Tensor]:
-    """Scores of each query's candidates with ``model`` in eval mode (no gradients)."""
+def score_graphs(model: GNNScorer, graphs: Sequence[QueryGraph],
+                 spec: DeviceSpec | None = None) -> list[Tensor]:
+    """Scores of each query's candidates with ``model`` in eval mode (no gradients), on the
+    model's device (``spec``: its precision, under autocast); the scores come back on the CPU."""
     was_training = model.training
     model.eval()
+    device = next(model.parameters()).device
+    amp = spec.autocast() if spec is not None else contextlib.nullcontext()
     try:
-        with torch_threads(1):
-            return [model(g.x, g.edge_index, g.edge_attr, g.y) for g in graphs]
+        with torch_threads(1), amp:
+            if device.type == "cpu":
+                return [model(g.x, g.edge_index, g.edge_attr, g.y).float() for g in graphs]
+            return [model(*(t.to(device, non_blocking=True) for t in
+                            (g.x, g.edge_index, g.edge_attr, g.y))).float().cpu() for g in graphs]
     finally:
         model.train(was_training)
 
@@ -258,8 +270,11 @@ class GNNReranker(StageBase):
         featurizer: GraphFeaturizer | None = None,
         *,
         k: int | None = None,
+        device: str | None = None,
+        precision: str | None = None,
     ) -> None:
-        self.model = model.eval()
+        self.spec = resolve(device, precision)
+        self.model = model.to(self.spec.device).eval()
         self.doc_text = doc_text
         self.featurizer = featurizer or GraphFeaturizer()
         self.k = k
@@ -275,8 +290,11 @@ class GNNReranker(StageBase):
         parse_cache: str | Path | None = None,
         k: int | None = None,
         progress: bool = False,
+        device: str | None = None,
+        precision: str | None = None,
     ) -> GNNReranker:
-        """A re-ranker from a model directory written by training (features as trained)."""
+        """A re-ranker from a model directory written by training (features as trained);
+        ``device``/``precision`` place the GNN and the text encoder (:mod:`skbsearch.devices`)."""
         model, extra = load_model(directory)
         parser = DependencyParser(
             extra.get("spacy_model", DEFAULT_SPACY_MODEL),
@@ -293,8 +311,9 @@ class GNNReranker(StageBase):
             first_stage_weight=float(extra.get("first_stage_weight", 0.0)),
             embedding_cache=embedding_cache,
             progress=progress,
+            device=device,
         )
-        return cls(model, doc_text, featurizer, k=k)
+        return cls(model, doc_text, featurizer, k=k, device=device, precision=precision)
 
     def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
         """Re-score the candidates of ``run`` for ``queries``."""
@@ -302,7 +321,7 @@ class GNNReranker(StageBase):
             raise ValueError("GNNReranker needs a run of candidates from a previous stage")
         queries = [q for q in queries if run.get(q.id)]
         graphs = self.featurizer.featurize(queries, run, self.doc_text, k=self.k)
-        out = graphs_to_run(graphs, score_graphs(self.model, graphs), name="gnn")
+        out = graphs_to_run(graphs, score_graphs(self.model, graphs, self.spec), name="gnn")
         if self.k is not None:  # keep candidates past k, in order, below the re-ranked ones
             for q in queries:
                 scores = out[q.id]

@@ -43,6 +43,8 @@ class EmbeddingRetriever(StageBase):
         batch_size: encoder batch size.
         check_model: refuse an encoder whose model id differs from the index's.
         name: the name of the Runs it returns.
+        device, precision: where the query encoder (and a torch-backend search) runs:
+            :mod:`skbsearch.devices` (default: ``$SKBSEARCH_DEVICE``, else auto).
     """
 
     index: Any
@@ -61,6 +63,8 @@ class EmbeddingRetriever(StageBase):
         batch_size: int = 64,
         check_model: bool = True,
         name: str = "dense",
+        device: str | None = None,
+        precision: str | None = None,
     ) -> None:
         if k < 0:
             raise ValueError("k must be >= 0")
@@ -85,13 +89,15 @@ class EmbeddingRetriever(StageBase):
         self.batch_size = batch_size
         self.check_model = check_model
         self.name = name
+        self.device, self.precision = device, precision
 
     # ------------------------------------------------------------------ encoder
     @property
     def encoder(self) -> Any:
         """The query encoder (loaded on first use)."""
         if self._encoder is None:
-            enc = load_encoder(self._encoder_spec or self.index.encoder or "minilm")
+            enc = load_encoder(self._encoder_spec or self.index.encoder or "minilm",
+                               self.device, self.precision)
             if enc.dim != self.index.dim:
                 raise InputError(f"encoder {enc.name!r} gives {enc.dim}-d vectors but the index "
                                  f"holds {self.index.dim}-d ones", field="encoder")
@@ -187,7 +193,8 @@ class DenseRetriever(EmbeddingRetriever):
         super().__init__(index, k, **options)
 
     def _search(self, qv: np.ndarray, k: int, rows: np.ndarray | None) -> list[Hits]:
-        return self.index.search(qv, k, allowed=rows)
+        return self.index.search(qv, k, allowed=rows, device=self.device,
+                                 precision=self.precision)
 
     def _score(self, qv: np.ndarray, rows: list[np.ndarray]) -> list[np.ndarray]:
         return self.index.score(qv, rows)

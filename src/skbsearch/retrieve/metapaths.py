@@ -201,25 +201,39 @@ class TypeGraph:
             return np.zeros(0, np.int64)
         return nxt
 
-    def witness(self, seed: int, path: Metapath, target: int) -> list[int] | None:
-        """One chain of nodes ``seed, n1, ..., target`` that instantiates ``path`` (or ``None``)."""
-        frontiers = [np.array([seed], np.int64)]
-        for step in steps_of(path):
-            _, nxt = self.step(np.zeros(len(frontiers[-1]), np.int64), frontiers[-1], step,
-                               np.array([seed], np.int64))
-            frontiers.append(nxt)
-        if target not in set(frontiers[-1].tolist()):
+    def witness(self, seed: int, path: Metapath, target: int,
+                frontiers: Sequence[np.ndarray] | None = None) -> list[int] | None:
+        """One chain of nodes ``seed, n1, ..., target`` that instantiates ``path`` (or ``None``).
+
+        ``frontiers``: the nodes reached after each step (``[seed]`` first), when the
+        caller has walked the path already (as the graph stage has, for every result).
+        """
+        if frontiers is None:
+            frontiers = [np.array([seed], np.int64)]
+            for step in steps_of(path):
+                _, nxt = self.step(np.zeros(len(frontiers[-1]), np.int64), frontiers[-1], step,
+                                   np.array([seed], np.int64))
+                frontiers.append(nxt)
+        if not bool(np.any(frontiers[-1] == target)):
             return None
         chain = [target]
         for k in range(len(frontiers) - 1, 0, -1):
             step = path[k]
             inv = step[: -len(INVERSE_SUFFIX)] if step.endswith(INVERSE_SUFFIX) else step + INVERSE_SUFFIX
             _, back = self.skb.graph.neighbors([chain[-1]], [inv], "out")
-            prev = np.intersect1d(back.astype(np.int64), frontiers[k - 1])
+            prev = _members(back.astype(np.int64), frontiers[k - 1])
             if not len(prev):
                 return None
-            chain.append(int(prev[0]))
+            chain.append(int(prev.min()))
         return chain[::-1]
+
+
+def _members(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """The ``values`` found in the sorted array ``sorted_set`` (binary search, no sort of it)."""
+    if not len(values) or not len(sorted_set):
+        return values[:0]
+    pos = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
+    return values[sorted_set[pos] == values]
 
 
 @dataclass(frozen=True)

@@ -326,7 +326,11 @@ class SKBGraphRetriever(StageBase):
         for ai, path, prob in sorted(plan.paths, key=lambda x: -x[2]):
             a = plan.anchors[ai]
             reached = self._follow(a.node, path, walks)  # the query's walks, shared by its results
-            chain = self.tg.witness(a.node, path, node) if bool(np.any(reached == node)) else None
+            chain = None
+            if bool(np.any(reached == node)):
+                fronts = [np.array([a.node], np.int64)]
+                fronts += [self._follow(a.node, path[: k + 1], walks) for k in range(1, len(path))]
+                chain = self.tg.witness(a.node, path, node, fronts)
             if chain is None:
                 continue
             hops = "".join(f" --{s}--> {names[n]}" for s, n in zip(steps_of(path), chain[1:], strict=True))

@@ -14,6 +14,7 @@ import typing
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from skbsearch.devices import DEVICE_HELP, PRECISION_HELP, check_device_name, check_precision_name
 from skbsearch.errors import InputError
 from skbsearch.operators import Cutoff, Pipeline, StageBase
 from skbsearch.stages.context import StageContext
@@ -76,6 +77,23 @@ def _coerce(stage: str, name: str, hint: Any, value: Any) -> Any:
         return value
     raise InputError(f"{stage}: parameter {name} takes {getattr(hint, '__name__', hint)}, "
                      f"got {format_value(value)}", field=name)
+
+
+def device_param() -> Any:
+    """The ``device`` parameter of a model stage (a dataclass field; ``None``: the default)."""
+    return dataclasses.field(default=None, metadata={"help": DEVICE_HELP})
+
+
+def precision_param() -> Any:
+    """The ``precision`` parameter of a model stage (a dataclass field)."""
+    return dataclasses.field(default=None, metadata={"help": PRECISION_HELP})
+
+
+def check_device_params(params: Any) -> None:
+    """Check the names of ``params.device`` and ``params.precision`` (no torch needed: a
+    device that is not there is refused when the stage is built)."""
+    params.device = check_device_name(params.device)
+    params.precision = check_precision_name(params.precision)
 
 
 class SpecStage(StageBase):

@@ -16,7 +16,7 @@ from skbsearch.paths import cache_root
 from skbsearch.rerank.cross_encoder import BACKENDS, CrossEncoderReranker
 from skbsearch.rerank.cross_encoder_onnx import check_quantize
 from skbsearch.rerank.llm import LLMReranker
-from skbsearch.stages.base import SpecStage
+from skbsearch.stages.base import SpecStage, check_device_params, device_param, precision_param
 from skbsearch.stages.context import StageContext
 from skbsearch.stages.registry import register_stage
 
@@ -41,8 +41,11 @@ class CrossEncoderStage(SpecStage):
             "help": "auto | native | sentence-transformers | onnx"})
         quantize: str = field(default="none", metadata={
             "help": "none | int8 (dynamic int8 weights; backend=onnx)"})
+        device: str | None = device_param()
+        precision: str | None = precision_param()
 
         def check(self) -> None:
+            check_device_params(self)
             if self.top_k < 1:
                 raise InputError("top_k must be >= 1", field="top_k")
             if self.backend not in BACKENDS:
@@ -55,12 +58,19 @@ class CrossEncoderStage(SpecStage):
         p = self.params
         return CrossEncoderReranker(p.model, context.doc_text, top_k=p.top_k,
                                     batch_size=p.batch_size, max_length=p.max_length,
-                                    backend=p.backend, quantize=p.quantize)
+                                    backend=p.backend, quantize=p.quantize,
+                                    device=p.device, precision=p.precision)
 
 
 @register_stage
 class LLMStage(SpecStage):
-    """STaRK's LLM re-ranker: a 0-1 satisfaction score per candidate (top 20 by default)."""
+    """STaRK's LLM re-ranker: a 0-1 satisfaction score per candidate (top 20 by default).
+
+    On a GPU, serve the model with an OpenAI-compatible server and give its URL:
+    ``vllm serve MODEL`` (``model='http://127.0.0.1:8000/v1'``, ``name='MODEL'``) or
+    llama.cpp's ``llama-server -m MODEL.gguf -ngl 99`` (every layer offloaded to the GPU);
+    the stage then runs no model itself, so it takes no ``device``.
+    """
 
     name = "llm"
     category = "reranker"
@@ -98,8 +108,15 @@ class GNNStage(SpecStage):
     class Params:
         model: str = field(metadata={"help": "model directory from 'skb train gnn-reranker'"})
         top_k: int = 100
+        device: str | None = device_param()
+        precision: str | None = precision_param()
+
+        def check(self) -> None:
+            check_device_params(self)
 
     def build(self, context: StageContext) -> Any:
         from skbsearch.rerank.gnn import GNNReranker  # torch + torch-geometric ([gnn] extra)
 
-        return GNNReranker.load(self.params.model, context.doc_text, k=self.params.top_k)
+        p = self.params
+        return GNNReranker.load(p.model, context.doc_text, k=p.top_k, device=p.device,
+                                precision=p.precision)

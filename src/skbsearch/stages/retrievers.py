@@ -24,7 +24,7 @@ from skbsearch.retrieve.dense import DenseRetriever, MultiVectorRetriever
 from skbsearch.retrieve.filters import NodeFilter
 from skbsearch.retrieve.graph_aware import GraphAwareRetriever
 from skbsearch.retrieve.sparse import BM25Retriever, evidence_lines
-from skbsearch.stages.base import SpecStage
+from skbsearch.stages.base import SpecStage, check_device_params, device_param, precision_param
 from skbsearch.stages.context import StageContext
 from skbsearch.stages.fusion import _mrr
 from skbsearch.stages.registry import register_stage
@@ -85,11 +85,18 @@ class DenseStage(SpecStage):
     class Params(_RetrieverParams):
         encoder: str | None = field(default=None, metadata={
             "help": "encoder name/path (default: the one the index was built with)"})
+        device: str | None = device_param()
+        precision: str | None = precision_param()
+
+        def check(self) -> None:
+            _RetrieverParams.check(self)
+            check_device_params(self)
 
     def build(self, context: StageContext) -> Any:
         p = self.params
         return DenseRetriever(context.index("dense"), k=p.k, encoder=p.encoder,
-                              filter=_filter(p.types, p.where), skb=context.kb)
+                              filter=_filter(p.types, p.where), skb=context.kb,
+                              device=p.device, precision=p.precision)
 
 
 @register_stage
@@ -101,11 +108,18 @@ class MultiVectorStage(SpecStage):
     @dataclass
     class Params(_RetrieverParams):
         encoder: str | None = None
+        device: str | None = device_param()
+        precision: str | None = precision_param()
+
+        def check(self) -> None:
+            _RetrieverParams.check(self)
+            check_device_params(self)
 
     def build(self, context: StageContext) -> Any:
         p = self.params
         return MultiVectorRetriever(context.index("multivector"), k=p.k, encoder=p.encoder,
-                                    filter=_filter(p.types, p.where), skb=context.kb)
+                                    filter=_filter(p.types, p.where), skb=context.kb,
+                                    device=p.device, precision=p.precision)
 
 
 @register_stage

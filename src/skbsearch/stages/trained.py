@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from skbsearch.devices import resolve
 from skbsearch.errors import InputError
 from skbsearch.operators import load_object
 from skbsearch.paths import cache_root
@@ -27,7 +28,7 @@ from skbsearch.rerank.gnn_features import (
     row_name,
     with_first_stage_weight,
 )
-from skbsearch.stages.base import SpecStage
+from skbsearch.stages.base import SpecStage, check_device_params, device_param, precision_param
 from skbsearch.stages.context import StageContext
 from skbsearch.stages.registry import register_stage
 from skbsearch.types import Qrels, Query, Run
@@ -96,8 +97,11 @@ class GNNRowStage(_TrainedStage):
         seed: int = 0
         save_dir: str | None = field(default=None, metadata={
             "help": "directory: write the model of the n-th fit to SAVE_DIR/fold<n>"})
+        device: str | None = device_param()
+        precision: str | None = precision_param()
 
         def check(self) -> None:
+            check_device_params(self)
             self.row = _ROW_NAMES.get(row_name(self.row), self.row)
             if self.min_common < 1 or self.epochs < 1 or self.hidden < 1:
                 raise InputError("min_common, epochs and hidden must be >= 1", field="gnn-row")
@@ -142,7 +146,10 @@ class _GraphScorer:
         weight = self.stage.last_fit.get("first_stage_weight")
         if self.stage.params.select_first_stage and weight is not None:
             graphs = [with_first_stage_weight(g, weight) for g in graphs]
-        out = graphs_to_run(graphs, score_graphs(self.stage.model, graphs), name=self.stage.params.row)
+        p = self.stage.params
+        spec = resolve(p.device, p.precision)
+        model = self.stage.model.to(spec.device)
+        out = graphs_to_run(graphs, score_graphs(model, graphs, spec), name=p.row)
         for q in queries:
             out.setdefault(q.id, {})
         return out
@@ -182,8 +189,11 @@ class FineTunedCrossEncoderStage(_TrainedStage):
         score_batch_size: int = 32
         save_dir: str | None = field(default=None, metadata={
             "help": "directory: write the model of the n-th fit to SAVE_DIR/fold<n>"})
+        device: str | None = device_param()
+        precision: str | None = precision_param()
 
         def check(self) -> None:
+            check_device_params(self)
             if self.negatives not in ("judged", "run", "unjudged"):
                 raise InputError("negatives must be judged, run or unjudged", field="negatives")
             if self.negatives == "unjudged" and not self.teacher:

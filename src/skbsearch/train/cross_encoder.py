@@ -46,6 +46,7 @@ from skbsearch.datasets.nq import read_nq_open
 from skbsearch.datasets.trecdl import load_trecdl, read_trecdl_candidates
 from skbsearch.errors import InputError
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
+from skbsearch.train.amp import AmpTrainer
 
 
 @dataclass
@@ -75,7 +76,8 @@ DISTILL_LOSSES = ("kl", "margin-mse")
 
 @dataclass
 class TrainConfig:
-    """Optimisation settings (defaults sized for 2 shared CPU cores)."""
+    """Optimisation settings (defaults sized for 2 shared CPU cores); ``device`` and
+    ``precision`` as :func:`skbsearch.devices.resolve` (fp16 on a GPU: autocast + GradScaler)."""
 
     epochs: int = 1
     max_steps: int | None = None
@@ -90,6 +92,8 @@ class TrainConfig:
     time_budget_s: float | None = None
     seed: int = 0
     threads: int | None = None
+    device: str | None = None
+    precision: str | None = None
 
     def __post_init__(self) -> None:
         if self.distill_loss not in DISTILL_LOSSES:
@@ -294,8 +298,10 @@ def pair_losses(logits: Any, batch: Sequence[Example], config: TrainConfig) -> A
     import torch.nn.functional as F
 
     n = len(batch)
-    labels = torch.tensor([e[3] for e in batch] + [e[4] for e in batch], dtype=logits.dtype)
-    margins = torch.tensor([e[5] for e in batch], dtype=logits.dtype)
+    logits = logits.float()
+    labels = torch.tensor([e[3] for e in batch] + [e[4] for e in batch], dtype=logits.dtype,
+                          device=logits.device)
+    margins = torch.tensor([e[5] for e in batch], dtype=logits.dtype, device=logits.device)
     loss = logits.sum() * 0.0
     known = ~torch.isnan(labels)
     if known.any():
@@ -364,6 +370,8 @@ def train_cross_encoder(
         total = min(total, config.max_steps)
     if total == 0:
         raise InputError("the training data give no (better, worse) passage pairs", field="data")
+    amp = AmpTrainer(config.device, config.precision, clip=1.0)
+    model.to(amp.spec)
     opt = torch.optim.AdamW(model.model.parameters(), lr=config.lr,
                             weight_decay=config.weight_decay)
     sched = warmup_linear(opt, total, config.warmup)
@@ -380,13 +388,11 @@ def train_cross_encoder(
                 break
             qs = [e[0] for e in batch] * 2
             ps = [e[1] for e in batch] + [e[2] for e in batch]
-            logits = model.forward(qs, ps)
+            with amp.autocast():
+                logits = model.forward(qs, ps)
             n = len(batch)
             loss = pair_losses(logits, batch, config)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.model.parameters(), 1.0)
-            opt.step()
+            amp.step(loss, opt, model.model.parameters())
             sched.step()
             result.steps += 1
             result.examples += 2 * n
@@ -396,7 +402,7 @@ def train_cross_encoder(
     result.seconds = time.perf_counter() - start
     model.model.eval()
     if out_dir is not None:
-        model.info["training"] = {**asdict(config), "steps": result.steps,
+        model.info["training"] = {**asdict(config), "device": amp.record(), "steps": result.steps,
                                   "examples": result.examples, "seconds": round(result.seconds, 1),
                                   "stopped_by": result.stopped_by,
                                   "final_loss": _tail_mean(result.losses)}

@@ -58,7 +58,8 @@ def fit_gnn_row(stage: Any, queries: list[Query], qrels: Qrels,
     kind, loss, _ = GNN_ROWS[row_name(p.row)]
     row = GNNRowConfig(kind=kind, loss=loss, features=stage.features(), hidden_dim=p.hidden,
                        lr=p.lr, epochs=p.epochs, patience=p.patience, seed=p.seed,
-                       select_first_stage=tuple(p.select_first_stage))
+                       select_first_stage=tuple(p.select_first_stage), device=p.device,
+                       precision=p.precision)
     ctx = stage.require_context()
     judged = [q for q in queries if q.id in qrels and run.get(q.id)]
     graphs = build_graphs(judged, run, ctx.doc_text, row.features, qrels=qrels,
@@ -102,7 +103,8 @@ def fit_cross_encoder(stage: Any, queries: list[Query], qrels: Qrels,
         with torch_threads(p.threads):
             add_teacher_scores(train_q, p.teacher)
     config = TrainConfig(epochs=p.epochs, max_steps=p.steps, batch_size=p.batch_size, lr=p.lr,
-                         time_budget_s=p.time_budget, threads=p.threads, seed=p.seed)
+                         time_budget_s=p.time_budget, threads=p.threads, seed=p.seed,
+                         device=p.device, precision=p.precision)
     model = CrossEncoderModel.start_from(p.start, max_length=p.max_length, seed=stage.fits)
     progress, n = _progress(stage), stage.fits + 1
 

@@ -1,4 +1,4 @@
-"""Training loop for the G-RAG GNN re-ranker (CPU, early stopping on a dev split).
+"""Training loop for the G-RAG GNN re-ranker (CPU or GPU, early stopping on a dev split).
 
 One optimisation step a query (its document graph is one batch), Adam, the loss of
 Eq. 12 (``"ce"``) or Eq. 13 (``"pairwise"``); after every epoch the dev queries are
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import math
 import random
 from collections.abc import Sequence
@@ -31,6 +32,7 @@ from skbsearch.rerank.gnn_models import (
     save_model,
     torch_threads,
 )
+from skbsearch.train.amp import AmpTrainer
 
 
 @dataclass
@@ -38,7 +40,8 @@ class TrainConfig:
     """Optimisation settings (paper: lr 1e-4, dropout 0.1; defaults tuned for small data).
 
     ``num_threads``: torch threads while training (1 is fastest for these small graphs;
-    ``None`` leaves torch's setting alone).
+    ``None`` leaves torch's setting alone). ``device``/``precision``: where the model
+    trains (:func:`skbsearch.devices.resolve`; autocast + GradScaler at fp16).
     """
 
     loss: str = "pairwise"
@@ -49,6 +52,8 @@ class TrainConfig:
     eval_k: int = 10
     seed: int = 0
     num_threads: int | None = 1
+    device: str | None = None
+    precision: str | None = None
 
     def __post_init__(self) -> None:
         if self.loss not in LOSSES:
@@ -86,7 +91,8 @@ def evaluate(model: GNNScorer, graphs: Sequence[QueryGraph], k: int = 10) -> flo
     """Mean nDCG@k of ``model`` over labelled query graphs."""
     _need_labels(graphs)
     scores = score_graphs(model, graphs)
-    vals = [ndcg_at_k(s, g.labels, k) for s, g in zip(scores, graphs, strict=True)]  # type: ignore[arg-type]
+    vals = [ndcg_at_k(s, g.labels.cpu(), k)  # type: ignore[union-attr]
+            for s, g in zip(scores, graphs, strict=True)]
     return sum(vals) / len(vals) if vals else float("nan")
 
 
@@ -127,6 +133,9 @@ def train_gnn(
     _need_labels(dev)
     torch.manual_seed(config.seed)
     rng = random.Random(config.seed)
+    amp = AmpTrainer(config.device, config.precision)
+    model.to(amp.spec.device)
+    train, dev = graphs_to(train, amp.spec.device), graphs_to(dev, amp.spec.device)
     opt = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     result = TrainResult()
     best_state = copy.deepcopy(model.state_dict())
@@ -145,13 +154,13 @@ def train_gnn(
             total = 0.0
             for i in order:
                 g = train[i]
-                opt.zero_grad()
-                loss = ranking_loss(
-                    config.loss, model(g.x, g.edge_index, g.edge_attr, g.y), g.labels
-                )  # type: ignore[arg-type]
+                with amp.autocast():
+                    scores = model(g.x, g.edge_index, g.edge_attr, g.y)
+                loss = ranking_loss(config.loss, scores.float(), g.labels)  # type: ignore[arg-type]
                 if loss.requires_grad:
-                    loss.backward()
-                    opt.step()
+                    amp.step(loss, opt)
+                else:
+                    opt.zero_grad()
                 total += loss.item()
             dev_score = evaluate(model, dev, config.eval_k)
             mean_loss = total / len(train)
@@ -172,15 +181,26 @@ def train_gnn(
                 if stale >= config.patience:
                     break
     model.load_state_dict(best_state)
-    model.eval()
+    model.to("cpu").eval()  # saved and scored from the CPU; a re-ranker moves it to its device
     if out_dir is not None:
         extra = dict(feature_settings or {})
-        extra["training"] = asdict(config) | {
+        extra["training"] = asdict(config) | {"device": amp.record(),
             "best_epoch": result.best_epoch,
             "best_dev_ndcg": result.best_dev,
         }
         result.model_dir = str(save_model(model, out_dir, extra))
     return result
+
+
+def graphs_to(graphs: Sequence[QueryGraph], device: str) -> list[QueryGraph]:
+    """The graphs with their tensors on ``device`` (the same objects on the CPU)."""
+    if device == "cpu":
+        return list(graphs)
+    return [dataclasses.replace(g, **{f: getattr(g, f).to(device) for f in _TENSORS
+                                      if getattr(g, f) is not None}) for g in graphs]
+
+
+_TENSORS = ("x", "y", "edge_index", "edge_attr", "first_stage", "labels")
 
 
 def _progress(enabled: bool, total: int) -> tuple[Any, Any]:

@@ -52,6 +52,9 @@ class GNNRowConfig:
     seed: int = 0
     #: candidate first-stage weights, chosen per fold by dev nDCG@10 (training folds only)
     select_first_stage: tuple[float, ...] = ()
+    #: where it trains (:func:`skbsearch.devices.resolve`; ``None``: the default)
+    device: str | None = None
+    precision: str | None = None
 
     @classmethod
     def for_row(cls, row: str, **overrides: Any) -> GNNRowConfig:
@@ -99,7 +102,8 @@ def train_row_model(graphs: Sequence[Any], row: GNNRowConfig, *, out_dir: str | 
     model = GNNScorer(GNNConfig(kind=row.kind, in_dim=int(graphs[0].x.shape[1]),
                                 hidden_dim=row.hidden_dim, dropout=row.dropout))
     config = TrainConfig(loss=row.loss, epochs=row.epochs, lr=row.lr, patience=row.patience,
-                         seed=row.seed, num_threads=threads)
+                         seed=row.seed, num_threads=threads, device=row.device,
+                         precision=row.precision)
     result = train_gnn(model, [by_id[i] for i in train_ids], [by_id[i] for i in dev_ids], config,
                        out_dir=out_dir, feature_settings=row.features.settings(),
                        progress=progress)

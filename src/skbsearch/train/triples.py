@@ -26,6 +26,7 @@ from skbsearch.errors import InputError
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
 from skbsearch.rerank.labels import label_candidates
 from skbsearch.rerank.triples import INFO_KEY, TripleCandidate, TripleRetriever, triple_inputs
+from skbsearch.train.amp import AmpTrainer
 from skbsearch.train.cross_encoder import TrainResult, _tail_mean, warmup_linear
 
 LABELS = ("triple", "document")
@@ -60,6 +61,8 @@ class TripleTrainConfig:
     time_budget_s: float | None = None
     seed: int = 0
     threads: int | None = 1
+    device: str | None = None
+    precision: str | None = None
 
     def __post_init__(self) -> None:
         if self.labels not in LABELS:
@@ -128,8 +131,8 @@ def _batches(examples: list[TripleExample], size: int, rng: random.Random) -> li
 
 def _group_loss(torch: Any, logits: Any, batch: Sequence[TripleExample]) -> Any:
     """Mean over the batch's questions of ``-log(sum_pos exp(s) / sum_all exp(s))``."""
-    groups = torch.tensor([e.group for e in batch])
-    labels = torch.tensor([bool(e.label) for e in batch])
+    groups = torch.tensor([e.group for e in batch], device=logits.device)
+    labels = torch.tensor([bool(e.label) for e in batch], device=logits.device)
     losses = []
     for g in torch.unique(groups):
         m = groups == g
@@ -170,6 +173,8 @@ def train_triple_reranker(model: CrossEncoderModel, examples: Sequence[TripleExa
                             lr=config.lr, weight_decay=config.weight_decay)
     sched = warmup_linear(opt, total, config.warmup)
     bce = torch.nn.BCEWithLogitsLoss()
+    amp = AmpTrainer(config.device, config.precision, clip=1.0)
+    model.to(amp.spec)
     result = TrainResult()
     start = time.perf_counter()
     model.max_length = config.max_length
@@ -180,14 +185,13 @@ def train_triple_reranker(model: CrossEncoderModel, examples: Sequence[TripleExa
                 result.stopped_by = "time_budget"
                 break
             ctx = [e.context for e in batch] if config.context else None
-            logits = model.forward([e.question for e in batch], [e.passage for e in batch], ctx)
-            loss = bce(logits, torch.tensor([float(e.label) for e in batch]))
+            with amp.autocast():
+                logits = model.forward([e.question for e in batch], [e.passage for e in batch], ctx)
+            logits = logits.float()
+            loss = bce(logits, torch.tensor([float(e.label) for e in batch], device=logits.device))
             if config.group_loss:
                 loss = loss + config.group_loss * _group_loss(torch, logits, batch)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.model.parameters(), 1.0)
-            opt.step()
+            amp.step(loss, opt, model.model.parameters())
             sched.step()
             result.steps += 1
             result.examples += len(batch)
@@ -198,7 +202,8 @@ def train_triple_reranker(model: CrossEncoderModel, examples: Sequence[TripleExa
     model.model.eval()
     model.info[INFO_KEY] = {"context": config.context, "compact_context": config.compact_context,
                             "labels": config.labels, **(info or {})}
-    model.info["training"] = {**asdict(config), "steps": result.steps, "examples": result.examples,
+    model.info["training"] = {**asdict(config), "device": amp.record(), "steps": result.steps,
+                              "examples": result.examples,
                               "positives_share": float(np.mean([e.label for e in examples])),
                               "seconds": round(result.seconds, 1), "stopped_by": result.stopped_by,
                               "final_loss": _tail_mean(result.losses)}
