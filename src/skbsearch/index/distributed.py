@@ -51,11 +51,6 @@ def actor_pool(ray: Any, workers: int | None, shards: int) -> tuple[int, float]:
     return pool, max(0.25, min(1.0, (total - 1) / pool))
 
 
-#: The old private name, still imported by ``index/distributed_dense.py``; drop it once that
-#: module imports :func:`actor_pool`.
-_pool = actor_pool
-
-
 def write_node_shards(skb: Any, directory: Path, shard_rows: int) -> list[Path]:
     """The SKB's node rows (``row``, ``id``) as Parquet files of ``shard_rows`` rows."""
     if shard_rows < 1:
