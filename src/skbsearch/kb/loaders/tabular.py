@@ -131,8 +131,19 @@ def load_csv(
             a duplicate id, or an edge to an unknown node.
     """
     nodes_path, edges_path = resolve_pair(source, nodes, edges, "csv")
-    attr_cols = set(attributes)
     b = SKBBuilder(on_duplicate=on_duplicate)
+    _add_nodes(b, nodes_path, delimiter, set(attributes), default_type)
+    if edges_path is not None:
+        efile = str(edges_path)
+        for ln, s, r, t in edge_triples(iter_csv(edges_path, delimiter), efile, _first):
+            b.add_edge(s, r, t, file=efile, line=ln)
+    return b.build(meta=source_meta("csv", nodes_path, edges_path))
+
+
+def _add_nodes(b: SKBBuilder, nodes_path: Path, delimiter: str | None, attr_cols: set[str],
+               default_type: str | None) -> None:
+    """Add every row of the nodes file to ``b``; a column keeps one kind (text, or one
+    attribute kind) across all rows."""
     kinds = ColumnKinds()
     nfile = str(nodes_path)
     first = True
@@ -146,11 +157,6 @@ def load_csv(
         for k, v in attrs.items():
             kinds.check(k, attribute_kind(v), nfile, ln)
         b.add_node(nid, ntype, row.get("name"), fields, attrs, file=nfile, line=ln)
-    if edges_path is not None:
-        efile = str(edges_path)
-        for ln, s, r, t in edge_triples(iter_csv(edges_path, delimiter), efile, _first):
-            b.add_edge(s, r, t, file=efile, line=ln)
-    return b.build(meta=source_meta("csv", nodes_path, edges_path))
 
 
 def _check_header(row: dict[str, str], attr_cols: set[str], nfile: str) -> None:
