@@ -170,7 +170,9 @@ def main() -> None:
     sections = summaries(loaded) + [
         render(r, name) for name, r in loaded if r.get("config", {}).get("detail", True)
     ]
-    text = INTRO + "\n" + "\n\n".join(sections) + "\n"
+    notes = ROOT / "benchmarks" / "NOTES.md"
+    head = [notes.read_text(encoding="utf-8").strip().replace("# Notes on the results", "## Notes on the results", 1)] if notes.exists() else []
+    text = INTRO + "\n" + "\n\n".join([*head, *sections]) + "\n"
     if args.stdout:
         print(text)
     else:

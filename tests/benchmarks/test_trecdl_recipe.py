@@ -1,4 +1,4 @@
-"""The README's "re-ranking an unseen year" recipe on a tiny TREC DL fixture: pre-train on
+"""The "re-ranking an unseen year" recipe (docs/guides/trecdl.md) on a tiny TREC DL fixture: pre-train on
 NQ (with bi-encoder negatives and distillation), distil on the years' unjudged BM25
 candidates, fine-tune on the judgements (length and data carried over), then score a year
 the model never saw with ``skb bench trecdl --year dl20`` and no cross-validation."""
