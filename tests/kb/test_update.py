@@ -1,0 +1,161 @@
+"""Live updates of an SKB (issue 25): upserts and deletions by id as generations, the merged
+generation equal to a full build of the final data, validation that changes nothing, and
+compaction."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from live_data import apply, build, content, write_jsonl
+from typer.testing import CliRunner
+
+from skbsearch.cli import app
+from skbsearch.errors import InputError
+from skbsearch.kb import SKB
+from skbsearch.kb.generations import current, manifest_numbers
+from skbsearch.kb.update import compact, update
+
+runner = CliRunner(env={"COLUMNS": "200"})
+
+NODES = [
+    {"id": "p1", "type": "product", "name": "Red shoe", "description": "a red running shoe", "price": 50},
+    {"id": "p2", "type": "product", "name": "Blue shoe", "description": "a blue walking shoe", "price": 120},
+    {"id": "p3", "type": "product", "name": "Green hat", "description": "a green sun hat", "price": 20},
+    {"id": "b1", "type": "brand", "name": "Acme"},
+]
+EDGES = [{"source": "p1", "relation": "brand", "target": "b1"},
+         {"source": "p2", "relation": "brand", "target": "b1"},
+         {"source": "p3", "relation": "also_bought", "target": "p1"}]
+UPSERT = [{"id": "p2", "type": "product", "name": "Blue shoe v2", "description": "a blue trail shoe", "price": 90},
+          {"id": "p4", "type": "product", "name": "Red hat", "description": "a red wool hat", "price": 30.5,
+           "colour": "red"},
+          {"id": "b2", "type": "brand", "name": "Zed"}]
+ADD = [{"source": "p4", "relation": "brand", "target": "b2"},
+       {"source": "p3", "relation": "similar", "target": "p4"}]
+
+
+@pytest.fixture
+def skb_dir(tmp_path: Path) -> Path:
+    build(tmp_path / "src", NODES, EDGES, tmp_path / "kb")
+    return tmp_path / "kb"
+
+
+def _files(tmp: Path, *, upsert=(), add=(), dels=(), del_edges=()) -> dict[str, Path | None]:
+    out: dict[str, Path | None] = {"nodes": None, "edges": None, "delete_nodes": None, "delete_edges": None}
+    if upsert:
+        out["nodes"] = write_jsonl(tmp / "up_nodes.jsonl", list(upsert))
+    if add:
+        out["edges"] = write_jsonl(tmp / "up_edges.jsonl", list(add))
+    if dels:
+        (tmp / "del.txt").write_text("".join(d + "\n" for d in dels), encoding="utf-8")
+        out["delete_nodes"] = tmp / "del.txt"
+    if del_edges:
+        out["delete_edges"] = write_jsonl(tmp / "del_edges.jsonl", list(del_edges))
+    return out
+
+
+def test_update_equals_full_build_of_final_data(skb_dir: Path, tmp_path: Path) -> None:
+    dels, del_edges = ["p1"], [{"source": "p2", "relation": "brand", "target": "b1"}]
+    res = update(skb_dir, **_files(tmp_path, upsert=UPSERT, add=ADD, dels=dels, del_edges=del_edges))
+    assert (res.generation, res.upserted, res.deleted_nodes, res.added_edges, res.deleted_edges) == (1, 3, 1, 2, 1)
+    nodes, edges = apply(NODES, EDGES, upsert=UPSERT, add_edges=ADD, delete_nodes=dels, delete_edges=del_edges)
+    ref = build(tmp_path / "final", nodes, edges, tmp_path / "ref")
+    live = SKB.load(skb_dir)
+    assert live.meta["generation"] == 1 and live.meta["content_hash"] == res.content_hash
+    assert content(live) == content(ref)
+    assert sorted(live.schema.relations) == sorted(ref.schema.relations)
+    assert sorted(live.ids[i] for i in live.select("price < 100")) == sorted(
+        ref.ids[i] for i in ref.select("price < 100"))
+    p4 = int(live.index_of("p4"))
+    assert live.ids_array[live.graph.follow([p4], ["brand"])].tolist() == ["b2"]
+    assert live.ids_array[live.graph.follow([p4], ["similar^-1"])].tolist() == ["p3"]
+
+
+def test_sequential_updates_replay_in_order(skb_dir: Path, tmp_path: Path) -> None:
+    nodes, edges = NODES, EDGES
+    steps = [dict(upsert=UPSERT, add=ADD), dict(dels=["p4"]),  # p4's edges go with it
+             dict(upsert=[{"id": "p4", "type": "product", "name": "Back", "price": 1}],
+                  add=[{"source": "p4", "relation": "brand", "target": "b1"}]),
+             dict(del_edges=[{"source": "p3", "relation": "also_bought", "target": "p1"}])]
+    for k, step in enumerate(steps):
+        d = tmp_path / f"u{k}"
+        d.mkdir()
+        update(skb_dir, **_files(d, **step))
+        nodes, edges = apply(nodes, edges, upsert=step.get("upsert", ()), add_edges=step.get("add", ()),
+                             delete_nodes=step.get("dels", ()), delete_edges=step.get("del_edges", ()))
+        ref = build(tmp_path / f"f{k}", nodes, edges, tmp_path / f"r{k}")
+        assert content(SKB.load(skb_dir)) == content(ref), k
+    assert current(skb_dir).number == 4
+
+
+@pytest.mark.parametrize("case", ["unknown-endpoint", "bad-json", "delete-unknown", "kind-clash",
+                                  "delete-and-upsert", "missing-edge"])
+def test_bad_update_is_an_error_and_changes_nothing(skb_dir: Path, tmp_path: Path, case: str) -> None:
+    files = {
+        "unknown-endpoint": lambda: _files(tmp_path, upsert=UPSERT, add=[
+            ADD[0], {"source": "p2", "relation": "brand", "target": "nope"}]),
+        "delete-unknown": lambda: _files(tmp_path, dels=["p1", "ghost"]),
+        "kind-clash": lambda: _files(tmp_path, upsert=[{"id": "p9", "type": "product", "price": "cheap"}]),
+        "delete-and-upsert": lambda: _files(tmp_path, upsert=UPSERT, dels=["p2"]),
+        "missing-edge": lambda: _files(tmp_path, del_edges=[{"source": "p1", "relation": "brand",
+                                                             "target": "b9"}]),
+    }.get(case, dict)()
+    if case == "bad-json":
+        (tmp_path / "n.jsonl").write_text('{"id": "p9", "type": "product"}\n{"id": \n', encoding="utf-8")
+        files = {"nodes": tmp_path / "n.jsonl"}
+    before = content(SKB.load(skb_dir))
+    with pytest.raises(InputError) as e:
+        update(skb_dir, **files)
+    where = {"unknown-endpoint": ("up_edges.jsonl", 2, "target"), "bad-json": ("n.jsonl", 2, None),
+             "delete-unknown": ("del.txt", 2, "id"), "kind-clash": ("up_nodes.jsonl", 1, "price"),
+             "delete-and-upsert": ("up_nodes.jsonl", 1, "id"),
+             "missing-edge": ("del_edges.jsonl", 1, "source")}[case]
+    assert Path(str(e.value.file)).name == where[0] and e.value.line == where[1]
+    if where[2]:
+        assert e.value.field == where[2]
+    assert manifest_numbers(skb_dir) == [] and not (skb_dir / "segments").exists() or not any(
+        (skb_dir / "segments").iterdir())
+    assert content(SKB.load(skb_dir)) == before
+
+
+def test_compact_keeps_data_and_identity_and_cleans_up(skb_dir: Path, tmp_path: Path) -> None:
+    update(skb_dir, **_files(tmp_path, upsert=UPSERT, add=ADD, dels=["p1"]))
+    before = SKB.load(skb_dir)
+    res = compact(skb_dir)
+    after = SKB.load(skb_dir)
+    assert res.generation == 2 and after.meta["content_hash"] == before.meta["content_hash"]
+    assert content(after) == content(before) and after.meta["segments"] == []
+    assert after.graph_dir is not None and (after.graph_dir / "graph.json").is_file()
+    # the next commit drops the generation that still referenced the old base and segment
+    d = tmp_path / "more"
+    d.mkdir()
+    update(skb_dir, **_files(d, dels=["p3"]))
+    assert manifest_numbers(skb_dir) == [2, 3]
+    assert not (skb_dir / "nodes.parquet").exists() and not list((skb_dir / "segments").glob("seg-00000001"))
+    assert "p3" not in SKB.load(skb_dir).ids and (skb_dir / "meta.json").is_file()
+
+
+def _info(path: Path) -> dict:
+    res = runner.invoke(app, ["kb", "info", str(path), "--json"])
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.output)
+    return {"nodes": d["nodes"], "edges": d["edges"], "types": d["node_types"],
+            "relations": {r["relation"]: r["edges"] for r in d["relations"]}}
+
+
+def test_cli_update_and_compact_match_a_build(skb_dir: Path, tmp_path: Path) -> None:
+    f = _files(tmp_path, upsert=UPSERT, add=ADD, dels=["p1"])
+    res = runner.invoke(app, ["kb", "update", str(skb_dir), "--nodes", str(f["nodes"]), "--edges",
+                              str(f["edges"]), "--delete-nodes", str(f["delete_nodes"]), "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["generation"] == 1
+    nodes, edges = apply(NODES, EDGES, upsert=UPSERT, add_edges=ADD, delete_nodes=["p1"])
+    build(tmp_path / "final", nodes, edges, tmp_path / "ref")
+    assert _info(skb_dir) == _info(tmp_path / "ref")
+    res = runner.invoke(app, ["kb", "compact", str(skb_dir), "--json"])
+    assert res.exit_code == 0, res.output
+    assert _info(skb_dir) == _info(tmp_path / "ref")
+    bad = runner.invoke(app, ["kb", "update", str(skb_dir), "--delete-nodes", str(tmp_path / "none.txt")])
+    assert bad.exit_code == 2 and "none.txt" in bad.output and "Traceback" not in bad.output
