@@ -50,10 +50,11 @@ def update_cmd(
 @handle_errors
 def compact_cmd(path: DirArg, json_out: JsonOpt = False, quiet: QuietOpt = False) -> None:
     """Fold the pending segments into a new base (a new generation; same data)."""
+    from skbsearch.index.live import compact_indexes
     from skbsearch.kb.update import compact
 
     t0 = time.perf_counter()
-    res = compact(path).to_dict()
+    res = compact(path, before_commit=compact_indexes).to_dict()
     res["seconds"] = round(time.perf_counter() - t0, 3)
     if json_out:
         print_json(res)

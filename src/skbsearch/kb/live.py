@@ -2,9 +2,11 @@
 one set of edge arrays, as if the final data had been built from scratch.
 
 The merge replays the segments in order (within a segment: deleted nodes, deleted edges,
-upserted nodes, added edges). Rows of the result are the base's surviving rows, in base
-order, then each segment's surviving rows; every consumer of an SKB (predicates, documents,
-the CSR graph, indexes) sees an ordinary SKB. Node look-ups touch only the ids the segments
+upserted nodes, added edges). Rows come in the order a full build of the final records
+would give them, were the records kept in a list updated in place: a replaced node keeps
+its row, a new (or deleted and re-added) node goes after all others, a deleted node's row
+is gone. Every consumer of an SKB (predicates, documents, the CSR graph, indexes, stages
+that break ties by row) therefore sees exactly the SKB a rebuild would give. Node look-ups touch only the ids the segments
 name (one Arrow hash join against the base ids), and the base's memory-mapped node table is
 sliced, not copied, around the rows that changed.
 """
@@ -34,9 +36,9 @@ class _Merge:
         self.edge_alive = np.ones(len(self.src), bool)
         self.base_alive = np.ones(self.nb, bool)
         self.rel_names = list(schema.relations)
-        self.where: dict[str, tuple[int, int]] = {}  # live touched id -> (segment, row)
+        self.where: dict[str, tuple[int, int]] = {}  # live touched id -> its data (segment, row)
+        self.appended: dict[str, None] = {}  # live ids with no base row, in insertion order
         self.gone: set[str] = set()
-        self.seg_alive: list[np.ndarray] = []
         self.seg_edges: list[tuple[list[str], list[str], list[str]]] = []
         self.seg_edge_alive: list[np.ndarray] = []
         named: set[str] = set()
@@ -51,16 +53,15 @@ class _Merge:
         self.base_row = {nid: int(r) for nid, r in zip(ordered, rows, strict=True)}
         self._bkey: np.ndarray | None = None
 
-    def _kill(self, nid: str) -> None:
-        loc = self.where.pop(nid, None)
-        if loc is not None:
-            self.seg_alive[loc[0]][loc[1]] = False
-        elif nid not in self.gone and self.base_row.get(nid, -1) >= 0:
-            self.base_alive[self.base_row[nid]] = False
+    def _live(self, nid: str) -> bool:
+        return nid in self.where or (nid not in self.gone and self.base_row.get(nid, -1) >= 0)
 
     def _delete_nodes(self, ids: list[str]) -> None:
         for nid in ids:
-            self._kill(nid)
+            if nid not in self.appended and self.base_row.get(nid, -1) >= 0:
+                self.base_alive[self.base_row[nid]] = False
+            self.appended.pop(nid, None)
+            self.where.pop(nid, None)
             self.gone.add(nid)
         rows = [self.base_row[n] for n in ids if self.base_row.get(n, -1) >= 0]
         if rows and len(self.src):
@@ -94,11 +95,11 @@ class _Merge:
     def replay(self) -> None:
         """Apply every segment in order."""
         for k, seg in enumerate(self.segments):
-            self.seg_alive.append(np.ones(seg.nodes.num_rows, bool))
             self._delete_nodes(seg.deleted_nodes)
             self._delete_edges(seg.deleted_edges)
             for row, nid in enumerate(seg.nodes.column("id").to_pylist()):
-                self._kill(nid)
+                if not self._live(nid):
+                    self.appended[nid] = None
                 self.gone.discard(nid)
                 self.where[nid] = (k, row)
             e = seg.edges
@@ -111,16 +112,10 @@ class _Merge:
         n_alive = int(self.base_alive.sum())
         new_of_base = np.full(self.nb, -1, np.int64)
         new_of_base[self.base_alive] = np.arange(n_alive)
-        offsets, at = [], n_alive
-        for alive in self.seg_alive:
-            ranks = np.cumsum(alive) - 1
-            offsets.append((at, ranks))
-            at += int(alive.sum())
-        final = {nid: int(offsets[k][0] + offsets[k][1][row]) for nid, (k, row) in self.where.items()}
-        for nid, row in final.items():  # a replaced base node: its edges follow the new version
-            b = self.base_row.get(nid, -1)
-            if b >= 0:
-                new_of_base[b] = row
+        final = {nid: n_alive + i for i, nid in enumerate(self.appended)}
+        for nid in self.where:
+            if nid not in final:
+                final[nid] = int(new_of_base[self.base_row[nid]])
         return new_of_base, final
 
     def edges(self, new_of_base: np.ndarray, final: dict[str, int]) -> tuple[Edges, list[str]]:
@@ -152,21 +147,33 @@ class _Merge:
         return ((s_all.astype(np.int32), remap[r_all].astype(np.int16), d_all.astype(np.int32)), used)
 
     def table(self) -> pa.Table:
-        """The surviving base rows (zero-copy slices) followed by each segment's survivors."""
-        pieces = []
-        if self.base_alive.all():
-            pieces.append(self.nodes)
-        else:
-            edges = np.flatnonzero(np.diff(np.concatenate(([0], self.base_alive.astype(np.int8), [0]))))
-            for a, b in zip(edges[::2], edges[1::2], strict=True):
-                pieces.append(self.nodes.slice(int(a), int(b - a)))
-        for seg, alive in zip(self.segments, self.seg_alive, strict=True):
-            if alive.any():
-                pieces.append(seg.nodes.filter(pa.array(alive)))
+        """The base's surviving rows (zero-copy slices; a replaced node's row from its
+        segment), then the appended nodes in insertion order."""
+        replaced = sorted((self.base_row[nid], self.where[nid]) for nid in self.where
+                          if nid not in self.appended)
+        pieces, at = [], 0
+        for b, (k, row) in [*replaced, (self.nb, (-1, -1))]:
+            pieces += self._base_runs(at, b)
+            if k >= 0:
+                pieces.append(self.segments[k].nodes.slice(row, 1))
+            at = b + 1
+        for nid in self.appended:
+            k, row = self.where[nid]
+            pieces.append(self.segments[k].nodes.slice(row, 1))
         pieces = [_plain_type(p) for p in pieces] or [_plain_type(self.nodes.slice(0, 0))]
         out = pa.concat_tables(pieces, promote_options="permissive")
         i = out.column_names.index("type")
         return out.set_column(i, "type", pc.dictionary_encode(out.column("type").combine_chunks()))
+
+    def _base_runs(self, a: int, b: int) -> list[pa.Table]:
+        """Slices of the surviving base rows in ``[a, b)``."""
+        if a >= b:
+            return []
+        alive = self.base_alive[a:b]
+        if alive.all():
+            return [self.nodes.slice(a, b - a)]
+        edges = np.flatnonzero(np.diff(np.concatenate(([0], alive.astype(np.int8), [0]))))
+        return [self.nodes.slice(a + int(x), int(y - x)) for x, y in zip(edges[::2], edges[1::2], strict=True)]
 
 
 def _plain_type(table: pa.Table) -> pa.Table:

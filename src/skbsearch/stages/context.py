@@ -12,6 +12,7 @@ from skbsearch.documents import DocumentRenderer
 from skbsearch.errors import InputError
 from skbsearch.index import get_kind
 from skbsearch.index.base import MANIFEST_FILE, check_index_matches
+from skbsearch.index.live import catch_up
 from skbsearch.kb.store import SKB
 
 
@@ -59,7 +60,7 @@ class StageContext:
         spec = get_kind(kind)
         path = self.index_dir(kind)
         if path is not None and (path / MANIFEST_FILE).is_file():
-            index = spec.load(path)
+            index = catch_up(spec.load(path), self.kb)  # an index behind the SKB's generation
             _check_matches(index, self.kb)
             share = getattr(index, "share_node_ids", None)
             if share is not None:  # one id list for the SKB and its node-order indexes
