@@ -161,3 +161,27 @@ def test_cli_update_and_compact_match_a_build(skb_dir: Path, tmp_path: Path) -> 
     assert _info(skb_dir) == _info(tmp_path / "ref")
     bad = runner.invoke(app, ["kb", "update", str(skb_dir), "--delete-nodes", str(tmp_path / "none.txt")])
     assert bad.exit_code == 2 and "none.txt" in bad.output and "Traceback" not in bad.output
+
+
+def _search(path: Path, spec: str) -> list[tuple[str, float]]:
+    res = runner.invoke(app, ["search", str(path), "red shoe hat", "-p", spec, "-k", "20", "--json"])
+    assert res.exit_code == 0, res.output
+    return sorted((r["id"], r["score"]) for r in json.loads(res.stdout)["results"])
+
+
+def test_cli_search_after_update_and_compact_equals_a_rebuild(skb_dir: Path, tmp_path: Path) -> None:
+    assert runner.invoke(app, ["index", str(skb_dir), "-q"]).exit_code == 0
+    f = _files(tmp_path, upsert=UPSERT, add=ADD, dels=["p1"])
+    args = ["kb", "update", str(skb_dir), "--nodes", str(f["nodes"]), "--edges", str(f["edges"]),
+            "--delete-nodes", str(f["delete_nodes"]), "-q"]
+    assert runner.invoke(app, args).exit_code == 0
+    nodes, edges = apply(NODES, EDGES, upsert=UPSERT, add_edges=ADD, delete_nodes=["p1"])
+    build(tmp_path / "final", nodes, edges, tmp_path / "ref")
+    assert runner.invoke(app, ["index", str(tmp_path / "ref"), "-q"]).exit_code == 0
+    for stage in ("compact", None):
+        if stage:
+            assert runner.invoke(app, ["kb", stage, str(skb_dir), "-q"]).exit_code == 0
+        for spec in ("bm25", "bm25(where='price < 100')"):
+            live, ref = _search(skb_dir, spec), _search(tmp_path / "ref", spec)
+            assert [d for d, _ in live] == [d for d, _ in ref] and len(ref) >= 2
+            assert all(abs(a - b) <= 1e-6 for (_, a), (_, b) in zip(live, ref, strict=True))

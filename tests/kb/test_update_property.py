@@ -100,6 +100,7 @@ def _valid(step: dict, nodes: list[dict], edges: list[dict]) -> dict:
     return {"upsert": upsert, "delete": delete, "add": add, "unlink": unlink}
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(step, min_size=1, max_size=3))
 def test_indexes_follow_updates_exactly(base: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory,

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from skbsearch.atomic import recover_dir
 from skbsearch.documents import DocumentRenderer
 from skbsearch.errors import InputError
 from skbsearch.index import get_kind
@@ -59,6 +60,8 @@ class StageContext:
     def _load_index(self, kind: str) -> Any:
         spec = get_kind(kind)
         path = self.index_dir(kind)
+        if path is not None:  # a killed index writer: restore its previous version, drop its litter
+            recover_dir(path)
         if path is not None and (path / MANIFEST_FILE).is_file():
             index = catch_up(spec.load(path), self.kb)  # an index behind the SKB's generation
             _check_matches(index, self.kb)
