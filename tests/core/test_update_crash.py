@@ -23,7 +23,13 @@ from typer.testing import CliRunner
 from skbsearch.atomic import CRASH_ENV
 from skbsearch.cli import app
 from skbsearch.kb import SKB
-from skbsearch.kb.generations import CRASH_STEP_ENV, KEEP, current, manifest_numbers, read_generation
+from skbsearch.kb.generations import (
+    CRASH_STEP_ENV,
+    KEEP,
+    current,
+    manifest_numbers,
+    read_generation,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "kb"))
 from live_data import apply, build, write_jsonl  # noqa: E402
