@@ -27,7 +27,7 @@ import scipy.sparse as sp
 
 from skbsearch.errors import IndexError_
 from skbsearch.kb.arrays import positions
-from skbsearch.kb.generations import SEGMENTS_DIR, current
+from skbsearch.kb.generations import SEGMENTS_DIR, read_generation
 from skbsearch.kb.segments import read_segment
 
 LIVE_DIR = "live"
@@ -135,18 +135,18 @@ def field_scores(tf: sp.csr_matrix, lengths: np.ndarray, params: dict[str, Any],
 
 
 # ---------------------------------------------------------------------- catching up
-def pending_changes(skb: Any, index_hash: str | None) -> set[str] | None:
+def pending_changes(skb: Any, index_hash: str | None, root: Path | None = None) -> set[str] | None:
     """Ids upserted or deleted by the segments applied since the generation ``index_hash``
-    (``None``: that generation is not an ancestor of ``skb``'s)."""
+    (``None``: that generation is not an ancestor of ``skb``'s). ``root``: the SKB directory
+    (default ``skb.path``; a server's snapshot is detached from it)."""
     lineage = list(skb.meta.get("lineage") or [])
-    if not index_hash or index_hash not in lineage or skb.path is None:
+    root = Path(root) if root is not None else (Path(skb.path) if skb.path is not None else None)
+    if not index_hash or index_hash not in lineage or root is None:
         return None
-    names = list(skb.meta.get("segments") or [])[lineage.index(index_hash):]
-    gen = current(skb.path)
-    hashes = {s["name"]: s["content_hash"] for s in (gen.segments if gen is not None else [])}
+    gen = read_generation(root, int(skb.meta["generation"]))
     changed: set[str] = set()
-    for name in names:
-        seg = read_segment(Path(skb.path) / SEGMENTS_DIR / name, hashes[name])
+    for s in gen.segments[lineage.index(index_hash):]:
+        seg = read_segment(root / SEGMENTS_DIR / s["name"], s["content_hash"])
         changed.update(seg.nodes.column("id").to_pylist())
         changed.update(seg.deleted_nodes)
     return changed
@@ -187,14 +187,14 @@ def _prune_vocabulary(stats: TermStats, tok: Any, n_vocab: int) -> TermStats:
                 lengths) for f, (m, lengths) in stats.items()}
 
 
-def catch_up(index: Any, skb: Any) -> Any:
+def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
     """``index`` (built at an earlier generation of ``skb``) brought to ``skb``'s generation,
     or ``index`` itself when it is current or not an ancestor (the caller then refuses it)."""
     src = dict(index.source or {})
     now = (skb.meta or {}).get("content_hash")
     if src.get("kind") != "skb" or not now or src.get("skb_hash") == now:
         return index
-    changed = pending_changes(skb, src.get("skb_hash"))
+    changed = pending_changes(skb, src.get("skb_hash"), root)
     if changed is None:
         return index
     if src.get("add_rel"):

@@ -19,10 +19,11 @@ from skbsearch.index.base import MANIFEST_FILE, read_manifest
 CATCH_UP = {"bm25": bm25_live.catch_up}
 
 
-def catch_up(index: Any, skb: Any) -> Any:
-    """``index`` brought to ``skb``'s generation when its kind can follow updates."""
+def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
+    """``index`` brought to ``skb``'s generation when its kind can follow updates (``root``:
+    the SKB directory, when ``skb`` is detached from it)."""
     fn = CATCH_UP.get(str(getattr(index, "kind", "")))
-    return index if fn is None or skb is None else fn(index, skb)
+    return index if fn is None or skb is None else fn(index, skb, root)
 
 
 def compact_indexes(skb: Any) -> list[Path]:

@@ -100,6 +100,12 @@ def manifest_numbers(root: Path) -> list[int]:
     return sorted(out)
 
 
+def newest_generation(root: str | Path) -> int:
+    """The number of the newest committed generation (0 for a plain built SKB)."""
+    nums = manifest_numbers(Path(root))
+    return nums[-1] if nums else 0
+
+
 def _manifest_path(root: Path, number: int) -> Path:
     return Path(root) / GENERATIONS_DIR / f"gen-{number:08d}.json"
 

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from skbsearch.documents import DocumentRenderer
 from skbsearch.errors import MissingDependencyError
+from skbsearch.server.admin import install_admin
 from skbsearch.server.browse import node_page
 from skbsearch.server.errors import SnapshotChanged, UnknownNode, install_error_handlers
 from skbsearch.server.limits import BodySizeLimit, Limits
@@ -64,7 +65,8 @@ class BoundedExecutor:
 
 
 def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
-               pipelines: Mapping[str, str] | None = None, allow_spec_files: bool = False) -> Any:
+               pipelines: Mapping[str, str] | None = None, allow_spec_files: bool = False,
+               admin_token: str | None = None) -> Any:
     """A FastAPI app serving the SKB at ``skb_dir`` (its indexes under ``skb_dir/indexes``).
 
     Args:
@@ -165,7 +167,8 @@ def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
     async def health() -> dict[str, Any]:
         # Runs on the event loop: no locks, no worker threads, one stat() of meta.json.
         snap = holder.current
-        return {"status": "ok", "snapshot": snap.identity, "nodes": snap.skb.num_nodes,
+        return {"status": "ok", "snapshot": snap.identity, "generation": snap.generation,
+                "nodes": snap.skb.num_nodes,
                 "edges": snap.skb.num_edges, "stale": holder.changed_on_disk()}
 
     @app.get("/kb")
@@ -232,6 +235,7 @@ def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
         return await offload(lambda: on_snapshot(lambda snap: explain_node(
             snap, policy, preq, req.query, req.id, evidence=req.evidence)))
 
+    install_admin(app, Path(skb_dir), admin_token, offload, holder.get)
     app.state.snapshots = holder
     app.state.limits = limits
     app.state.pipelines = policy
