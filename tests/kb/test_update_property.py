@@ -1,10 +1,10 @@
 """Property (issue 25): after random sequences of upserts and deletions, every index that
 follows the SKB answers exactly as a full build of the final data does.
 
-The base is the shop SKB of ``tests/retrieve/kg_fixtures.py``, with a BM25 index, the name
-index and a ``graph`` model fitted *before* any update. Each example applies 1-3 random updates
-(``skb kb update`` semantics) and compares ``bm25``, ``bm25(where=...)`` and the fitted
-``graph`` stage (ids and scores, to 1e-6) with a from-scratch build of the final records.
+The base is the shop SKB of ``tests/retrieve/kg_fixtures.py``, with a BM25 and a dense index,
+the name index and a ``graph`` model fitted *before* any update. Each example applies 1-3 random updates
+(``skb kb update`` semantics) and compares ``bm25``, ``dense`` (MiniLM on CPU), their
+``where`` filters and the fitted ``graph`` stage (ids and scores, to 1e-6) with a from-scratch build of the final records.
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, note, settings
+from hypothesis import HealthCheck, Phase, given, note, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "retrieve"))
 from kg_fixtures import ALSO_BOUGHT, BRANDS, CATEGORIES, PRODUCTS, shop_queries  # noqa: E402
 from live_data import apply, build, write_jsonl  # noqa: E402
 
+from skbsearch.index.dense import DenseIndex  # noqa: E402
 from skbsearch.index.sparse import BM25Index  # noqa: E402
 from skbsearch.kb import SKB  # noqa: E402
 from skbsearch.kb.update import update  # noqa: E402
@@ -38,7 +39,7 @@ EDGES = ([{"source": p, "relation": "has_brand", "target": f"brand:{v[1]}"} for 
 QUERIES = [Query("a", "acme mugs"), Query("b", "ceramic cup dishwasher safe"),
            Query("c", "waterproof leather boots by Zenith"), Query("d", "what do people buy with the Acme Ridge Boot"),
            Query("e", "red rubber trail shoes")]
-SPECS = ["bm25(k=100)", "bm25(k=100, where='price < 50')", "bm25(k=100, where='rating >= 4 AND price > 20')"]
+SPECS = ["dense(k=100)", "dense(k=100, where='price >= 40')", "bm25(k=100)", "bm25(k=100, where='price < 50')", "bm25(k=100, where='rating >= 4 AND price > 20')"]
 WORDS = ["red", "ceramic", "cup", "boots", "leather", "trail", "waterproof", "mug", "winter", "rubber", "steel"]
 PIDS = [f"p{i}" for i in range(1, 15)]
 
@@ -50,6 +51,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     build(root / "src", NODES, EDGES, root / "kb")
     skb = SKB.load(root / "kb")
     BM25Index.from_skb(skb).save(root / "kb" / "indexes" / "bm25")
+    DenseIndex.from_skb(skb).save(root / "kb" / "indexes" / "dense")
     queries, qrels = shop_queries()
     p = pipeline("graph(k=100)", StageContext(skb, notify=lambda m: None))
     fit(p, queries, qrels)
@@ -101,7 +103,8 @@ def _valid(step: dict, nodes: list[dict], edges: list[dict]) -> dict:
 
 
 @pytest.mark.slow
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture],
+          phases=[Phase.explicit, Phase.reuse, Phase.generate])  # no shrinking: the notes show the steps
 @given(steps=st.lists(step, min_size=1, max_size=3))
 def test_indexes_follow_updates_exactly(base: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory,
                                         steps: list[dict]) -> None:
@@ -129,4 +132,5 @@ def test_indexes_follow_updates_exactly(base: tuple[Path, Path], tmp_path_factor
     ref = work / "ref"
     build(work / "final", nodes, edges, ref)
     BM25Index.from_skb(SKB.load(ref)).save(ref / "indexes" / "bm25")
+    DenseIndex.from_skb(SKB.load(ref)).save(ref / "indexes" / "dense")
     _same(_answers(live, model), _answers(ref, model))

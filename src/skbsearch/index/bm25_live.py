@@ -170,21 +170,62 @@ def _documents(skb: Any, rows: np.ndarray, source: dict[str, Any], fields: list[
             for f, c in zip(fields, cols, strict=True)}
 
 
-def _prune_vocabulary(stats: TermStats, tok: Any, n_vocab: int) -> TermStats:
-    """Drop the terms no live document has (a rebuild would never have seen them: they must
-    not stop typo correction or count as known words), renumbering the others in order."""
-    used = np.zeros(n_vocab, bool)
-    for m, _ in stats.values():
-        used[np.asarray(m.indices)] = True
-    if used.all():
-        return stats
-    remap = np.cumsum(used) - 1
-    keep = int(used.sum())
+def _first_positions(stats: TermStats, tok: Any, n_vocab: int, skb: Any, source: dict[str, Any],
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per term: the field, row and token position of its first occurrence in the live
+    documents (``field == len(stats)`` for terms no live document has). Only documents that
+    are the first occurrence of two or more terms are tokenised again (for the positions)."""
+    nf = len(stats)
+    first_f = np.full(n_vocab, nf, np.int64)
+    first_r = np.zeros(n_vocab, np.int64)
+    for fi, (m, _) in enumerate(stats.values()):
+        csc = sp.csc_matrix(m)
+        csc.sort_indices()
+        has = np.flatnonzero((np.diff(csc.indptr) > 0) & (first_f == nf))
+        first_f[has] = fi
+        first_r[has] = np.asarray(csc.indices)[np.asarray(csc.indptr)[has]]
+    pos = np.zeros(n_vocab, np.int64)
+    used = np.flatnonzero(first_f < nf)
+    key = first_f[used] * (int(first_r.max(initial=0)) + 1) + first_r[used]
+    uniq, counts = np.unique(key, return_counts=True)
+    shared = set(uniq[counts > 1].tolist())
+    fields = list(stats)
+    for fi in range(nf):
+        rows = sorted({int(first_r[t]) for t, k in zip(used, key, strict=True)
+                       if k in shared and first_f[t] == fi})
+        if not rows:
+            continue
+        texts = _documents(skb, np.asarray(rows), source, fields)[fields[fi]]
+        for r, ids in zip(rows, tok.streaming_tokenize((t or "" for t in texts), update_vocab=False,
+                                                       allow_empty=False), strict=True):
+            for p_, t in enumerate(ids):
+                if first_f[t] == fi and first_r[t] == r and pos[t] == 0:
+                    pos[t] = p_ + 1
+    return first_f, first_r, pos
+
+
+def _canonical_vocabulary(stats: TermStats, tok: Any, n_vocab: int, skb: Any,
+                          source: dict[str, Any]) -> TermStats:
+    """Renumber the vocabulary as a rebuild over the live documents would: terms in order of
+    first occurrence (field, document, position), terms no live document has dropped (they
+    must not count as known words, e.g. for typo correction; and stages that break ties by
+    term id then agree with a rebuild)."""
+    first_f, first_r, pos = _first_positions(stats, tok, n_vocab, skb, source)
+    used = first_f < len(stats)
+    order = np.lexsort((pos, first_r, first_f))[: int(used.sum())]
+    remap = np.full(n_vocab, -1, np.int64)
+    remap[order] = np.arange(len(order))
     for name in ("stem_to_sid", "word_to_id"):
         d = getattr(tok, name)
-        setattr(tok, name, {w: int(remap[i]) for w, i in d.items() if i < n_vocab and used[i]})
-    return {f: (sp.csr_matrix((m.data, remap[m.indices].astype(np.int32), m.indptr), shape=(m.shape[0], max(keep, 1))),
-                lengths) for f, (m, lengths) in stats.items()}
+        items = [(w, int(remap[i])) for w, i in d.items() if i < n_vocab and remap[i] >= 0]
+        setattr(tok, name, dict(sorted(items, key=lambda x: x[1])))
+    keep = max(len(order), 1)
+    out: TermStats = {}
+    for f, (m, lengths) in stats.items():
+        new = sp.csr_matrix((m.data, remap[m.indices].astype(np.int32), m.indptr), shape=(m.shape[0], keep))
+        new.sort_indices()
+        out[f] = (new, lengths)
+    return out
 
 
 def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
@@ -226,7 +267,7 @@ def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
         add, add_len = term_frequencies(new_tokens[f], n_vocab)
         both = sp.vstack([base, add], format="csr")
         live[f] = (both[take], np.concatenate([np.asarray(lengths), add_len])[take])
-    live = _prune_vocabulary(live, tok, n_vocab)
+    live = _canonical_vocabulary(live, tok, n_vocab, skb, src)
     source = {**src, "skb_hash": now, "num_nodes": skb.num_nodes, "generation": skb.meta.get("generation"),
               "node_order": True}
     return type(index).from_term_stats(live, tok, skb.ids, index.params, source)

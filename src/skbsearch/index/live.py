@@ -12,11 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from skbsearch.index import bm25_live, get_kind
+from skbsearch.index import bm25_live, dense_live, get_kind
 from skbsearch.index.base import MANIFEST_FILE, read_manifest
 
 #: index kind -> function(index, skb) -> index at skb's generation
-CATCH_UP = {"bm25": bm25_live.catch_up}
+CATCH_UP = {"bm25": bm25_live.catch_up, "dense": dense_live.catch_up}
 
 
 def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
