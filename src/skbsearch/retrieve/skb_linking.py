@@ -131,14 +131,12 @@ class NameLinker:
         for g in mine:
             for i in self._grams.get(g, ()):
                 counts[i] = counts.get(i, 0) + 1
-        best, best_key = None, (self.typo_min, "")
+        best, best_sim = None, self.typo_min
         words = self._words_by_id or []
         for i, c in counts.items():
             sim = c / (len(mine) + len(_trigrams(words[i])) - c)
-            # ties go to the alphabetically first word: never to the vocabulary's id order,
-            # which differs between a built and an updated index (issue 25)
-            if sim > best_key[0] or (sim == best_key[0] and best is not None and words[i] < best_key[1]):
-                best, best_key = i, (sim, words[i])
+            if sim > best_sim:
+                best, best_sim = i, sim
         return best
 
     def name_ids(self, node: int) -> frozenset[int]:
