@@ -185,3 +185,19 @@ def test_cli_search_after_update_and_compact_equals_a_rebuild(skb_dir: Path, tmp
             live, ref = _search(skb_dir, spec), _search(tmp_path / "ref", spec)
             assert [d for d, _ in live] == [d for d, _ in ref] and len(ref) >= 2
             assert all(abs(a - b) <= 1e-6 for (_, a), (_, b) in zip(live, ref, strict=True))
+
+
+def test_python_front_door_update_and_compact(skb_dir: Path, tmp_path: Path) -> None:
+    import skbsearch as skb
+
+    kb = skb.SKB.load(skb_dir)
+    f = _files(tmp_path, upsert=UPSERT, add=ADD, dels=["p1"])
+    new = kb.update(nodes=f["nodes"], edges=f["edges"], delete_nodes=f["delete_nodes"])
+    assert new.meta["generation"] == 1 and "p1" in kb.ids and "p1" not in new.ids
+    nodes, edges = apply(NODES, EDGES, upsert=UPSERT, add_edges=ADD, delete_nodes=["p1"])
+    ref = build(tmp_path / "final", nodes, edges, tmp_path / "ref")
+    assert content(new) == content(ref)
+    done = new.compact()
+    assert done.meta["generation"] == 2 and content(done) == content(ref)
+    with pytest.raises(InputError, match="not saved"):
+        skb.SKB(ref.nodes, ref.edge_src, ref.edge_rel, ref.edge_dst, ref.schema).update(nodes=f["nodes"])
