@@ -161,7 +161,7 @@ def _documents(skb: Any, rows: np.ndarray, source: dict[str, Any], fields: list[
     cols = source.get("fields")
     if cols is None:
         renderer = DocumentRenderer(add_rel=False, max_per_relation=int(source.get("max_per_relation", 10)))
-        return {"document": renderer.render_many(skb, rows)}
+        return {"document": renderer.render_many(rows_only(skb, rows))}
     if fields == ["document"] and len(cols) == 1:
         fields, cols = ["document"], [cols[0]]
     elif list(cols) != fields:
@@ -179,11 +179,12 @@ def _first_positions(stats: TermStats, tok: Any, n_vocab: int, skb: Any, source:
     first_f = np.full(n_vocab, nf, np.int64)
     first_r = np.zeros(n_vocab, np.int64)
     for fi, (m, _) in enumerate(stats.values()):
-        csc = sp.csc_matrix(m)
-        csc.sort_indices()
-        has = np.flatnonzero((np.diff(csc.indptr) > 0) & (first_f == nf))
+        rows = np.repeat(np.arange(m.shape[0], dtype=np.int64), np.diff(m.indptr))
+        first = np.full(n_vocab, -1, np.int64)
+        first[np.asarray(m.indices)[::-1]] = rows[::-1]  # the last write, the earliest row, wins
+        has = np.flatnonzero((first >= 0) & (first_f == nf))
         first_f[has] = fi
-        first_r[has] = np.asarray(csc.indices)[np.asarray(csc.indptr)[has]]
+        first_r[has] = first[has]
     pos = np.zeros(n_vocab, np.int64)
     used = np.flatnonzero(first_f < nf)
     key = first_f[used] * (int(first_r.max(initial=0)) + 1) + first_r[used]
@@ -226,6 +227,14 @@ def _canonical_vocabulary(stats: TermStats, tok: Any, n_vocab: int, skb: Any,
         new.sort_indices()
         out[f] = (new, lengths)
     return out
+
+
+def rows_only(skb: Any, rows: np.ndarray) -> Any:
+    """An edgeless SKB of just ``rows`` (same schema): rendering a few documents without
+    materialising every column of a large SKB."""
+    small = type(skb)(skb.nodes.take(np.asarray(rows, dtype=np.int64)), np.zeros(0, np.int32),
+                      np.zeros(0, np.int16), np.zeros(0, np.int32), skb.schema, dict(skb.meta))
+    return small
 
 
 def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:

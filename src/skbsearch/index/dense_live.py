@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from skbsearch.errors import IndexError_
-from skbsearch.index.bm25_live import pending_changes
+from skbsearch.index.bm25_live import pending_changes, rows_only
 from skbsearch.kb.arrays import positions
 
 
@@ -60,7 +60,7 @@ def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
     if pos is None:
         return index
     new_rows = np.flatnonzero(pos < 0)
-    texts = renderer_of(index.source).render_many(skb, new_rows)
+    texts = renderer_of(index.source).render_many(rows_only(skb, new_rows))
     enc = load_encoder(index.encoder)
     if enc.model_id != index.model_id:
         raise IndexError_(f"{index.path}: encoder {index.encoder!r} now gives model {enc.model_id}, "
