@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from live_data import apply, build, content, write_jsonl
 from typer.testing import CliRunner
@@ -15,6 +16,7 @@ from skbsearch.cli import app
 from skbsearch.errors import InputError
 from skbsearch.kb import SKB
 from skbsearch.kb.generations import current, manifest_numbers
+from skbsearch.kb.graph import Graph
 from skbsearch.kb.update import compact, update
 
 runner = CliRunner(env={"COLUMNS": "200"})
@@ -89,6 +91,13 @@ def test_sequential_updates_replay_in_order(skb_dir: Path, tmp_path: Path) -> No
         ref = build(tmp_path / f"f{k}", nodes, edges, tmp_path / f"r{k}")
         live = SKB.load(skb_dir)
         assert content(live) == content(ref) and live.ids == ref.ids, k
+        # the generation's graph is the base's saved CSR merged with the segments' edges
+        assert live._graph_factory is not None
+        built = Graph.build(live.num_nodes, live.edge_src, live.edge_rel, live.edge_dst, live.schema.relations)
+        assert live.graph.relations == built.relations
+        for step in built._csr:
+            assert all(np.array_equal(a, b) for a, b in zip(live.graph.adjacency(step), built.adjacency(step),
+                                                              strict=True)), (k, step)
     assert current(skb_dir).number == 4
 
 

@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from skbsearch.kb.arrays import positions
+from skbsearch.kb.graph_merge import GraphDelta
 from skbsearch.kb.schema import RESERVED_COLUMNS, Schema
 from skbsearch.kb.segments import Segment
 
@@ -141,10 +142,30 @@ class _Merge:
             rel.append(np.array([code[r[i]] for i in idx], np.int64))
         s_all, r_all, d_all = (np.concatenate(x) for x in (src, rel, dst))
         used = sorted({names[c] for c in np.unique(r_all)})
+        self._graph_delta(new_of_base, len(s_all) - len(src[0]), s_all, r_all, d_all, names, used)
         remap = np.full(len(names), -1, np.int64)
         for i, nm in enumerate(used):
             remap[names.index(nm)] = i
         return ((s_all.astype(np.int32), remap[r_all].astype(np.int16), d_all.astype(np.int32)), used)
+
+    def _graph_delta(self, new_of_base: np.ndarray, n_added: int, s_all: np.ndarray, r_all: np.ndarray,
+                     d_all: np.ndarray, names: list[str], used: list[str]) -> None:
+        """What :func:`skbsearch.kb.graph_merge.merged_graph` needs: explicitly deleted base
+        edges between surviving nodes, and the segments' surviving edges (final rows)."""
+        n_final = int((new_of_base >= 0).sum()) + len(self.appended)
+        d = GraphDelta(n_final, new_of_base, relations=used)
+        gone = np.flatnonzero(~self.edge_alive)
+        if len(gone):
+            gone = gone[(new_of_base[self.src[gone]] >= 0) & (new_of_base[self.dst[gone]] >= 0)]
+        for r in np.unique(self.rel[gone]) if len(gone) else []:
+            g = gone[self.rel[gone] == r]
+            d.dropped[self.rel_names[int(r)]] = (self.src[g].astype(np.int64), self.dst[g].astype(np.int64))
+        if n_added:
+            first = len(s_all) - n_added
+            for c in np.unique(r_all[first:]):
+                m = np.flatnonzero(r_all[first:] == c) + first
+                d.added[names[int(c)]] = (s_all[m], d_all[m])
+        self.graph_delta = d
 
     def table(self) -> pa.Table:
         """The base's surviving rows (zero-copy slices; a replaced node's row from its
@@ -182,7 +203,7 @@ def _plain_type(table: pa.Table) -> pa.Table:
 
 
 def merge(nodes: pa.Table, edges: Edges, schema: Schema,
-          segments: Sequence[Segment]) -> tuple[pa.Table, Edges, Schema]:
+          segments: Sequence[Segment]) -> tuple[pa.Table, Edges, Schema, GraphDelta]:
     """The node table, edge arrays and schema of ``base + segments`` (see the module docstring)."""
     m = _Merge(nodes, edges, schema, segments)
     m.replay()
@@ -197,4 +218,4 @@ def merge(nodes: pa.Table, edges: Edges, schema: Schema,
              if c not in RESERVED_COLUMNS and c not in text}
     types = sorted({str(t) for t in table.column("type").combine_chunks().dictionary.to_pylist()})
     out = Schema(node_types=types, relations=relations, text_fields=text, attributes=attrs)
-    return table, (src, rel, dst), out
+    return table, (src, rel, dst), out, m.graph_delta

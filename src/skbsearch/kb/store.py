@@ -36,6 +36,7 @@ from skbsearch.kb.generations import (
     current,
 )
 from skbsearch.kb.graph import Graph
+from skbsearch.kb.graph_merge import merged_graph
 from skbsearch.kb.live import merge
 from skbsearch.kb.predicate import select_mask
 from skbsearch.kb.schema import RESERVED_COLUMNS, Node, Schema
@@ -153,6 +154,7 @@ class SKB:
         #: where the saved CSR graph lives (``None``: build it from the edges on first use)
         self.graph_dir: Path | None = Path(path) / "graph" if path is not None else None
         self._graph: Graph | None = None
+        self._graph_factory: Callable[[], Graph] | None = None
 
     def _edge_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._edges is None:
@@ -343,11 +345,14 @@ class SKB:
             return skb
         segs = [read_segment(path / SEGMENTS_DIR / s["name"], s["content_hash"])
                 for s in gen.segments]
-        table, (src, rel, dst), schema = merge(base.nodes, base._edge_arrays(), base.schema, segs)
+        table, (src, rel, dst), schema, delta = merge(base.nodes, base._edge_arrays(), base.schema, segs)
         meta.update(num_nodes=table.num_rows, num_edges=len(src))
         skb = cls(table, src, rel, dst, schema, meta, path)
         skb.schema.relation_roles = skb._relation_roles()
         skb.graph_dir = None
+        base_graph = base_dir / "graph"
+        if (base_graph / "graph.json").is_file():  # merge the saved CSR instead of sorting every edge
+            skb._graph_factory = lambda: merged_graph(Graph.load(base_graph), delta)
         return skb
 
     @classmethod
@@ -530,6 +535,8 @@ class SKB:
     @property
     def graph(self) -> Graph:
         """The CSR adjacency (loaded memory-mapped from ``graph/`` if saved, else built)."""
+        if self._graph is None and self._graph_factory is not None:
+            self._graph = self._graph_factory()
         if self._graph is None:
             gdir = self.graph_dir
             if gdir is not None and (gdir / "graph.json").is_file():
