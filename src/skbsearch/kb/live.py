@@ -214,6 +214,10 @@ def merge(nodes: pa.Table, edges: Edges, schema: Schema,
     for seg in segments:
         text += [f for f in seg.text_fields if f not in text]
     text = [f for f in text if f in table.column_names]
+    # ids, names and attributes in one chunk each (per-row look-ups on a table of a thousand
+    # slices would search the chunks every time); the long text columns stay zero-copy slices
+    table = pa.table({c: table.column(c) if c in text else table.column(c).combine_chunks()
+                      for c in table.column_names})
     attrs = {c: str(table.schema.field(c).type) for c in table.column_names
              if c not in RESERVED_COLUMNS and c not in text}
     types = sorted({str(t) for t in table.column("type").combine_chunks().dictionary.to_pylist()})
