@@ -16,6 +16,7 @@ untouched documents; the result is an ordinary :class:`~skbsearch.index.sparse.B
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import math
 from collections.abc import Sequence
@@ -38,7 +39,7 @@ TermStats = dict[str, tuple[sp.csr_matrix, np.ndarray]]
 def term_frequencies(token_ids: Sequence[Sequence[int]], n_vocab: int) -> tuple[sp.csr_matrix, np.ndarray]:
     """Documents x terms term counts and per-document lengths (as bm25s counts them)."""
     lengths = np.fromiter((len(t) for t in token_ids), dtype=np.int64, count=len(token_ids))
-    flat = np.fromiter((x for t in token_ids for x in t), dtype=np.int32, count=int(lengths.sum()))
+    flat = np.fromiter(itertools.chain.from_iterable(token_ids), dtype=np.int32, count=int(lengths.sum()))
     rows = np.repeat(np.arange(len(token_ids), dtype=np.int32), lengths)
     m = sp.csr_matrix((np.ones(len(flat), np.int32), (rows, flat)), shape=(len(token_ids), n_vocab))
     m.sum_duplicates()
