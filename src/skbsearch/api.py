@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from skbsearch.errors import InputError
 from skbsearch.kb.loaders import load as _load_source
 from skbsearch.kb.store import SKB as _StoreSKB
 from skbsearch.stages import StageContext
@@ -40,6 +41,31 @@ class SKB(_StoreSKB):
             return cls(kb.nodes, kb.edge_src, kb.edge_rel, kb.edge_dst, kb.schema, kb.meta)
         kb.save(out)
         return cls.load(out)
+
+    def update(self, *, nodes: str | Path | None = None, edges: str | Path | None = None,
+               delete_nodes: str | Path | None = None, delete_edges: str | Path | None = None,
+               **options: Any) -> SKB:
+        """Upsert and delete nodes and edges of this saved SKB by id (files in the formats of
+        :meth:`build`; see ``docs/updates.md``) as one new generation, and return the SKB at
+        that generation (this object keeps answering from its own)."""
+        from skbsearch.kb.update import update
+
+        update(self._saved_path(), nodes=nodes, edges=edges, delete_nodes=delete_nodes,
+               delete_edges=delete_edges, **options)
+        return type(self).load(self._saved_path())
+
+    def compact(self) -> SKB:
+        """Fold the pending segments into a new base (indexes rewritten); the SKB after it."""
+        from skbsearch.index.live import compact_indexes
+        from skbsearch.kb.update import compact
+
+        compact(self._saved_path(), before_commit=compact_indexes)
+        return type(self).load(self._saved_path())
+
+    def _saved_path(self) -> Path:
+        if self.path is None:
+            raise InputError("this SKB is not saved; save it (or build it with out=...) to update it")
+        return Path(self.path)
 
     def pipeline(self, spec: str | Any) -> Any:
         """A pipeline (spec string or stage objects) bound to this SKB and its indexes."""

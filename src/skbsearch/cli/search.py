@@ -175,6 +175,7 @@ def search_cmd(
     from skbsearch.documents import DocumentRenderer
     from skbsearch.index import get_kind
     from skbsearch.index.base import build_hint, check_index_matches
+    from skbsearch.index.live import catch_up
     from skbsearch.kb.store import SKB
     from skbsearch.retrieve.filters import NodeFilter
     from skbsearch.retrieve.sparse import evidence_lines
@@ -193,7 +194,7 @@ def search_cmd(
     if not path.exists() and not recover_dir(path):
         raise IndexError_(f"{path}: no {retriever} index there; "
                           f"{build_hint(retriever, skb_dir, index_dir)}")
-    index = spec.load(path)
+    index = catch_up(spec.load(path), skb)  # an index behind the SKB's generation catches up
     check_index_matches(index, skb)
     encoder = (getattr(index, "params", None) or {}).get("encoder")
     if encoder:

@@ -42,6 +42,9 @@ def register(app: typer.Typer) -> None:
             [], "--pipeline", help="Named pipeline NAME=SPEC, repeatable (e.g. "
             "--pipeline fused='(bm25 + graph) % 20'); offered besides bm25 and graph, and may load "
             "files (models, run files)."),
+        admin_token_file: Path = typer.Option(
+            None, "--admin-token-file", help="Enable POST /admin/update for requests with this "
+            "token (file of one line, >= 16 characters; or $SKB_ADMIN_TOKEN). Off by default."),
         allow_spec_files: bool = typer.Option(
             False, "--allow-spec-files", help="Let clients' own specs name files, models and "
             "URLs (default: only named pipelines may)."),
@@ -75,7 +78,9 @@ def register(app: typer.Typer) -> None:
         except ValueError as e:
             raise InputError(f"{e} (see 'skb serve --help')") from None
         named = parse_named(pipeline)
+        from skbsearch.server.admin import read_token
+
         hosts = allowed_hosts or default_hosts(host)
         app = create_app(skb_dir, limits, pipelines=named, allow_spec_files=allow_spec_files,
-                         allowed_hosts=hosts)
+                         allowed_hosts=hosts, admin_token=read_token(admin_token_file))
         uvicorn.run(app, host=host, port=port, log_level="info")

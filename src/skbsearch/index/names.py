@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from skbsearch.errors import SkbError
+from skbsearch.index import bm25_live
 from skbsearch.index.base import check_index_matches
 from skbsearch.index.sparse import BM25Index
 
@@ -42,7 +43,7 @@ def load_or_build_name_index(skb: Any, directory: Path | None = None,
         directory = Path(skb.path) / "indexes" / NAMES_DIR
     if directory is not None and (directory / "manifest.json").is_file():
         try:
-            index = BM25Index.load(directory)
+            index = bm25_live.catch_up(BM25Index.load(directory), skb)  # behind: catch up
             check_index_matches(index, skb)
             index.share_node_ids(skb)
             return index

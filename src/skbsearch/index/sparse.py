@@ -33,7 +33,7 @@ from bm25s.tokenization import Tokenizer
 from skbsearch.atomic import atomic_dir
 from skbsearch.csr import check_compressed
 from skbsearch.errors import IndexError_, InputError
-from skbsearch.index import base, kernels
+from skbsearch.index import base, bm25_live, kernels
 from skbsearch.index.base import Manifest, ProgressFn, no_progress
 
 KIND = "bm25"
@@ -119,6 +119,7 @@ class BM25Index:
         # "matches the query" stays "has a positive sparse score" and add it back after.
         self.nonoccurrence = bm25.nonoccurrence_array
         bm25.nonoccurrence_array = None
+        self._term_stats: bm25_live.TermStats | None = None
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -184,24 +185,17 @@ class BM25Index:
         vocab = {str(k): int(v) for k, v in tokenizer.get_vocab_dict().items()}
         n_vocab = max(len(vocab), 1)
 
-        matrix = sp.csc_matrix((n, n_vocab), dtype=np.float32)
-        nonocc = np.zeros(n_vocab, dtype=np.float32) if method in _NONOCC_METHODS else None
+        per_field: dict[str, tuple[sp.csc_matrix, np.ndarray | None]] = {}
         for f, ids in tokens.items():
             progress(f"score {f}", 0, 1)
             if weights[f] == 0 or not any(ids):
                 continue
             part = bm25s.BM25(k1=k1, b=b, delta=delta, method=method, csc_backend="scipy")
             s = part.build_index_from_ids(list(range(n_vocab)), ids, show_progress=False)
-            m = sp.csc_matrix((s["data"], s["indices"], s["indptr"]), shape=(n, n_vocab))
-            matrix = matrix + np.float32(weights[f]) * m.astype(np.float32)
-            if nonocc is not None and part.nonoccurrence_array is not None:
-                nonocc += np.float32(weights[f]) * part.nonoccurrence_array
+            per_field[f] = (sp.csc_matrix((s["data"], s["indices"], s["indptr"]), shape=(n, n_vocab)),
+                            part.nonoccurrence_array)
             progress(f"score {f}", 1, 1)
-        matrix = sp.csc_matrix(matrix, dtype=np.float32)
-        matrix.sum_duplicates()
-        matrix.eliminate_zeros()
-        matrix.sort_indices()
-
+        matrix, nonocc = _combine(per_field, weights, n, n_vocab, method)
         bm = bm25s.BM25(k1=k1, b=b, delta=delta, method=method, backend="numpy")
         bm.scores = {
             "data": matrix.data.astype(np.float32),
@@ -220,7 +214,32 @@ class BM25Index:
             "fields": list(parts), "field_weights": weights,
         }
         index = cls(bm, tokenizer, [str(d) for d in doc_ids], params, source)
+        # per-field term counts: what lets the index follow SKB updates (index.bm25_live)
+        index.term_stats = {f: bm25_live.term_frequencies(ids, n_vocab) for f, ids in tokens.items()}
         index.warm()  # compile the one-query kernel now (once per machine: cached on disk)
+        return index
+
+    @classmethod
+    def from_term_stats(cls, stats: bm25_live.TermStats, tokenizer: Tokenizer, doc_ids: Sequence[str],
+                        params: dict[str, Any], source: dict[str, Any]) -> BM25Index:
+        """An index over documents given by their per-field term counts and lengths (the same
+        scores as :meth:`build` over those documents' texts; see :mod:`index.bm25_live`)."""
+        n_vocab = max(len(tokenizer.get_vocab_dict()), 1)
+        n = len(doc_ids)
+        weights = dict(params["field_weights"])
+        per_field = {f: bm25_live.field_scores(m, lengths, params, n_vocab)
+                     for f, (m, lengths) in stats.items() if weights[f] != 0 and m.nnz}
+        matrix, nonocc = _combine(per_field, weights, n, n_vocab, params["method"])
+        bm = bm25s.BM25(k1=params["k1"], b=params["b"], delta=params.get("delta", 0.5),
+                        method=params["method"], backend="numpy")
+        bm.scores = {"data": matrix.data.astype(np.float32), "indices": matrix.indices.astype(np.int32),
+                     "indptr": matrix.indptr.astype(np.int64), "num_docs": n}
+        bm.vocab_dict = {str(k): int(v) for k, v in tokenizer.get_vocab_dict().items()}
+        bm.unique_token_ids_set = set(bm.vocab_dict.values())
+        bm.nonoccurrence_array = nonocc
+        index = cls(bm, tokenizer, list(doc_ids), params, source)
+        index.term_stats = stats
+        index.warm()
         return index
 
     @classmethod
@@ -296,6 +315,8 @@ class BM25Index:
                 self.bm25.nonoccurrence_array = None
             self.tokenizer.save_vocab(tmp)
             self.tokenizer.save_stopwords(tmp, _STOPWORDS_FILE)
+            if self.term_stats is not None:
+                bm25_live.save_term_stats(tmp, self.term_stats)
             base.write_doc_ids(tmp, self.doc_ids)
             base.write_manifest(tmp, Manifest(KIND, FORMAT_VERSION, self.num_docs,
                                               self.params, self.source))
@@ -329,6 +350,18 @@ class BM25Index:
         return cls(bm, tokenizer, doc_ids, m.params, m.source, path)
 
     # ------------------------------------------------------------------ accessors
+    @property
+    def term_stats(self) -> bm25_live.TermStats | None:
+        """Per-field term counts and lengths (read from ``live/`` on first use; ``None`` for an
+        index saved before live updates)."""
+        if self._term_stats is None and self.path is not None:
+            self._term_stats = bm25_live.load_term_stats(self.path)
+        return self._term_stats
+
+    @term_stats.setter
+    def term_stats(self, stats: bm25_live.TermStats | None) -> None:
+        self._term_stats = stats
+
     @property
     def doc_ids(self) -> list[str]:
         """External id of every document, in index order."""
@@ -469,6 +502,22 @@ class BM25Index:
         p = self.params
         return (f"BM25Index({self.num_docs} docs, method={p.get('method')}, k1={p.get('k1')}, "
                 f"b={p.get('b')}, fields={p.get('field_weights')})")
+
+
+def _combine(per_field: Mapping[str, tuple[sp.csc_matrix, np.ndarray | None]], weights: Mapping[str, float],
+             n: int, n_vocab: int, method: str) -> tuple[sp.csc_matrix, np.ndarray | None]:
+    """``sum_f w_f S_f`` in float32 (and the weighted non-occurrence scores), sorted CSC."""
+    matrix = sp.csc_matrix((n, n_vocab), dtype=np.float32)
+    nonocc = np.zeros(n_vocab, dtype=np.float32) if method in _NONOCC_METHODS else None
+    for f, (m, part_nonocc) in per_field.items():
+        matrix = matrix + np.float32(weights[f]) * m.astype(np.float32)
+        if nonocc is not None and part_nonocc is not None:
+            nonocc += np.float32(weights[f]) * part_nonocc
+    matrix = sp.csc_matrix(matrix, dtype=np.float32)
+    matrix.sum_duplicates()
+    matrix.eliminate_zeros()
+    matrix.sort_indices()
+    return matrix, nonocc
 
 
 def top_k(values: np.ndarray, k: int) -> np.ndarray:

@@ -25,16 +25,30 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from skbsearch.atomic import atomic_dir, recover_parent
+from skbsearch.atomic import atomic_dir, recover_dir, recover_parent
 from skbsearch.errors import IndexError_, InputError
+from skbsearch.kb.arrays import arrow_numpy, numeric_column, positions  # noqa: F401 - re-exported
+from skbsearch.kb.generations import (
+    GENERATIONS_DIR,
+    SEGMENTS_DIR,
+    Generation,
+    collect_garbage,
+    current,
+)
 from skbsearch.kb.graph import Graph, unique_sorted
+from skbsearch.kb.graph_merge import merged_graph
+from skbsearch.kb.live import merge
 from skbsearch.kb.predicate import select_mask
 from skbsearch.kb.schema import RESERVED_COLUMNS, Node, Schema
+from skbsearch.kb.segments import read_segment
 
 FORMAT_VERSION = 1
 
 #: Files whose bytes make an SKB's ``content_hash``.
 CONTENT_FILES = ("nodes.parquet", "edges.parquet")
+
+#: Keys of ``meta`` that describe the generation an SKB was opened at (never saved).
+GENERATION_KEYS = ("generation", "lineage", "segments", "base_hash")
 
 #: The node table as an uncompressed Arrow IPC file, memory-mapped on load.
 NODES_ARROW = "nodes.arrow"
@@ -48,61 +62,6 @@ def content_hash(directory: str | Path) -> str:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 h.update(block)
     return h.hexdigest()
-
-
-def arrow_numpy(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """A numpy view of a null-free fixed-width Arrow array (ints, floats; booleans unpacked),
-    zero-copy from its buffer; anything else through ``to_numpy``. (pyarrow's first ``to_numpy`` call in a process
-    costs ~0.5 s of lazy set-up: a fresh process that only reads ints does not pay it.)"""
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    t = arr.type
-    if arr.null_count == 0 and pa.types.is_boolean(t):
-        buf = arr.buffers()[1]
-        if buf is None:
-            return np.zeros(0, bool)
-        bits = np.unpackbits(np.frombuffer(buf, dtype=np.uint8), bitorder="little")
-        return bits[arr.offset:arr.offset + len(arr)].astype(bool)
-    if arr.null_count == 0 and (pa.types.is_integer(t) or pa.types.is_floating(t)):
-        dtype = np.dtype(t.to_pandas_dtype())
-        buf = arr.buffers()[1]
-        if buf is None:
-            return np.zeros(0, dtype)
-        return np.frombuffer(buf, dtype=dtype)[arr.offset:arr.offset + len(arr)]
-    return arr.to_numpy(zero_copy_only=False)
-
-
-def numeric_column(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """A numeric Arrow column as float64 with NaN for nulls, read through its buffers
-    (``to_numpy`` and ``pyarrow.compute.fill_null`` import pandas: ~0.25 s of a fresh
-    process's first query)."""
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    if not (pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type)):
-        return np.asarray(arr.to_numpy(zero_copy_only=False), dtype=np.float64)
-    raw = pa.Array.from_buffers(arr.type, len(arr), [None, arr.buffers()[1]], offset=arr.offset)
-    values = arrow_numpy(raw).astype(np.float64)  # (pyarrow's cast would import pandas too)
-    validity = arr.buffers()[0]
-    if arr.null_count and validity is not None:
-        bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")
-        values[~bits[arr.offset:arr.offset + len(arr)].astype(bool)] = np.nan
-    return values
-
-
-def positions(values: pa.Array | pa.ChunkedArray | Sequence[str],
-              within: pa.Array | Sequence[str]) -> np.ndarray:
-    """For each of ``values``, its position in ``within`` (the first, if repeated), or -1:
-    one Arrow hash join (a 1M-id map in ~0.1 s instead of ~1 s of Python dict look-ups)."""
-    vals = values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(list(values), pa.string())
-    ref = within if isinstance(within, pa.Array) else pa.array(list(within), pa.string())
-    if isinstance(vals, pa.ChunkedArray):
-        vals = vals.combine_chunks()
-    if vals.type != ref.type:
-        vals = vals.cast(ref.type)
-    import pyarrow.compute as pc
-
-    found = pc.index_in(vals, value_set=ref)
-    return arrow_numpy(pc.fill_null(found, -1)).astype(np.int64)
 
 
 def _write_arrow(table: pa.Table, file: Path) -> None:
@@ -192,7 +151,10 @@ class SKB:
         self.schema = schema
         self.meta = dict(meta or {})
         self.path = path
+        #: where the saved CSR graph lives (``None``: build it from the edges on first use)
+        self.graph_dir: Path | None = Path(path) / "graph" if path is not None else None
         self._graph: Graph | None = None
+        self._graph_factory: Callable[[], Graph] | None = None
 
     def _edge_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._edges is None:
@@ -344,7 +306,7 @@ class SKB:
                 }
             )
             pq.write_table(edges, tmp / "edges.parquet")
-            meta = {"artefact": "skb", **self.meta}
+            meta = {"artefact": "skb", **{k: v for k, v in self.meta.items() if k not in GENERATION_KEYS}}
             meta.update(
                 format_version=FORMAT_VERSION,
                 num_nodes=self.num_nodes,
@@ -357,17 +319,55 @@ class SKB:
                 self.graph.save(tmp / "graph")
         self.meta["content_hash"] = meta["content_hash"]
         self.path = path
+        self.graph_dir = path / "graph"
         return path
 
     @classmethod
     def load(cls, path: str | Path, *, mmap: bool = True) -> SKB:
-        """Open a saved SKB directory.
+        """Open a saved SKB directory at its newest committed generation.
 
         The node table is memory-mapped from ``nodes.arrow`` when the directory has it (every
         save writes it; older directories fall back to ``nodes.parquet``, read whole), the
         edge arrays are read on first use and the CSR graph is memory-mapped on first use.
-        ``mmap=False`` reads everything from the Parquet files into memory.
+        ``mmap=False`` reads everything from the Parquet files into memory. A directory
+        changed by ``skb kb update`` opens the generation its newest manifest names (see
+        :mod:`skbsearch.kb.generations`): the base with its delta segments merged in, whole.
         """
+        path = Path(path)
+        if not path.exists():
+            recover_dir(path)  # a build killed while swapping directories
+        gen = current(path) if (path / GENERATIONS_DIR).is_dir() else None
+        collect_garbage(path)  # litter of a killed update; unreferenced parts
+        if gen is None:
+            return cls._load_plain(path, mmap=mmap)
+        return cls._load_generation(path, gen, mmap=mmap)
+
+    @classmethod
+    def _load_generation(cls, path: Path, gen: Generation, *, mmap: bool) -> SKB:
+        base_dir = path if gen.base == "." else path / gen.base
+        base = cls._load_plain(base_dir, mmap=mmap)
+        meta = dict(base.meta)
+        meta.update(generation=gen.number, content_hash=gen.content_hash, base_hash=gen.base_hash,
+                    lineage=list(gen.lineage), segments=[s["name"] for s in gen.segments])
+        if not gen.segments:
+            skb = cls(base.nodes, None, None, None, base.schema, meta, path,
+                      edges_loader=base._edge_arrays)
+            skb.graph_dir = base_dir / "graph"
+            return skb
+        segs = [read_segment(path / SEGMENTS_DIR / s["name"], s["content_hash"])
+                for s in gen.segments]
+        table, (src, rel, dst), schema, delta = merge(base.nodes, base._edge_arrays(), base.schema, segs)
+        meta.update(num_nodes=table.num_rows, num_edges=len(src))
+        skb = cls(table, src, rel, dst, schema, meta, path)
+        skb.schema.relation_roles = skb._relation_roles()
+        skb.graph_dir = None
+        base_graph = base_dir / "graph"
+        if (base_graph / "graph.json").is_file():  # merge the saved CSR instead of sorting every edge
+            skb._graph_factory = lambda: merged_graph(Graph.load(base_graph), delta)
+        return skb
+
+    @classmethod
+    def _load_plain(cls, path: Path, *, mmap: bool = True) -> SKB:
         path = Path(path)
         meta_file = path / "meta.json"
         # a build killed while swapping directories (or any dead writer's litter beside it)
@@ -546,8 +546,10 @@ class SKB:
     @property
     def graph(self) -> Graph:
         """The CSR adjacency (loaded memory-mapped from ``graph/`` if saved, else built)."""
+        if self._graph is None and self._graph_factory is not None:
+            self._graph = self._graph_factory()
         if self._graph is None:
-            gdir = self.path / "graph" if self.path is not None else None
+            gdir = self.graph_dir
             if gdir is not None and (gdir / "graph.json").is_file():
                 self._graph = Graph.load(gdir)
             else:

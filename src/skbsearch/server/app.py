@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 from skbsearch.deadline import Deadline
 from skbsearch.documents import DocumentRenderer
 from skbsearch.errors import MissingDependencyError
+from skbsearch.server.admin import install_admin
 from skbsearch.server.browse import node_page
 from skbsearch.server.budget import cost_class
 from skbsearch.server.errors import SnapshotChanged, UnknownNode, install_error_handlers
@@ -30,7 +31,8 @@ SNAPSHOT_RETRIES = 3
 
 def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
                pipelines: Mapping[str, str] | None = None, allow_spec_files: bool = False,
-               allowed_hosts: Iterable[str] = LOCAL_HOSTS) -> Any:
+               allowed_hosts: Iterable[str] = LOCAL_HOSTS,
+               admin_token: str | None = None) -> Any:
     """A FastAPI app serving the SKB at ``skb_dir`` (its indexes under ``skb_dir/indexes``).
 
     Args:
@@ -149,7 +151,8 @@ def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
     async def health() -> dict[str, Any]:
         # Runs on the event loop: no locks, no worker threads, one stat() of meta.json.
         snap = holder.current
-        return {"status": "ok", "snapshot": snap.identity, "nodes": snap.skb.num_nodes,
+        return {"status": "ok", "snapshot": snap.identity, "generation": snap.generation,
+                "nodes": snap.skb.num_nodes,
                 "edges": snap.skb.num_edges, "stale": holder.changed_on_disk()}
 
     @app.get("/kb")
@@ -225,6 +228,7 @@ def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
         return await offload(lambda: on_snapshot(lambda snap: explain_node(
             snap, policy, preq, req.query, req.id, evidence=req.evidence)), lane, limit, request)
 
+    install_admin(app, Path(skb_dir), admin_token, offload, holder.get)
     app.state.snapshots = holder
     app.state.limits = limits
     app.state.pipelines = policy

@@ -4,7 +4,8 @@ A :class:`Snapshot` holds one build of the SKB (detached from its directory, so 
 answers is read from a newer build's files) and the indexes loaded for that build. The
 :class:`SnapshotHolder` checks on every request, with one ``stat`` of ``meta.json``,
 whether the directory was rebuilt (``SKB.save`` replaces the whole directory, so the file
-is new); if so one thread loads a new snapshot while the others keep answering from the
+is new), and with one ``listdir`` whether a newer generation was committed (``skb kb
+update``); if so one thread loads a new snapshot while the others keep answering from the
 old one, and the reference is swapped when the new one is complete. Requests in flight
 finish on the snapshot they started with.
 """
@@ -21,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.errors import IndexError_
+from skbsearch.index.live import catch_up
+from skbsearch.kb.generations import newest_generation
 from skbsearch.server.browse import kb_overview
 from skbsearch.server.cache import PipelineCache, estimate_bytes
 from skbsearch.server.errors import IndexNotBuilt, SnapshotChanged, StaleIndex
@@ -28,12 +31,19 @@ from skbsearch.server.pipelines import SnapshotContext
 
 logger = logging.getLogger("skbsearch.server")
 
-Stamp = tuple[int, int, int, int]
+Stamp = tuple[int, ...]
 #: Seconds to wait before retrying a snapshot that failed to load (a rebuild in progress).
 RETRY_AFTER_FAILURE = 1.0
 #: Estimated memory of the built pipelines kept per snapshot (keyed by pipeline, filters
 #: and, for aliases, k); ``skb serve --pipeline-cache-mb``.
 PIPELINE_CACHE_BYTES = 256 * 2**20
+
+
+def skb_stamp(skb_dir: Path) -> Stamp | None:
+    """The stamp of what ``skb_dir`` holds now: its ``meta.json`` (a rebuild replaces it) and
+    its newest committed generation (``skb kb update`` / ``compact`` add one), or ``None``."""
+    st = read_stamp(skb_dir / "meta.json")
+    return None if st is None else (*st, newest_generation(skb_dir))
 
 
 def read_stamp(path: Path) -> Stamp | None:
@@ -71,6 +81,8 @@ class Snapshot:
         self.stamp = stamp
         build = skb.meta.get("build_id") or skb.meta.get("content_hash")
         self.identity = str(build)[:16] if build else f"{stamp[1]:x}-{stamp[2]:x}"
+        #: the SKB generation served (0: as built; see ``skbsearch.kb.generations``)
+        self.generation = int(skb.meta.get("generation", 0))
         self.loaded_at = time.time()
         self._indexes: dict[str, _LoadedIndex] = {}
         self._stale: dict[str, Stamp] = {}  # kind -> manifest stamp of an index found stale
@@ -96,12 +108,12 @@ class Snapshot:
         """Load the SKB at ``skb_dir``; retries when the directory changes during the load."""
         from skbsearch.kb.store import SKB
 
-        meta = skb_dir / "meta.json"
         for _ in range(attempts):
-            before = read_stamp(meta)
+            before = skb_stamp(skb_dir)
             skb = SKB.load(skb_dir)
             skb.graph  # noqa: B018 - memory-map the graph now, from this build's files
-            if before is not None and read_stamp(meta) == before:
+            if before is not None and skb_stamp(skb_dir) == before and int(
+                    skb.meta.get("generation", 0)) == before[-1]:
                 # Detach: SQL then runs over the tables in memory, never over files on disk
                 # that a rebuild may have replaced since.
                 skb.path = None
@@ -120,8 +132,14 @@ class Snapshot:
             return self._context
 
     def is_current(self) -> bool:
-        """Whether the directory on disk still holds this snapshot's build."""
-        return read_stamp(self.skb_dir / "meta.json") == self.stamp
+        """Whether the directory on disk still holds this snapshot's build and generation."""
+        return skb_stamp(self.skb_dir) == self.stamp
+
+    def same_build(self) -> bool:
+        """Whether the directory still holds this snapshot's build (later generations of it
+        leave the index files this snapshot catches up from in place)."""
+        now = skb_stamp(self.skb_dir)
+        return now is not None and now[:-1] == self.stamp[:-1]
 
     def index(self, kind: str) -> tuple[Any, Any]:
         """``(kind spec, loaded index)`` for this build.
@@ -142,20 +160,21 @@ class Snapshot:
             # A removed (or half-swapped) index directory: this build's index stays usable.
             if loaded is not None and (stamp in (None, loaded.stamp) or not self.is_current()):
                 return loaded.spec, loaded.index
-            if not self.is_current():
+            if not self.same_build():
                 raise SnapshotChanged(f"{self.skb_dir} was rebuilt")
             if stamp is None:
                 raise IndexNotBuilt(kind)
             if self._stale.get(kind) == stamp:
                 raise StaleIndex(kind)
-            try:
-                index = spec.load(manifest.parent)
+            try:  # an index behind the SKB's generation catches up (index.live)
+                index = catch_up(spec.load(manifest.parent), self.skb, self.skb_dir)
             except IndexError_:
-                if read_stamp(manifest) != stamp:  # replaced while being read: try again
+                # replaced while being read, or this generation's segments already collected
+                if read_stamp(manifest) != stamp or not self.is_current():
                     raise SnapshotChanged(f"{manifest.parent} changed while loading") from None
                 raise
             # The index must belong to this build: neither it nor the SKB changed meanwhile.
-            if read_stamp(manifest) != stamp or not self.is_current():
+            if read_stamp(manifest) != stamp or not self.same_build():
                 raise SnapshotChanged(f"{self.skb_dir} changed while loading its {kind} index")
             try:
                 _check_matches(kind, index, self.skb)
@@ -223,7 +242,7 @@ class SnapshotHolder:
         snapshot stays in service; loading is retried after :data:`RETRY_AFTER_FAILURE`.
         """
         current = self._current
-        stamp = read_stamp(self.skb_dir / "meta.json")
+        stamp = skb_stamp(self.skb_dir)
         if stamp is None or stamp == current.stamp:
             return current
         if self._failed and self._failed[0] == stamp and time.monotonic() < self._failed[1]:

@@ -8,10 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from skbsearch.atomic import recover_dir
 from skbsearch.documents import DocumentRenderer
 from skbsearch.errors import InputError
 from skbsearch.index import get_kind
 from skbsearch.index.base import MANIFEST_FILE, check_index_matches
+from skbsearch.index.live import catch_up
 from skbsearch.kb.store import SKB
 
 
@@ -59,8 +61,10 @@ class StageContext:
     def _load_index(self, kind: str) -> Any:
         spec = get_kind(kind)
         path = self.index_dir(kind)
+        if path is not None:  # a killed index writer: restore its previous version, drop its litter
+            recover_dir(path)
         if path is not None and (path / MANIFEST_FILE).is_file():
-            index = spec.load(path)
+            index = catch_up(spec.load(path), self.kb)  # an index behind the SKB's generation
             _check_matches(index, self.kb)
             share = getattr(index, "share_node_ids", None)
             if share is not None:  # one id list for the SKB and its node-order indexes

@@ -1,0 +1,231 @@
+"""Live SKB updates (issue 25): one update of 1,000 upserts + 100 deletions, timed against a
+full rebuild, and query latency with 10 pending delta segments vs after compaction.
+
+Protocol (``--products N``, default 100,000; the issue's target size is 1,000,000):
+
+1. Generate the seeded synthetic catalogue (:func:`skbsearch.synth.catalogue.generate_catalogue`)
+   and save it with its CSR graph and a BM25 index (``skb kb build`` + ``skb index``).
+2. One update (``skb kb update`` semantics, :func:`skbsearch.kb.update.update`): 500 existing
+   products changed (description and price), 500 new products (copies of random products
+   under new ids, with the template's out-edges), 100 products deleted. Timed parts: the
+   commit (read + validate + write the segment + manifest), opening the new generation
+   (merge), the CSR graph of the generation, the BM25 catch-up. "BM25 + graph" = all four.
+3. The same final data rebuilt from scratch: JSONL nodes + edges loaded, saved with the
+   graph, BM25 built and saved (``skb kb build`` + ``skb index``).
+4. With ``--dense``: a dense (MiniLM, CPU, numpy) index over a ``--dense-products`` catalogue,
+   the same kind of update scaled down (1,000 upserts + 100 deletions), catch-up time vs a
+   full re-embedding (embedding cache off for both, so the rebuild really encodes).
+5. Ten more updates of 100 upserts + 10 deletions each (10 pending segments), then query
+   latency (single queries, one thread, after an untimed pass over the same queries) of ``bm25``,
+   ``bm25(where='price < 100')`` and ``graph`` over ``--n-queries`` catalogue queries; then
+   ``skb kb compact`` (indexes rewritten) and the same latency again. p95 ratio = pending /
+   compacted.
+
+Usage::
+
+    python benchmarks/live_updates.py --products 100000 --json benchmarks/results/live_updates_100k.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from skbsearch.benchmarks.result import BenchmarkResult
+from skbsearch.index.live import catch_up, compact_indexes
+from skbsearch.index.sparse import BM25Index
+from skbsearch.kb import SKB
+from skbsearch.kb.loaders import load
+from skbsearch.kb.update import compact, update
+from skbsearch.stages import pipeline
+from skbsearch.stages.context import StageContext
+from skbsearch.synth.catalogue import generate_catalogue
+
+
+def log(msg: str) -> None:
+    """Progress to stderr."""
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def records(skb: SKB, rows: np.ndarray) -> list[dict[str, Any]]:
+    """Node records (``skb kb build`` JSONL) of ``rows``."""
+    out = []
+    for i in rows:
+        n = skb.node(int(i))
+        out.append({"id": n.id, "type": n.type, "name": n.name, "fields": n.fields, "attributes": n.attributes})
+    return out
+
+
+def out_edges(skb: SKB, row: int, new_id: str) -> list[dict[str, str]]:
+    """The out-edges of ``row``, re-sourced at ``new_id``."""
+    out = []
+    for rel in skb.schema.relations:
+        for j in skb.graph.neighbor_set([row], [rel], "out"):
+            out.append({"source": new_id, "relation": rel, "target": skb.ids[int(j)]})
+    return out
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    """JSONL file of ``rows``."""
+    with open(path, "w", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps(r) + "\n")
+    return path
+
+
+def make_update(skb: SKB, rng: np.random.Generator, tag: str, n_change: int, n_new: int, n_delete: int,
+                work: Path) -> dict[str, Path]:
+    """Files of one update: changed and new products, their edges, deleted products."""
+    products = skb.nodes_of_type("product")
+    pick = rng.choice(products, n_change + n_new + n_delete, replace=False)
+    changed = records(skb, pick[:n_change])
+    for r in changed:
+        r["fields"]["description"] = (r["fields"].get("description") or "") + " now also in recycled packaging"
+        r["attributes"]["price"] = round(float(rng.uniform(5, 500)), 2)
+    new, edges = [], []
+    dels = [skb.ids[int(i)] for i in pick[n_change + n_new:]]
+    gone = set(dels)
+    for k, i in enumerate(pick[n_change:n_change + n_new]):
+        r = records(skb, [i])[0]
+        r["id"] = f"{tag}-n{k}"
+        r["name"] = r["name"] + " II"
+        new.append(r)
+        edges += [e for e in out_edges(skb, int(i), r["id"]) if e["target"] not in gone]
+    (work / f"{tag}.del").write_text("".join(d + "\n" for d in dels), encoding="utf-8")
+    return {"nodes": write_jsonl(work / f"{tag}.nodes.jsonl", changed + new),
+            "edges": write_jsonl(work / f"{tag}.edges.jsonl", edges), "delete_nodes": work / f"{tag}.del"}
+
+
+def timed(fn: Any) -> tuple[Any, float]:
+    """``(fn(), seconds)``."""
+    t0 = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0
+
+
+def one_update(skb_dir: Path, files: dict[str, Path]) -> dict[str, float]:
+    """Commit one update and bring the generation, its graph and BM25 up to date (timed)."""
+    _, t_commit = timed(lambda: update(skb_dir, **files))
+    live, t_open = timed(lambda: SKB.load(skb_dir))
+    _, t_graph = timed(lambda: live.graph)
+    _, t_bm25 = timed(lambda: catch_up(BM25Index.load(skb_dir / "indexes" / "bm25"), live))
+    return {"commit_s": t_commit, "open_s": t_open, "graph_s": t_graph, "bm25_catch_up_s": t_bm25,
+            "bm25_graph_total_s": t_commit + t_open + t_graph + t_bm25}
+
+
+def rebuild(skb: SKB, work: Path) -> float:
+    """Seconds for ``skb kb build`` + ``skb index`` of ``skb``'s data from JSONL files."""
+    src = work / "final"
+    src.mkdir()
+    write_jsonl(src / "nodes.jsonl", records(skb, np.arange(skb.num_nodes)))
+    t = skb.edges_table()
+    write_jsonl(src / "edges.jsonl", [{"source": s, "relation": r, "target": d} for s, r, d in zip(
+        t.column("src").to_pylist(), t.column("relation").to_pylist(), t.column("dst").to_pylist(), strict=True)])
+    t0 = time.perf_counter()
+    built = load(src, "jsonl")
+    built.save(work / "rebuilt")
+    BM25Index.from_skb(SKB.load(work / "rebuilt")).save(work / "rebuilt" / "indexes" / "bm25")
+    return time.perf_counter() - t0
+
+
+def latency(skb_dir: Path, queries: list[Any], specs: list[str]) -> dict[str, float]:
+    """p50/p95 ms of single queries per spec (after one untimed pass over the same queries)."""
+    ctx = StageContext(SKB.load(skb_dir), notify=lambda m: None)
+    out = {}
+    for spec in specs:
+        p = pipeline(spec, ctx)
+        for q in queries:  # a full warm-up pass: memory-mapped pages in, caches built
+            p([q])
+        ms = []
+        for q in queries:
+            t0 = time.perf_counter()
+            p([q])
+            ms.append((time.perf_counter() - t0) * 1000)
+        out[f"{spec} p50_ms"] = float(np.percentile(ms, 50))
+        out[f"{spec} p95_ms"] = float(np.percentile(ms, 95))
+    return out
+
+
+def dense_part(n: int, work: Path, rng: np.random.Generator) -> dict[str, float]:
+    """Dense catch-up after 1,000 upserts + 100 deletions vs a full re-embedding (CPU)."""
+    from skbsearch.index.dense import DenseIndex
+
+    os.environ["SKB_CACHE_DIR"] = str(work / "cache")  # a cold embedding cache for both
+    ds = generate_catalogue(n, seed=1, n_queries=10)
+    d = work / "dense-skb"
+    ds.skb.save(d)
+    skb = SKB.load(d)
+    _, t_full = timed(lambda: DenseIndex.from_skb(skb).save(d / "indexes" / "dense"))
+    files = make_update(skb, rng, "d", 500, 500, 100, work)
+    update(d, **files)
+    live = SKB.load(d)
+    idx, t_cu = timed(lambda: catch_up(DenseIndex.load(d / "indexes" / "dense"), live))
+    assert idx.source["skb_hash"] == live.meta["content_hash"]
+    return {"dense_products": n, "dense_full_build_s": t_full, "dense_catch_up_s": t_cu}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the protocol; print and optionally write the result."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--products", type=int, default=100_000)
+    p.add_argument("--n-queries", type=int, default=200)
+    p.add_argument("--dense", action="store_true", help="also time the dense index (CPU)")
+    p.add_argument("--dense-products", type=int, default=20_000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--work", type=Path, default=None, help="work directory (default: a temp dir)")
+    p.add_argument("--json", type=Path, default=None)
+    a = p.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="skb-live-", dir=a.work))
+    rng = np.random.default_rng(a.seed)
+    try:
+        log(f"generating {a.products:,} products")
+        ds = generate_catalogue(a.products, seed=a.seed, n_queries=a.n_queries)
+        skb_dir = work / "skb"
+        _, t_build = timed(lambda: ds.skb.save(skb_dir))
+        _, t_index = timed(lambda: BM25Index.from_skb(SKB.load(skb_dir)).save(skb_dir / "indexes" / "bm25"))
+        log(f"built {t_build:.1f} s + bm25 {t_index:.1f} s; updating")
+        metrics: dict[str, float] = {"initial_build_s": t_build, "initial_bm25_s": t_index}
+        files = make_update(SKB.load(skb_dir), rng, "u0", 500, 500, 100, work)
+        metrics.update(one_update(skb_dir, files))
+        log(f"update: {metrics['bm25_graph_total_s']:.2f} s; rebuilding the final data")
+        metrics["full_rebuild_s"] = rebuild(SKB.load(skb_dir), work)
+        shutil.rmtree(work / "rebuilt", ignore_errors=True)
+        if a.dense:
+            log("dense part")
+            metrics.update(dense_part(a.dense_products, work, rng))
+        for k in range(1, 10):  # 10 pending segments in all
+            update(skb_dir, **make_update(SKB.load(skb_dir), rng, f"u{k}", 50, 50, 10, work))
+        specs = ["bm25", "bm25(where='price < 100')", "graph"]
+        queries = ds.queries[: a.n_queries]
+        log("latency with 10 pending segments")
+        pending = latency(skb_dir, queries, specs)
+        _, metrics["compact_s"] = timed(lambda: compact(skb_dir, before_commit=compact_indexes))
+        log("latency after compaction")
+        compacted = latency(skb_dir, queries, specs)
+        for k, v in pending.items():
+            metrics[f"pending {k}"] = v
+            metrics[f"compacted {k}"] = compacted[k]
+        for s in specs:
+            metrics[f"{s} p95 ratio"] = pending[f"{s} p95_ms"] / compacted[f"{s} p95_ms"]
+        cfg = {"products": a.products, "n_queries": len(queries), "seed": a.seed,
+               "update": "500 changed + 500 new products (with edges) + 100 deleted",
+               "pending": "10 segments", "machine": platform.platform(), "cpus": os.cpu_count(),
+               "command": "python benchmarks/live_updates.py " + " ".join(sys.argv[1:] if argv is None else argv)}
+        res = BenchmarkResult("live_updates", cfg, {k: round(v, 4) for k, v in metrics.items()})
+        print(res.to_json(a.json))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

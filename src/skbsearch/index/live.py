@@ -1,0 +1,46 @@
+"""Indexes that follow their SKB's generations: catch up on load, rewrite on compaction.
+
+An index records the generation it covers (``source.skb_hash``, the generation's identity).
+When its SKB has moved on (``skb kb update``), :func:`catch_up` applies the pending segments
+to the loaded index instead of refusing it as stale; an index that cannot follow (another
+SKB build, or a kind without live support) is returned unchanged and
+:func:`skbsearch.index.base.check_index_matches` refuses it as before.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from skbsearch.index import bm25_live, dense_live, get_kind
+from skbsearch.index.base import MANIFEST_FILE, read_manifest
+
+#: index kind -> function(index, skb) -> index at skb's generation
+CATCH_UP = {"bm25": bm25_live.catch_up, "dense": dense_live.catch_up}
+
+
+def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
+    """``index`` brought to ``skb``'s generation when its kind can follow updates (``root``:
+    the SKB directory, when ``skb`` is detached from it)."""
+    fn = CATCH_UP.get(str(getattr(index, "kind", "")))
+    return index if fn is None or skb is None else fn(index, skb, root)
+
+
+def compact_indexes(skb: Any) -> list[Path]:
+    """Rewrite every index under ``SKB_DIR/indexes`` that can follow updates at ``skb``'s
+    generation (run by ``skb kb compact`` before it commits, so that no index needs the
+    segments the compaction removes); returns the directories rewritten."""
+    root = Path(skb.path) / "indexes"
+    done: list[Path] = []
+    if not root.is_dir():
+        return done
+    for d in sorted(p for p in root.iterdir() if (p / MANIFEST_FILE).is_file()):
+        kind = read_manifest(d).kind
+        if kind not in CATCH_UP:
+            continue
+        index = get_kind(kind).load(d)
+        fresh = catch_up(index, skb)
+        if fresh is not index:
+            fresh.save(d)
+            done.append(d)
+    return done

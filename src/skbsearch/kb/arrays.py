@@ -1,0 +1,66 @@
+"""Arrow <-> numpy helpers shared by the store and the generation merge: zero-copy views of
+fixed-width columns, numeric columns with NaN for nulls, and id look-ups by hash join."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow as pa
+
+__all__ = ["arrow_numpy", "numeric_column", "positions"]
+
+
+def arrow_numpy(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A numpy view of a null-free fixed-width Arrow array (ints, floats; booleans unpacked),
+    zero-copy from its buffer; anything else through ``to_numpy``. (pyarrow's first ``to_numpy`` call in a process
+    costs ~0.5 s of lazy set-up: a fresh process that only reads ints does not pay it.)"""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    t = arr.type
+    if arr.null_count == 0 and pa.types.is_boolean(t):
+        buf = arr.buffers()[1]
+        if buf is None:
+            return np.zeros(0, bool)
+        bits = np.unpackbits(np.frombuffer(buf, dtype=np.uint8), bitorder="little")
+        return bits[arr.offset:arr.offset + len(arr)].astype(bool)
+    if arr.null_count == 0 and (pa.types.is_integer(t) or pa.types.is_floating(t)):
+        dtype = np.dtype(t.to_pandas_dtype())
+        buf = arr.buffers()[1]
+        if buf is None:
+            return np.zeros(0, dtype)
+        return np.frombuffer(buf, dtype=dtype)[arr.offset:arr.offset + len(arr)]
+    return arr.to_numpy(zero_copy_only=False)
+
+
+def numeric_column(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A numeric Arrow column as float64 with NaN for nulls, read through its buffers
+    (``to_numpy`` and ``pyarrow.compute.fill_null`` import pandas: ~0.25 s of a fresh
+    process's first query)."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if not (pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type)):
+        return np.asarray(arr.to_numpy(zero_copy_only=False), dtype=np.float64)
+    raw = pa.Array.from_buffers(arr.type, len(arr), [None, arr.buffers()[1]], offset=arr.offset)
+    values = arrow_numpy(raw).astype(np.float64)  # (pyarrow's cast would import pandas too)
+    validity = arr.buffers()[0]
+    if arr.null_count and validity is not None:
+        bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")
+        values[~bits[arr.offset:arr.offset + len(arr)].astype(bool)] = np.nan
+    return values
+
+
+def positions(values: pa.Array | pa.ChunkedArray | Sequence[str],
+              within: pa.Array | Sequence[str]) -> np.ndarray:
+    """For each of ``values``, its position in ``within`` (the first, if repeated), or -1:
+    one Arrow hash join (a 1M-id map in ~0.1 s instead of ~1 s of Python dict look-ups)."""
+    vals = values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(list(values), pa.string())
+    ref = within if isinstance(within, pa.Array) else pa.array(list(within), pa.string())
+    if isinstance(vals, pa.ChunkedArray):
+        vals = vals.combine_chunks()
+    if vals.type != ref.type:
+        vals = vals.cast(ref.type)
+    import pyarrow.compute as pc
+
+    found = pc.index_in(vals, value_set=ref)
+    return arrow_numpy(pc.fill_null(found, -1)).astype(np.int64)

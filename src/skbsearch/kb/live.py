@@ -1,0 +1,225 @@
+"""Open one generation whole: a base plus its delta segments merged into one node table and
+one set of edge arrays, as if the final data had been built from scratch.
+
+The merge replays the segments in order (within a segment: deleted nodes, deleted edges,
+upserted nodes, added edges). Rows come in the order a full build of the final records
+would give them, were the records kept in a list updated in place: a replaced node keeps
+its row, a new (or deleted and re-added) node goes after all others, a deleted node's row
+is gone. Every consumer of an SKB (predicates, documents, the CSR graph, indexes, stages
+that break ties by row) therefore sees exactly the SKB a rebuild would give. Node look-ups touch only the ids the segments
+name (one Arrow hash join against the base ids), and the base's memory-mapped node table is
+sliced, not copied, around the rows that changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from skbsearch.kb.arrays import positions
+from skbsearch.kb.graph_merge import GraphDelta
+from skbsearch.kb.schema import RESERVED_COLUMNS, Schema
+from skbsearch.kb.segments import Segment
+
+Edges = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+class _Merge:
+    """The replay state: which version of each touched id is live, which edges survive."""
+
+    def __init__(self, nodes: pa.Table, edges: Edges, schema: Schema, segments: Sequence[Segment]):
+        self.nodes, self.segments = nodes, list(segments)
+        self.nb = nodes.num_rows
+        self.src, self.rel, self.dst = (np.asarray(a) for a in edges)
+        self.edge_alive = np.ones(len(self.src), bool)
+        self.base_alive = np.ones(self.nb, bool)
+        self.rel_names = list(schema.relations)
+        self.where: dict[str, tuple[int, int]] = {}  # live touched id -> its data (segment, row)
+        self.appended: dict[str, None] = {}  # live ids with no base row, in insertion order
+        self.gone: set[str] = set()
+        self.seg_edges: list[tuple[list[str], list[str], list[str]]] = []
+        self.seg_edge_alive: list[np.ndarray] = []
+        named: set[str] = set()
+        for s in self.segments:
+            named.update(s.deleted_nodes)
+            named.update(x for e in s.deleted_edges for x in (e[0], e[2]))
+            named.update(s.nodes.column("id").to_pylist())
+            named.update(s.edges.column("src").to_pylist())
+            named.update(s.edges.column("dst").to_pylist())
+        ordered = sorted(named)
+        rows = positions(ordered, nodes.column("id").combine_chunks()) if ordered else []
+        self.base_row = {nid: int(r) for nid, r in zip(ordered, rows, strict=True)}
+        self._bkey: np.ndarray | None = None
+
+    def _live(self, nid: str) -> bool:
+        return nid in self.where or (nid not in self.gone and self.base_row.get(nid, -1) >= 0)
+
+    def _delete_nodes(self, ids: list[str]) -> None:
+        for nid in ids:
+            if nid not in self.appended and self.base_row.get(nid, -1) >= 0:
+                self.base_alive[self.base_row[nid]] = False
+            self.appended.pop(nid, None)
+            self.where.pop(nid, None)
+            self.gone.add(nid)
+        rows = [self.base_row[n] for n in ids if self.base_row.get(n, -1) >= 0]
+        if rows and len(self.src):
+            r = np.asarray(rows)
+            self.edge_alive &= ~(np.isin(self.src, r) | np.isin(self.dst, r))
+        dead = set(ids)
+        for (s, _, t), alive in zip(self.seg_edges, self.seg_edge_alive, strict=True):
+            for i in range(len(s)):
+                if s[i] in dead or t[i] in dead:
+                    alive[i] = False
+
+    def _delete_edges(self, triples: list[tuple[str, str, str]]) -> None:
+        dead = set(triples)
+        wanted = set()
+        for s, r, t in triples:
+            a, b = self.base_row.get(s, -1), self.base_row.get(t, -1)
+            if a >= 0 and b >= 0 and r in self.rel_names:
+                wanted.add((a * self.nb + b, self.rel_names.index(r)))
+        if wanted and len(self.src):
+            if self._bkey is None:
+                self._bkey = self.src.astype(np.int64) * self.nb + self.dst.astype(np.int64)
+            cand = np.flatnonzero(np.isin(self._bkey, np.array([k for k, _ in wanted], np.int64)))
+            for i in cand:
+                if (int(self._bkey[i]), int(self.rel[i])) in wanted:
+                    self.edge_alive[i] = False
+        for (s, r, t), alive in zip(self.seg_edges, self.seg_edge_alive, strict=True):
+            for i in range(len(s)):
+                if (s[i], r[i], t[i]) in dead:
+                    alive[i] = False
+
+    def replay(self) -> None:
+        """Apply every segment in order."""
+        for k, seg in enumerate(self.segments):
+            self._delete_nodes(seg.deleted_nodes)
+            self._delete_edges(seg.deleted_edges)
+            for row, nid in enumerate(seg.nodes.column("id").to_pylist()):
+                if not self._live(nid):
+                    self.appended[nid] = None
+                self.gone.discard(nid)
+                self.where[nid] = (k, row)
+            e = seg.edges
+            self.seg_edges.append((e.column("src").to_pylist(), e.column("relation").to_pylist(),
+                                   e.column("dst").to_pylist()))
+            self.seg_edge_alive.append(np.ones(e.num_rows, bool))
+
+    # ------------------------------------------------------------------ the result
+    def _final_rows(self) -> tuple[np.ndarray, dict[str, int]]:
+        n_alive = int(self.base_alive.sum())
+        new_of_base = np.full(self.nb, -1, np.int64)
+        new_of_base[self.base_alive] = np.arange(n_alive)
+        final = {nid: n_alive + i for i, nid in enumerate(self.appended)}
+        for nid in self.where:
+            if nid not in final:
+                final[nid] = int(new_of_base[self.base_row[nid]])
+        return new_of_base, final
+
+    def edges(self, new_of_base: np.ndarray, final: dict[str, int]) -> tuple[Edges, list[str]]:
+        """The surviving edges on the final rows, relations renumbered in name order."""
+        keep = self.edge_alive.copy()
+        if len(self.src):
+            keep &= (new_of_base[self.src] >= 0) & (new_of_base[self.dst] >= 0)
+        src, dst = [new_of_base[self.src[keep]]], [new_of_base[self.dst[keep]]]
+        names = list(self.rel_names)
+        rel = [np.asarray(self.rel[keep], np.int64)]
+        code = {r: i for i, r in enumerate(names)}
+
+        def row_of(nid: str) -> int:
+            return final[nid] if nid in final else int(new_of_base[self.base_row[nid]])
+
+        for (s, r, t), alive in zip(self.seg_edges, self.seg_edge_alive, strict=True):
+            idx = np.flatnonzero(alive)
+            src.append(np.array([row_of(s[i]) for i in idx], np.int64))
+            dst.append(np.array([row_of(t[i]) for i in idx], np.int64))
+            for i in idx:
+                code.setdefault(r[i], len(code))
+            names = list(code)
+            rel.append(np.array([code[r[i]] for i in idx], np.int64))
+        s_all, r_all, d_all = (np.concatenate(x) for x in (src, rel, dst))
+        used = sorted({names[c] for c in np.unique(r_all)})
+        self._graph_delta(new_of_base, len(s_all) - len(src[0]), s_all, r_all, d_all, names, used)
+        remap = np.full(len(names), -1, np.int64)
+        for i, nm in enumerate(used):
+            remap[names.index(nm)] = i
+        return ((s_all.astype(np.int32), remap[r_all].astype(np.int16), d_all.astype(np.int32)), used)
+
+    def _graph_delta(self, new_of_base: np.ndarray, n_added: int, s_all: np.ndarray, r_all: np.ndarray,
+                     d_all: np.ndarray, names: list[str], used: list[str]) -> None:
+        """What :func:`skbsearch.kb.graph_merge.merged_graph` needs: explicitly deleted base
+        edges between surviving nodes, and the segments' surviving edges (final rows)."""
+        n_final = int((new_of_base >= 0).sum()) + len(self.appended)
+        d = GraphDelta(n_final, new_of_base, relations=used)
+        gone = np.flatnonzero(~self.edge_alive)
+        if len(gone):
+            gone = gone[(new_of_base[self.src[gone]] >= 0) & (new_of_base[self.dst[gone]] >= 0)]
+        for r in np.unique(self.rel[gone]) if len(gone) else []:
+            g = gone[self.rel[gone] == r]
+            d.dropped[self.rel_names[int(r)]] = (self.src[g].astype(np.int64), self.dst[g].astype(np.int64))
+        if n_added:
+            first = len(s_all) - n_added
+            for c in np.unique(r_all[first:]):
+                m = np.flatnonzero(r_all[first:] == c) + first
+                d.added[names[int(c)]] = (s_all[m], d_all[m])
+        self.graph_delta = d
+
+    def table(self) -> pa.Table:
+        """The base's surviving rows (zero-copy slices; a replaced node's row from its
+        segment), then the appended nodes in insertion order."""
+        replaced = sorted((self.base_row[nid], self.where[nid]) for nid in self.where
+                          if nid not in self.appended)
+        pieces, at = [], 0
+        for b, (k, row) in [*replaced, (self.nb, (-1, -1))]:
+            pieces += self._base_runs(at, b)
+            if k >= 0:
+                pieces.append(self.segments[k].nodes.slice(row, 1))
+            at = b + 1
+        for nid in self.appended:
+            k, row = self.where[nid]
+            pieces.append(self.segments[k].nodes.slice(row, 1))
+        pieces = [_plain_type(p) for p in pieces] or [_plain_type(self.nodes.slice(0, 0))]
+        out = pa.concat_tables(pieces, promote_options="permissive")
+        i = out.column_names.index("type")
+        return out.set_column(i, "type", pc.dictionary_encode(out.column("type").combine_chunks()))
+
+    def _base_runs(self, a: int, b: int) -> list[pa.Table]:
+        """Slices of the surviving base rows in ``[a, b)``."""
+        if a >= b:
+            return []
+        alive = self.base_alive[a:b]
+        if alive.all():
+            return [self.nodes.slice(a, b - a)]
+        edges = np.flatnonzero(np.diff(np.concatenate(([0], alive.astype(np.int8), [0]))))
+        return [self.nodes.slice(a + int(x), int(y - x)) for x, y in zip(edges[::2], edges[1::2], strict=True)]
+
+
+def _plain_type(table: pa.Table) -> pa.Table:
+    i = table.column_names.index("type")
+    return table.set_column(i, "type", table.column("type").cast(pa.string()))
+
+
+def merge(nodes: pa.Table, edges: Edges, schema: Schema,
+          segments: Sequence[Segment]) -> tuple[pa.Table, Edges, Schema, GraphDelta]:
+    """The node table, edge arrays and schema of ``base + segments`` (see the module docstring)."""
+    m = _Merge(nodes, edges, schema, segments)
+    m.replay()
+    new_of_base, final = m._final_rows()
+    (src, rel, dst), relations = m.edges(new_of_base, final)
+    table = m.table()
+    text = list(schema.text_fields)
+    for seg in segments:
+        text += [f for f in seg.text_fields if f not in text]
+    text = [f for f in text if f in table.column_names]
+    # ids, names and attributes in one chunk each (per-row look-ups on a table of a thousand
+    # slices would search the chunks every time); the long text columns stay zero-copy slices
+    table = pa.table({c: table.column(c) if c in text else table.column(c).combine_chunks()
+                      for c in table.column_names})
+    attrs = {c: str(table.schema.field(c).type) for c in table.column_names
+             if c not in RESERVED_COLUMNS and c not in text}
+    types = sorted({str(t) for t in table.column("type").combine_chunks().dictionary.to_pylist()})
+    out = Schema(node_types=types, relations=relations, text_fields=text, attributes=attrs)
+    return table, (src, rel, dst), out, m.graph_delta

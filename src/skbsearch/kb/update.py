@@ -1,0 +1,287 @@
+"""Change an SKB by id without rebuilding it: upserts and deletions as one new generation.
+
+:func:`update` reads the same record formats as ``skb kb build`` (JSONL or CSV nodes and
+edges, through the same loaders and checks), validates everything against the current
+generation (a bad record is an :class:`InputError` naming file, line and field, and nothing
+is written), writes one delta segment and commits a new generation. :func:`compact` folds the
+base and its segments into a new base, also as a new generation. Both hold the SKB's writer
+lock (:func:`skbsearch.kb.generations.writer_lock`), so writers never interleave; readers
+never wait (they open the newest committed generation).
+
+Semantics: within one update, deletions apply first (``delete_nodes`` removes the nodes and
+every edge touching them; ``delete_edges`` removes every copy of each ``(source, relation,
+target)``), then ``nodes`` are upserted (an existing id is replaced whole: type, name, fields
+and attributes; its edges stay) and ``edges`` added.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from skbsearch.errors import IndexError_, InputError
+from skbsearch.kb.arrays import positions
+from skbsearch.kb.builder import SKBBuilder
+from skbsearch.kb.generations import (
+    BASES_DIR,
+    SEGMENTS_DIR,
+    Generation,
+    chain_hash,
+    collect_garbage,
+    commit,
+    crash_step,
+    current,
+    next_part_name,
+    writer_lock,
+)
+from skbsearch.kb.loaders import load as load_source
+from skbsearch.kb.loaders.jsonl import RELATION_KEYS, SOURCE_KEYS, TARGET_KEYS, iter_jsonl, pick
+from skbsearch.kb.loaders.tabular import _first, iter_csv
+from skbsearch.kb.segments import EDGE_SCHEMA, Segment, write_segment
+from skbsearch.kb.store import SKB
+
+PathLike = str | Path
+Triple = tuple[str, str, str]
+
+
+@dataclass
+class UpdateResult:
+    """What an update or compaction committed."""
+
+    generation: int
+    content_hash: str
+    upserted: int = 0
+    deleted_nodes: int = 0
+    added_edges: int = 0
+    deleted_edges: int = 0
+    segments: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary."""
+        return dict(self.__dict__)
+
+
+# ---------------------------------------------------------------------- reading inputs
+def _edge_format(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        return "jsonl"
+    if suffix in (".csv", ".tsv"):
+        return "csv"
+    raise InputError("cannot tell the edge format from the name; use .jsonl, .csv or .tsv", file=path)
+
+
+def read_edges(path: PathLike) -> Iterator[tuple[Triple, str, int]]:
+    """``((source, relation, target), file, line)`` per edge record (JSONL or CSV, as
+    ``skb kb build`` reads them, with the same checks)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("edges file not found", file=path)
+    file, check = str(path), SKBBuilder()
+    if _edge_format(path) == "jsonl":
+        rows: Iterable[tuple[int, Any]] = iter_jsonl(path)
+        get: Callable[..., Any] = pick
+    else:
+        rows, get = iter_csv(path), _first
+    for ln, rec in rows:
+        s = get(rec, SOURCE_KEYS, file=file, line=ln)
+        r = get(rec, RELATION_KEYS, file=file, line=ln)
+        t = get(rec, TARGET_KEYS, file=file, line=ln)
+        if not isinstance(r, str):
+            raise InputError("relation must be a string", file=file, line=ln, field="relation")
+        check.add_edge(s, r, t, file=file, line=ln)  # the builder's checks (e.g. '^-1')
+        yield (str(s), r, str(t)), file, ln
+
+
+def read_ids(path: PathLike) -> list[tuple[str, int]]:
+    """``(id, line)`` per non-blank line of a file of node ids."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("file of node ids not found", file=path)
+    out = []
+    with open(path, encoding="utf-8", errors="strict") as fh:
+        try:
+            for ln, text in enumerate(fh, 1):
+                if text.strip():
+                    out.append((text.strip(), ln))
+        except UnicodeDecodeError as e:
+            raise InputError(f"not UTF-8 text ({e.reason})", file=path) from None
+    return out
+
+
+def _kind(arrow_type: str) -> str:
+    if arrow_type == "bool":
+        return "a bool attribute"
+    if arrow_type.startswith(("int", "uint", "double", "float", "halffloat")):
+        return "a number attribute"
+    return "a string attribute"
+
+
+def _line_of(path: Path, node_id: str) -> int | None:
+    rows = iter_jsonl(path) if path.suffix.lower() in (".jsonl", ".ndjson") else iter_csv(path)
+    for ln, rec in rows:
+        if str(rec.get("id", "")).strip() == node_id:
+            return ln
+    return None
+
+
+def _read_nodes(skb: SKB, path: Path, attributes: Iterable[str], default_type: str | None) -> SKB:
+    """The upserted nodes as a small SKB (the loaders' checks), kinds checked against ``skb``."""
+    if not path.is_file():
+        raise InputError("nodes file not found", file=path)
+    fmt = "jsonl" if path.suffix.lower() in (".jsonl", ".ndjson") else "csv"
+    attrs = set(attributes)
+    if fmt == "jsonl":
+        attrs |= {a for a, t in skb.schema.attributes.items() if _kind(t) == "a string attribute"}
+    else:
+        header = next(iter_csv(path), (0, {}))[1]
+        attrs |= {a for a in skb.schema.attributes if a in header}
+    new = load_source(None, fmt, nodes=path, attributes=tuple(sorted(attrs)), default_type=default_type)
+    for col in new.schema.text_fields + list(new.schema.attributes):
+        was = ("text" if col in skb.schema.text_fields else
+               _kind(skb.schema.attributes[col]) if col in skb.schema.attributes else None)
+        now = "text" if col in new.schema.text_fields else _kind(new.schema.attributes[col])
+        if was is not None and was != now:
+            nid = next(i for i, v in zip(new.ids, new.column(col), strict=True) if v is not None)
+            raise InputError(f"'{col}' is {now if now != 'text' else 'a text field'} here but the SKB "
+                             f"has it as {was if was != 'text' else 'a text field'}; give the column "
+                             "the same kind", file=path, line=_line_of(path, nid), field=col)
+    return new
+
+
+def _edge_keys(skb: SKB) -> np.ndarray:
+    n = max(skb.num_nodes, 1)
+    return (skb.edge_src.astype(np.int64) * n + skb.edge_dst) * 65536 + skb.edge_rel
+
+
+def read_update(skb: SKB, *, nodes: PathLike | None = None, edges: PathLike | None = None,
+                delete_nodes: PathLike | None = None, delete_edges: PathLike | None = None,
+                attributes: Iterable[str] = (), default_type: str | None = None) -> Segment:
+    """Read and validate one update against ``skb`` (the current generation) as a segment."""
+    ids_arr = skb.nodes.column("id").combine_chunks()
+    dels = read_ids(delete_nodes) if delete_nodes is not None else []
+    rows = positions([d for d, _ in dels], ids_arr) if dels else np.zeros(0, np.int64)
+    for (nid, ln), r in zip(dels, rows, strict=True):
+        if r < 0:
+            raise InputError(f"no node with id {nid!r} to delete", file=delete_nodes, line=ln, field="id")
+    deleted = list(dict.fromkeys(d for d, _ in dels))
+    del_edges: list[Triple] = []
+    if delete_edges is not None:
+        triples = list(read_edges(delete_edges))
+        keys = set(_edge_keys(skb).tolist()) if triples else set()
+        rel_code = {r: i for i, r in enumerate(skb.schema.relations)}
+        ends = positions([x for (s, _, t), _, _ in triples for x in (s, t)], ids_arr)
+        for k, ((s, r, t), f, ln) in enumerate(triples):
+            a, b = int(ends[2 * k]), int(ends[2 * k + 1])
+            key = (a * max(skb.num_nodes, 1) + b) * 65536 + rel_code.get(r, -1)
+            if a < 0 or b < 0 or r not in rel_code or key not in keys:
+                raise InputError(f"no edge {s!r} -{r}-> {t!r} to delete", file=f, line=ln, field="source")
+        del_edges = list(dict.fromkeys(t for t, _, _ in triples))
+    new = (_read_nodes(skb, Path(nodes), attributes, default_type) if nodes is not None else None)
+    new_ids = set(new.ids) if new is not None else set()
+    clash = new_ids & set(deleted)
+    if clash:
+        nid = sorted(clash)[0]
+        raise InputError(f"node {nid!r} is both deleted and upserted in one update; do one or the "
+                         "other", file=nodes, line=_line_of(Path(nodes), nid), field="id")  # type: ignore[arg-type]
+    added = list(read_edges(edges)) if edges is not None else []
+    if added:
+        dead = set(deleted)
+        ends = [x for (s, _, t), _, _ in added for x in (s, t)]
+        found = positions(ends, ids_arr)
+        for k, ((s, r, t), f, ln) in enumerate(added):
+            for fld, nid, j in (("source", s, found[2 * k]), ("target", t, found[2 * k + 1])):
+                if nid not in new_ids and (j < 0 or nid in dead):
+                    raise InputError(f"edge {s!r} -{r}-> {t!r} points to unknown node {nid!r}; "
+                                     "add the node in this update or fix the id", file=f, line=ln, field=fld)
+    edge_table = pa.table({"src": [e[0][0] for e in added], "relation": [e[0][1] for e in added],
+                           "dst": [e[0][2] for e in added]}, schema=EDGE_SCHEMA)
+    empty = SKB.from_columns([], [], [])
+    node_table = new.nodes if new is not None else empty.nodes
+    return Segment(nodes=node_table, edges=edge_table, deleted_nodes=deleted, deleted_edges=del_edges,
+                   text_fields=list(new.schema.text_fields) if new is not None else [])
+
+
+# ---------------------------------------------------------------------- committing
+def _generation_of(root: Path, skb: SKB) -> Generation:
+    gen = current(root)
+    if gen is not None:
+        return gen
+    h = skb.meta.get("content_hash")
+    if not h:
+        raise IndexError_(f"{root}: meta.json has no content_hash (an SKB from an older version); "
+                          "rebuild it with 'skb kb build' before updating it")
+    return Generation(number=0, base=".", base_hash=str(h), content_hash=str(h), lineage=[str(h)])
+
+
+def update(root: PathLike, *, nodes: PathLike | None = None, edges: PathLike | None = None,
+           delete_nodes: PathLike | None = None, delete_edges: PathLike | None = None,
+           attributes: Iterable[str] = (), default_type: str | None = None) -> UpdateResult:
+    """Apply one update to the SKB directory ``root`` as a new generation (see the module
+    docstring); an update that changes nothing commits nothing."""
+    root = Path(root)
+    with writer_lock(_checked(root)):
+        skb = SKB.load(root)
+        seg = read_update(skb, nodes=nodes, edges=edges, delete_nodes=delete_nodes,
+                          delete_edges=delete_edges, attributes=attributes, default_type=default_type)
+        gen = _generation_of(root, skb)
+        result = UpdateResult(gen.number, gen.content_hash, seg.nodes.num_rows, len(seg.deleted_nodes),
+                              seg.edges.num_rows, len(seg.deleted_edges), [s["name"] for s in gen.segments])
+        if seg.is_empty:
+            return result
+        crash_step("update", 1)
+        name = next_part_name(root, "seg")
+        digest = write_segment(root / SEGMENTS_DIR / name, seg)
+        crash_step("update", 2)
+        identity = chain_hash(gen.content_hash, digest)
+        new = Generation(number=gen.number + 1, base=gen.base, base_hash=gen.base_hash,
+                         content_hash=identity,
+                         segments=[*gen.segments, {"name": name, "content_hash": digest}],
+                         lineage=[*gen.lineage, identity])
+        commit(root, new, "update", 3)
+        collect_garbage(root, locked=True)
+        crash_step("update", 5)
+    result.generation, result.content_hash = new.number, new.content_hash
+    result.segments = [s["name"] for s in new.segments]
+    return result
+
+
+def compact(root: PathLike, *, before_commit: Callable[[SKB], None] | None = None) -> UpdateResult:
+    """Fold the base and its segments into a new base (``bases/base-N``), committed as a new
+    generation with the same identity (``content_hash``): the data is unchanged.
+
+    ``before_commit(skb)`` runs with the merged SKB before the commit (the CLI rewrites the
+    indexes there, so that they never lag behind a committed compaction).
+    """
+    root = Path(root)
+    with writer_lock(_checked(root)):
+        skb = SKB.load(root)
+        gen = _generation_of(root, skb)
+        if not gen.segments:
+            return UpdateResult(gen.number, gen.content_hash)
+        crash_step("compact", 1)
+        name = next_part_name(root, "base")
+        base_dir = root / BASES_DIR / name
+        skb.save(base_dir, overwrite=False)
+        crash_step("compact", 2)
+        if before_commit is not None:
+            before_commit(SKB.load(root))
+        base_hash = str(SKB.load(base_dir).meta["content_hash"])
+        new = Generation(number=gen.number + 1, base=f"{BASES_DIR}/{name}", base_hash=base_hash,
+                         content_hash=gen.content_hash, segments=[], lineage=[gen.content_hash])
+        commit(root, new, "compact", 3)
+        collect_garbage(root, locked=True)
+        crash_step("compact", 5)
+    return UpdateResult(new.number, new.content_hash)
+
+
+def _checked(root: Path) -> Path:
+    if not (root / "meta.json").is_file():
+        raise InputError(f"{root} is not an SKB directory (no meta.json); build one with 'skb kb build'",
+                         file=root)
+    return root
