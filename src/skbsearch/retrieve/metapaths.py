@@ -112,14 +112,21 @@ class TypeGraph:
         self._enumerated: dict[tuple[str, int, tuple[str, ...] | None], list[Metapath]] = {}
         self._ends: dict[Metapath, frozenset[str]] = {}
         self._degrees: dict[str, np.ndarray] = {}
+        self._next: dict[frozenset[str], list[tuple[str, frozenset[str]]]] = {}
 
     def next_steps(self, types: frozenset[str]) -> list[tuple[str, frozenset[str]]]:
-        """Steps that leave any of ``types``, with the types they lead to."""
-        merged: dict[str, set[str]] = {}
-        for t in sorted(types):
-            for step, dst in self.steps_from.get(t, ()):
-                merged.setdefault(step, set()).update(dst)
-        return [(step, frozenset(d)) for step, d in merged.items()]
+        """Steps that leave any of ``types``, with the types they lead to (cached per set:
+        walks over a schema of many types meet the same type sets again and again)."""
+        got = self._next.get(types)
+        if got is None:
+            merged: dict[str, set[str]] = {}
+            for t in sorted(types):
+                for step, dst in self.steps_from.get(t, ()):
+                    merged.setdefault(step, set()).update(dst)
+            got = [(step, frozenset(d)) for step, d in merged.items()]
+            if len(self._next) < 100_000:
+                self._next[types] = got
+        return got
 
     def enumerate(self, start: str, max_hops: int, end_types: Sequence[str] | None = None) -> list[Metapath]:
         """Metapaths from ``start`` with 1..``max_hops`` steps (ending in ``end_types`` if given)."""

@@ -174,7 +174,8 @@ class SKBGraphRetriever(StageBase):
                                   key=lambda x: -x[1])
             if not opts:
                 qwords = {w for i, w in enumerate(plan.words) if i not in set(a.words)}
-                opts = zero_shot_paths(self.tg, start, qwords, list(plan.types) or None, min(self.max_hops, 2))
+                opts = zero_shot_paths(self.tg, start, qwords, list(plan.types) or None, min(self.max_hops, 2),
+                                       limit=self.top_paths)
             kept = [(m, weight * v) for m, v in opts if steps_of(m)][: self.top_paths]
             plan.paths.extend((ai, m, v) for m, v in kept if v >= self.min_path_prob)
         return plans
