@@ -8,10 +8,21 @@ import numpy as np
 import pytest
 
 from skbsearch.errors import IndexError_, InputError
+from skbsearch.kb import graph as graph_mod
 from skbsearch.kb.graph import Graph, unique_sorted
 from skbsearch.kb.store import SKB
 
 RELS = ["acted_in", "directed_by", "likes"]
+
+
+@pytest.fixture(autouse=True, params=["dense", "compact"])
+def layout(request, monkeypatch):
+    """Every test twice: dense row pointers, and compact steps (non-empty rows only, as a
+    graph with many relations over many nodes is stored)."""
+    if request.param == "compact":
+        monkeypatch.setattr(graph_mod, "DENSE_BUDGET_BYTES", 0)
+        monkeypatch.setattr(graph_mod, "COMPACT_ROW_SHARE", 1.01)
+    return request.param
 
 
 class Ref:
@@ -254,3 +265,19 @@ def test_rows_sorted_at_build_and_single_seed_slice(tmp_path):
     assert Graph.load(tmp_path / "g")._unique_rows == {k: g.unique_rows(k) for k in g._csr}
     assert not rows_unique_sorted(np.array([0, 2]), np.array([3, 3]))
     assert rows_unique_sorted(np.array([0, 2, 3]), np.array([1, 3, 0]))
+
+
+def test_compact_steps_round_trip_and_expand(tmp_path, layout) -> None:
+    g, ref, _ = random_graph(40, 90, 7)
+    assert bool(g._rows) == (layout == "compact")
+    g.save(tmp_path / "g")
+    h = Graph.load(tmp_path / "g")
+    for step in ["acted_in", "likes^-1"]:
+        indptr, indices = h.adjacency(step)
+        assert len(indptr) == 41  # dense pointers, whatever the layout on disk
+        for node in range(40):
+            row = sorted(indices[indptr[node]:indptr[node + 1]].tolist())
+            base, inv = (step[:-3], True) if step.endswith("^-1") else (step, False)
+            want = sorted(d if not inv else s for s, r, d in ref.edges
+                          if r == base and (s if not inv else d) == node)
+            assert row == want

@@ -45,7 +45,10 @@ def build(
     source: Annotated[Path | None, typer.Argument(help="Source dir or file (omit with --nodes).")] = None,
     out: Annotated[Path | None, typer.Argument(help="Output SKB directory.")] = None,
     format: Annotated[
-        str | None, typer.Option("--format", "-f", help="jsonl|csv|triples|stark (default: guess).")
+        str | None, typer.Option("--format", "-f", help="jsonl|csv|triples|stark|kg|rdf (default: guess). "
+                                                  "kg: a directory of split triple files (train/valid/test) "
+                                                  "with entity names and relation texts, as public KGs ship; "
+                                                  "rdf: an .nt/.ttl/.nq/.trig/.rdf file (extra 'rdf').")
     ] = None,
     nodes: Annotated[Path | None, typer.Option(help="Nodes file (jsonl/csv).")] = None,
     edges: Annotated[Path | None, typer.Option(help="Edges file (jsonl/csv).")] = None,
@@ -55,7 +58,8 @@ def build(
     default_type: Annotated[str | None, typer.Option(help="Type for nodes without one (jsonl/csv).")] = None,
     types: Annotated[
         str | None,
-        typer.Option(help="Triples: JSON file mapping relation to (head_type, tail_type), or 'metaqa'."),
+        typer.Option(help="Triples: JSON file mapping relation to (head_type, tail_type), or 'metaqa'. "
+                          "kg: a file of id<TAB>type lines (overrides the inferred types)."),
     ] = None,
     dataset: Annotated[str | None, typer.Option(help="STaRK: amazon|mag|prime (default: guess).")] = None,
     trust_pickles: Annotated[

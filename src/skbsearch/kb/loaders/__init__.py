@@ -7,6 +7,11 @@ jsonl      dir with ``nodes.jsonl`` (+ ``edges.jsonl``)         :func:`load_json
 csv        dir with ``nodes.csv`` (+ ``edges.csv``)             :func:`load_csv`
 triples    ``head<TAB>relation<TAB>tail`` file (MetaQA kb.tsv)  :func:`load_triples`
 stark      STaRK ``processed/`` dir (node_info.pkl, *.pt)       :func:`load_stark`
+kg         public KG layout: split triple files + entity and    :func:`load_kg`
+           relation texts (FB15k-237, WN18RR, CoDEx, YAGO3-10,
+           Wikidata5M)
+rdf        N-Triples / Turtle / N-Quads / TriG / RDF/XML file   :func:`load_rdf`
+           (pyoxigraph, extra ``rdf``)
 =========  ==================================================  ===========================
 
 :func:`load` picks one by name (or by :func:`detect_format`) and passes options on.
@@ -20,12 +25,16 @@ from typing import Any
 
 from skbsearch.errors import InputError
 from skbsearch.kb.loaders.jsonl import load_jsonl
+from skbsearch.kb.loaders.kg import load_kg
+from skbsearch.kb.loaders.kg_files import looks_like_kg
+from skbsearch.kb.loaders.rdf import SUFFIXES as RDF_SUFFIXES
+from skbsearch.kb.loaders.rdf import load_rdf
 from skbsearch.kb.loaders.stark import load_stark
 from skbsearch.kb.loaders.tabular import load_csv
 from skbsearch.kb.loaders.triples import METAQA_TYPES, load_triples
 from skbsearch.kb.store import SKB
 
-FORMATS = ("jsonl", "csv", "triples", "stark")
+FORMATS = ("jsonl", "csv", "triples", "stark", "kg", "rdf")
 
 __all__ = [
     "FORMATS",
@@ -34,6 +43,8 @@ __all__ = [
     "load",
     "load_csv",
     "load_jsonl",
+    "load_kg",
+    "load_rdf",
     "load_stark",
     "load_triples",
 ]
@@ -52,8 +63,11 @@ def detect_format(source: str | Path | None, nodes: str | Path | None = None) ->
                 src / "processed" / "cache"
             ).is_dir():
                 return "stark"
+            if looks_like_kg(src):
+                return "kg"
             raise InputError(
-                "cannot tell the format: no nodes.jsonl, nodes.csv or STaRK node_info.pkl here; "
+                "cannot tell the format: no nodes.jsonl, nodes.csv, STaRK node_info.pkl or split "
+                "triple files (train/valid/test .tsv|.txt) here; "
                 f"pass --format ({'|'.join(FORMATS)})",
                 file=src,
             )
@@ -67,6 +81,8 @@ def detect_format(source: str | Path | None, nodes: str | Path | None = None) ->
         return "csv"
     if suffix in (".tsv", ".txt"):
         return "triples"
+    if suffix in RDF_SUFFIXES:
+        return "rdf"
     raise InputError(f"cannot tell the format from the name; pass --format ({'|'.join(FORMATS)})", file=probe)
 
 
@@ -75,10 +91,12 @@ def load(source: str | Path | None, format: str | None = None, **options: Any) -
 
     Options go to the loader: ``nodes``, ``edges``, ``attributes``, ``default_type``
     (jsonl, csv); ``types``, ``delimiter`` (triples); ``trust_pickles``, ``dataset``
-    (stark). Options a loader does not take are an error.
+    (stark); ``types`` (kg: a file of ``id<TAB>type`` lines).
+    Options a loader does not take are an error.
     """
     fmt = format or detect_format(source, options.get("nodes"))
-    loaders = {"jsonl": load_jsonl, "csv": load_csv, "triples": load_triples, "stark": load_stark}
+    loaders = {"jsonl": load_jsonl, "csv": load_csv, "triples": load_triples, "stark": load_stark,
+               "kg": load_kg, "rdf": load_rdf}
     if fmt not in loaders:
         raise InputError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}", field="format")
     fn = loaders[fmt]
@@ -87,6 +105,6 @@ def load(source: str | Path | None, format: str | None = None, **options: Any) -
     if bad:
         raise InputError(f"option(s) {bad} do not apply to the {fmt} format", field=bad[0])
     kwargs = {k: v for k, v in options.items() if k in accepted}
-    if fmt in ("triples", "stark") and source is None:
+    if fmt in ("triples", "stark", "kg", "rdf") and source is None:
         raise InputError(f"the {fmt} format needs a SOURCE path")
     return fn(source, **kwargs)
