@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow.compute as pc
 
 from skbsearch.atomic import atomic_dir
 from skbsearch.errors import IndexError_
@@ -188,9 +189,24 @@ def _path_words(path: Metapath, ends: frozenset[str]) -> frozenset[str]:
     return frozenset(words | {w for e in ends for w in _TOKEN.split(e.lower()) if w})
 
 
+def descriptive_fields(skb: SKB, min_distinct: float = 0.5) -> list[str]:
+    """Text fields that describe nodes one by one: at least ``min_distinct`` of their values
+    are distinct (a description, a plot), unlike labels many nodes share (categories, tags)."""
+    out = []
+    for f in skb.schema.text_fields:
+        if f not in skb.nodes.column_names:
+            continue
+        col = skb.nodes.column(f)
+        valid = len(col) - col.null_count
+        if valid and pc.count_distinct(col).as_py() >= min_distinct * valid:
+            out.append(f)
+    return out
+
+
 def text_types(skb: SKB, min_share: float = 0.5) -> list[str]:
-    """Node types most of whose nodes have a text field besides the name (documents)."""
-    fields = [f for f in skb.schema.text_fields if f in skb.nodes.column_names]
+    """Node types most of whose nodes have a descriptive text field besides the name
+    (documents; :func:`descriptive_fields`)."""
+    fields = descriptive_fields(skb)
     if not fields:
         return []
     has = np.zeros(skb.num_nodes, dtype=bool)
