@@ -37,6 +37,16 @@ _STOP = frozenset(
     "s".split())
 #: "who" asks for a person; these type-name heads are the usual names of a person type
 _PERSON = frozenset("person people human individual agent".split())
+#: common English synonyms of type-name words (a question says "movies", the KB "film")
+_SYNONYMS = {"movie": ("film",), "film": ("movie",), "people": ("person",), "human": ("person",),
+             "company": ("organization", "organisation", "business", "company"),
+             "firm": ("organization", "organisation", "business", "company"),
+             "show": ("program", "programme", "series"), "series": ("program", "programme", "show"),
+             "program": ("programme",), "programme": ("program",), "nation": ("country",),
+             "song": ("track", "recording"), "track": ("song", "recording"), "book": ("work",),
+             "organisation": ("organization",), "organization": ("organisation",)}
+#: English agent-noun endings: "directors", "thinkers", "guitarists", "comedians" ask for people
+_AGENT = ("er", "or", "ist", "ian", "ess", "ant", "ee")
 
 
 def singular(word: str) -> str:
@@ -52,6 +62,17 @@ def singular(word: str) -> str:
     return w
 
 
+def forms(word: str) -> tuple[str, ...]:
+    """The word and its possible singulars (``movies`` -> ``movie``, ``countries`` -> ``country``)."""
+    w = word.lower()
+    out = [w, singular(w)]
+    if len(w) > 3 and w.endswith("s"):
+        out.append(w[:-1])
+    if len(w) > 4 and w.endswith("es"):
+        out.append(w[:-2])
+    return tuple(dict.fromkeys(out))
+
+
 def answer_phrase(words: Sequence[str]) -> list[str]:
     """The words a question names its answers with: after the leading question words, up
     to the first preposition, relative or auxiliary (``["films", "directed"]`` for "which
@@ -59,12 +80,17 @@ def answer_phrase(words: Sequence[str]) -> list[str]:
     i = 0
     while i < len(words) and words[i] in _LEAD:
         i += 1
-    out = []
+    out: list[str] = []
     for w in words[i:]:
-        if w in _STOP:
+        if w in _STOP or (out and _verb_like(w)):
             break
         out.append(w)
     return out
+
+
+def _verb_like(word: str) -> bool:
+    """A participle that starts a relative clause ("directed", "starring")."""
+    return len(word) > 4 and word.endswith(("ed", "ing"))
 
 
 class AnswerTypes:
@@ -117,23 +143,51 @@ class AnswerTypes:
 
     def guess(self, words: Sequence[str]) -> dict[str, float]:
         """Answer types with weights (summing to 1) said by the question's answer phrase;
-        empty when it says none."""
+        empty when it says none. The phrase's last match is its head ("film *directors*"):
+        earlier matches weigh a quarter."""
         if words and words[0] in ("who", "whom"):
-            found = {k: 1.0 for w, ks in self.heads.items() if w in _PERSON for k in ks}
+            found = self._person()
             if found:
                 return self._norm(found)
-        phrase = [singular(w) for w in answer_phrase(words)]
+        raw = answer_phrase(words)
+        phrase = [singular(w) for w in raw]
+        matches: list[dict[int, float]] = []
+        i, n = 0, len(phrase)
+        while i < n:
+            hit, size = self._class_at(phrase, i)
+            got: dict[int, float] = {}
+            if hit is not None:
+                got[hit[0]] = hit[1]
+            if size <= 1:
+                for f in forms(raw[i]):
+                    for w in (f, *_SYNONYMS.get(f, ())):
+                        for k in self.heads.get(w, ()):
+                            got[k] = 1.0
+                    if hit is None and (one := self.classes.get((f,))) is not None:
+                        got[one[0]] = max(got.get(one[0], 0.0), one[1])
+            if got:
+                matches.append(got)
+            i += max(size, 1)
+        if not matches:
+            head = phrase[-1] if phrase else ""
+            return self._norm(self._person()) if head.endswith(_AGENT) and len(head) > 4 else {}
         found: dict[int, float] = {}
-        n = len(phrase)
-        for i in range(n):  # class names (longest first), then type heads
-            for size in range(min(self._longest, n - i), 0, -1):
-                hit = self.classes.get(tuple(phrase[i : i + size]))
-                if hit is not None:
-                    found[hit[0]] = max(found.get(hit[0], 0.0), hit[1])
-                    break
-            for k in self.heads.get(phrase[i], ()):
-                found[k] = max(found.get(k, 0.0), 1.0)
+        for j, got in enumerate(matches):
+            scale = 1.0 if j == len(matches) - 1 else 0.25
+            for k, v in got.items():
+                found[k] = max(found.get(k, 0.0), v * scale)
         return self._norm(found)
+
+    def _class_at(self, phrase: list[str], i: int) -> tuple[tuple[int, float] | None, int]:
+        """The longest class name starting at word ``i`` and its length (``(None, 0)``)."""
+        for size in range(min(self._longest, len(phrase) - i), 0, -1):
+            hit = self.classes.get(tuple(phrase[i : i + size]))
+            if hit is not None:
+                return hit, size
+        return None, 0
+
+    def _person(self) -> dict[int, float]:
+        return {k: 1.0 for w, ks in self.heads.items() if w in _PERSON for k in ks}
 
     def _norm(self, found: dict[int, float]) -> dict[str, float]:
         total = sum(found.values())
