@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from skbsearch.kb.schema import INVERSE_SUFFIX
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.name_table import normalise
 
@@ -111,34 +112,50 @@ class AnswerTypes:
             if toks:
                 self.heads.setdefault(singular(toks[-1]), []).append(k)
         #: class name (tuple of singular words) -> (type index, share)
-        self.classes: dict[tuple[str, ...], tuple[int, float]] = self._class_nodes(skb, min_links, min_share)
+        #: class node -> (type index of its members, their share of its in-links, the step
+        #: from the class node to its members, e.g. ``profession^-1``)
+        self.class_nodes: dict[int, tuple[int, float, str]] = self._class_nodes(skb, min_links, min_share)
+        names = skb.column("name")
+        #: class name (tuple of singular words) -> (type index, share)
+        self.classes: dict[tuple[str, ...], tuple[int, float]] = {}
+        for node, (code, share, _) in self.class_nodes.items():
+            words = tuple(singular(w) for w in normalise(names[node] or "").split() if len(w) > 2)
+            if words and len(words) <= 4 and share > self.classes.get(words, (0, 0.0))[1]:
+                self.classes[words] = (code, share)
         self._longest = max((len(c) for c in self.classes), default=0)
 
     @staticmethod
-    def _class_nodes(skb: SKB, min_links: int, min_share: float) -> dict[tuple[str, ...], tuple[int, float]]:
+    def _class_nodes(skb: SKB, min_links: int, min_share: float) -> dict[int, tuple[int, float, str]]:
         if skb.num_edges == 0 or not len(skb.type_names):
             return {}
-        src, dst = skb.edge_src, skb.edge_dst
+        src, rel, dst = skb.edge_src, skb.edge_rel, skb.edge_dst
         indeg = np.bincount(dst, minlength=skb.num_nodes)
         hubs = np.flatnonzero(indeg >= min_links)
         if not len(hubs):
             return {}
         keep = np.isin(dst, hubs)
         codes = skb.node_type_codes.astype(np.int64)
-        T = len(skb.type_names)
-        key, counts = np.unique(dst[keep].astype(np.int64) * T + codes[src[keep]], return_counts=True)
-        node, code = key // T, key % T
+        T, R = len(skb.type_names), max(len(skb.schema.relations), 1)
+        key, counts = np.unique((dst[keep].astype(np.int64) * T + codes[src[keep]]) * R
+                                + rel[keep].astype(np.int64), return_counts=True)
+        rels = skb.schema.relations
+        per_type: dict[tuple[int, int], int] = {}
+        best_rel: dict[tuple[int, int], tuple[int, int]] = {}
+        for k, c in zip(key.tolist(), counts.tolist(), strict=True):
+            nc, r = divmod(k, R)
+            pair = divmod(nc, T)
+            per_type[pair] = per_type.get(pair, 0) + c
+            if c > best_rel.get(pair, (0, -1))[0]:
+                best_rel[pair] = (c, r)
         best: dict[int, tuple[int, int]] = {}
-        for n, c, k in zip(node.tolist(), code.tolist(), counts.tolist(), strict=True):
-            if k > best.get(n, (0, -1))[0]:
-                best[n] = (k, c)
-        names = skb.column("name")
-        out: dict[tuple[str, ...], tuple[int, float]] = {}
-        for n, (k, c) in best.items():
-            share = k / float(indeg[n])
-            words = tuple(singular(w) for w in normalise(names[n] or "").split() if len(w) > 2)
-            if share >= min_share and words and len(words) <= 4 and share > out.get(words, (0, 0.0))[1]:
-                out[words] = (c, share)
+        for (n, code), c in per_type.items():
+            if c > best.get(n, (0, -1))[0]:
+                best[n] = (c, code)
+        out: dict[int, tuple[int, float, str]] = {}
+        for n, (c, code) in best.items():
+            share = c / float(indeg[n])
+            if share >= min_share:
+                out[n] = (code, share, rels[best_rel[(n, code)][1]] + INVERSE_SUFFIX)
         return out
 
     def guess(self, words: Sequence[str]) -> dict[str, float]:

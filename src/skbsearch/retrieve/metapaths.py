@@ -128,6 +128,12 @@ class TypeGraph:
                 self._next[types] = got
         return got
 
+    def node_steps(self, node: int) -> frozenset[str]:
+        """The steps that lead anywhere from one node (its type's steps with a neighbour)."""
+        graph = self.skb.graph
+        steps = self.steps_from.get(self.types[int(self.codes[node])], ())
+        return frozenset(step for step, _ in steps if graph.neighbors([node], [step], "out")[0][-1] > 0)
+
     def enumerate(self, start: str, max_hops: int, end_types: Sequence[str] | None = None) -> list[Metapath]:
         """Metapaths from ``start`` with 1..``max_hops`` steps (ending in ``end_types`` if given)."""
         key = (start, max_hops, tuple(sorted(end_types)) if end_types is not None else None)

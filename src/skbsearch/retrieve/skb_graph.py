@@ -178,11 +178,21 @@ class SKBGraphRetriever(StageBase):
                                   key=lambda x: -x[1])
             if not opts:
                 qwords = {w for i, w in enumerate(plan.words) if i not in set(a.words)}
-                opts = zero_shot_paths(self.tg, start, qwords, list(plan.types) or None, min(self.max_hops, 2),
-                                       limit=self.top_paths)
+                found = zero_shot_paths(self.tg, start, qwords, list(plan.types) or None, min(self.max_hops, 2),
+                                        limit=self.top_paths, first=self.tg.node_steps(a.node))
+                opts = list({**dict(found), **dict(self._class_paths(a.node, start, plan.types))}.items())
+                opts.sort(key=lambda x: -x[1])
             kept = [(m, weight * v) for m, v in opts if steps_of(m)][: self.top_paths]
             plan.paths.extend((ai, m, v) for m, v in kept if v >= self.min_path_prob)
         return plans
+
+    def _class_paths(self, node: int, start: str, types: dict[str, float]) -> list[tuple[Metapath, float]]:
+        """A class node of an answer type ("Comedian" for people) leads to its members by
+        the step most of them link to it with: that path first, fully weighted."""
+        cls = self.answer_types.class_nodes.get(node)
+        if cls is None or types.get(self.skb.type_names[cls[0]], 0.0) < 0.1:
+            return []
+        return [((start, cls[2]), 1.0)]
 
     def _types(self, words: list[list[str]]) -> list[dict[str, float]]:
         if self.target:

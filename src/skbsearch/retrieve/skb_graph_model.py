@@ -50,6 +50,26 @@ DEFAULT_WEIGHTS: dict[str, float] = {"rel": 1.0, "text": 1.0, "attr": 1.0, "type
 #: English function words that never name a relation (``has_genre`` is about "genre").
 _FUNCTION = frozenset("a an the of in on at to by for is are was has have with from and or".split())
 _TOKEN = re.compile(r"[^0-9a-z]+")
+#: English verbs and nouns a question uses for what a schema names otherwise ("born in" is
+#: "place of birth"; "bordering" is "adjoins"): added to the query's words when matching
+#: relation names. General English, no knowledge base's vocabulary.
+DERIVED: dict[str, tuple[str, ...]] = {
+    "born": ("birth",), "birthplace": ("birth",), "died": ("death",), "dead": ("death",), "die": ("death",),
+    "buried": ("burial",), "married": ("marriage", "spouse"), "wife": ("spouse",), "husband": ("spouse",),
+    "won": ("winner", "win", "award"), "win": ("winner", "award"), "winners": ("winner", "award"),
+    "wrote": ("written", "writer"), "starred": ("actor", "cast", "performance"),
+    "starring": ("actor", "cast", "performance"), "appeared": ("actor", "cast", "performance"),
+    "scored": ("music",), "score": ("music",), "composed": ("music", "composer"),
+    "directed": ("director",), "produced": ("producer",), "edited": ("editor", "edited"),
+    "founded": ("founder", "founded"), "studied": ("student", "education"), "alumni": ("student", "graduate"),
+    "graduated": ("graduate", "student"), "bordering": ("adjoin", "border"), "borders": ("adjoin",),
+    "border": ("adjoin",), "neighbouring": ("adjoin",), "neighboring": ("adjoin",),
+    "lived": ("lived", "residence"), "lives": ("lived", "residence"), "located": ("location", "contain"),
+    "members": ("member", "membership", "group"), "member": ("membership", "group"),
+    "played": ("player", "team", "roster"), "plays": ("player", "instrument"),
+}
+#: weight of the best zero-shot metapath when the query names none of its words
+UNNAMED_PATH_WEIGHT = float(__import__("os").environ.get("SKB_UNNAMED", "1.0"))
 
 
 def _tag(text: str) -> str:
@@ -110,7 +130,8 @@ def zero_shot_types(skb: SKB, query_words: set[str], text_types: Sequence[str]) 
 
 
 def zero_shot_paths(tg: TypeGraph, start: str, query_words: set[str], targets: Sequence[str] | None,
-                    max_hops: int = 2, limit: int | None = None) -> list[tuple[Metapath, float]]:
+                    max_hops: int = 2, limit: int | None = None,
+                    first: frozenset[str] | None = None) -> list[tuple[Metapath, float]]:
     """Metapaths from ``start`` scored by how much of their relation/type names the query says.
 
     ``score = (1 + 2 * named words) / hops^2`` over paths ending in a target type (any
@@ -118,26 +139,32 @@ def zero_shot_paths(tg: TypeGraph, start: str, query_words: set[str], targets: S
     the schema's walk order. With ``limit``, only the ``limit`` best are returned, and a
     branch whose best possible score cannot reach them is never walked (on a schema of
     hundreds of relations there are 10^5 two-hop paths, a handful of which the query names).
+    ``first``: the steps the anchor node itself has (:meth:`TypeGraph.node_steps`); paths
+    that leave it by another step reach nothing from it and are not proposed.
     """
     vocab = _step_vocab(tg)
-    spoken = frozenset(w for w in vocab if _names_word(w, query_words))
+    said = set(query_words).union(*(DERIVED.get(w, ()) for w in query_words))
+    spoken = frozenset(w for w in vocab if _names_word(w, said))
 
     def n_said(words: frozenset[str]) -> int:
         return len(words & spoken)
 
     ends = set(targets) if targets is not None else None
-    found = _walk_paths(tg, start, max_hops, ends, n_said, limit)
+    found = _walk_paths(tg, start, max_hops, ends, n_said, limit, first)
     if not found and ends is not None:
-        found = _walk_paths(tg, start, 1, None, n_said, limit)
+        found = _walk_paths(tg, start, 1, None, n_said, limit, first)
     found.sort(key=lambda x: (-x[1], x[2]))
     if limit is not None:
         found = found[:limit]
     top = max((sc for _, sc, _ in found), default=1.0)
-    return [(p, sc / top) for p, sc, _ in found]
+    # no path the query names: the best guess is only a guess
+    scale = 1.0 if top > 1.0 else UNNAMED_PATH_WEIGHT
+    return [(p, scale * sc / top) for p, sc, _ in found]
 
 
 def _walk_paths(tg: TypeGraph, start: str, max_hops: int, ends: set[str] | None,
-                n_said: Any, limit: int | None) -> list[tuple[Metapath, float, int]]:
+                n_said: Any, limit: int | None, first: frozenset[str] | None = None,
+                ) -> list[tuple[Metapath, float, int]]:
     """Depth-first over metapaths in the schema's order: ``(path, score, order)``, pruned
     by an upper bound on the named words a longer path can add (see :func:`zero_shot_paths`)."""
     out: list[tuple[Metapath, float, int]] = []
@@ -150,6 +177,8 @@ def _walk_paths(tg: TypeGraph, start: str, max_hops: int, ends: set[str] | None,
 
     def walk(path: Metapath, cur: frozenset[str], named: int) -> None:
         for step, nxt in tg.next_steps(cur):
+            if first is not None and len(path) == 1 and step not in first:
+                continue
             new = (*path, step)
             hops = len(new) - 1
             k = n_said(_path_words(new, nxt))

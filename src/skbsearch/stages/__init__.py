@@ -65,12 +65,12 @@ def stage(name: str, /, **params: Any) -> SpecStage:
 def _fuse(a: Any, b: Any) -> Any:
     kids = []
     for s in (a, b):
-        if isinstance(s, fusion.RRFStage) and not s.non_default_params():
+        if isinstance(s, fusion.FuseStage) and not s.non_default_params():
             kids.extend(s.children)
         else:
             kids.append(s)
     ctx = next((getattr(s, "context", None) for s in kids if getattr(s, "context", None)), None)
-    return fusion.RRFStage.from_children(kids, context=ctx)
+    return fusion.FuseStage.from_children(kids, context=ctx)
 
 
 set_fusion_factory(_fuse)
