@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow.compute as pc
 
 from skbsearch.atomic import atomic_dir
 from skbsearch.errors import IndexError_
+from skbsearch.kb.descriptive import descriptive_fields
 from skbsearch.kb.store import SKB, arrow_numpy
 from skbsearch.retrieve.linking import MASK
 from skbsearch.retrieve.metapaths import Metapath, TypeGraph, steps_of
@@ -69,7 +69,7 @@ DERIVED: dict[str, tuple[str, ...]] = {
     "played": ("player", "team", "roster"), "plays": ("player", "instrument"),
 }
 #: weight of the best zero-shot metapath when the query names none of its words
-UNNAMED_PATH_WEIGHT = float(__import__("os").environ.get("SKB_UNNAMED", "1.0"))
+UNNAMED_PATH_WEIGHT = 0.5
 
 
 def _tag(text: str) -> str:
@@ -216,20 +216,6 @@ def _step_vocab(tg: TypeGraph) -> frozenset[str]:
 def _path_words(path: Metapath, ends: frozenset[str]) -> frozenset[str]:
     words = {w for s in steps_of(path) for w in _TOKEN.split(s.removesuffix("^-1").lower()) if w}
     return frozenset(words | {w for e in ends for w in _TOKEN.split(e.lower()) if w})
-
-
-def descriptive_fields(skb: SKB, min_distinct: float = 0.5) -> list[str]:
-    """Text fields that describe nodes one by one: at least ``min_distinct`` of their values
-    are distinct (a description, a plot), unlike labels many nodes share (categories, tags)."""
-    out = []
-    for f in skb.schema.text_fields:
-        if f not in skb.nodes.column_names:
-            continue
-        col = skb.nodes.column(f)
-        valid = len(col) - col.null_count
-        if valid and pc.count_distinct(col).as_py() >= min_distinct * valid:
-            out.append(f)
-    return out
 
 
 def text_types(skb: SKB, min_share: float = 0.5) -> list[str]:

@@ -11,7 +11,13 @@ import numpy as np
 from skbsearch.errors import InputError
 from skbsearch.pipeline import Pipeline
 from skbsearch.retrieve.filters import NodeFilter
-from skbsearch.retrieve.hybrid import RRF, ScoreFusion, WeightedFusion, score_fusion, weighted_fusion
+from skbsearch.retrieve.hybrid import (
+    RRF,
+    ScoreFusion,
+    WeightedFusion,
+    score_fusion,
+    weighted_fusion,
+)
 from skbsearch.stages.base import SpecStage, bind, format_value
 from skbsearch.stages.context import StageContext
 from skbsearch.stages.registry import register_stage
