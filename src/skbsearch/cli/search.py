@@ -61,7 +61,7 @@ def index_cmd(
         help="Include related nodes' names (default: on, as a second field 'relations'; "
              "with --fields or --no-add-rel, off unless given).")] = None,
     rel_weight: Annotated[float | None, typer.Option(
-        "--rel-weight", min=0.0, help="Weight of the relations field (default 2.0; the document weighs 1).")] = None,
+        "--rel-weight", min=0.0, help="Weight of the relations field (default 1.0, as the document's).")] = None,
     out: Annotated[Path | None, typer.Option(help="Index directory (default SKB_DIR/indexes/KIND).")] = None,
     k1: Annotated[float, typer.Option(help="BM25 k1.")] = 1.5,
     b: Annotated[float, typer.Option(help="BM25 b.")] = 0.75,

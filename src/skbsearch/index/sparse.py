@@ -41,11 +41,12 @@ FORMAT_VERSION = 1
 METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 _NONOCC_METHODS = ("bm25l", "bm25+")
 _STOPWORDS_FILE = "stopwords.tokenizer.json"
-#: weight of the relation field in the default index (the document field weighs 1).
-#: Per-field BM25: a node's short own document saturates fast, so its relation lines (with
-#: neighbour names) need the larger weight; 2 did best over both the generated catalogue and
-#: the FB15k-237 questions among 0.2 to 5 (one document with relations inside: worse on both).
-DEFAULT_REL_WEIGHT = 2.0
+#: weight of the relation field in the default index (the document field weighs 1):
+#: neighbours' names count as much as the node's own words, so a name query still finds
+#: the node named before a hub that lists it. Among 0.2 to 5, 1 to 2 did best on both the
+#: generated catalogue and the FB15k-237 questions; one document with the relation lines
+#: inside (``add_rel`` alone) was worse on both.
+DEFAULT_REL_WEIGHT = 1.0
 #: neighbour names listed per relation in the default index (hubs stay bounded)
 DEFAULT_MAX_PER_RELATION = 10
 
