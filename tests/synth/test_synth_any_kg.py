@@ -8,7 +8,12 @@ from typer.testing import CliRunner
 
 from skbsearch.cli import app
 from skbsearch.kb.builder import SKBBuilder
-from skbsearch.synth.query_templates import candidate_paths, default_targets, relation_words, step_phrase
+from skbsearch.synth.query_templates import (
+    candidate_paths,
+    default_targets,
+    relation_words,
+    step_phrase,
+)
 from skbsearch.synth.query_text import auto_role
 
 runner = CliRunner()
