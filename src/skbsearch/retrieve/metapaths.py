@@ -130,9 +130,8 @@ class TypeGraph:
 
     def node_steps(self, node: int) -> frozenset[str]:
         """The steps that lead anywhere from one node (its type's steps with a neighbour)."""
-        graph = self.skb.graph
         steps = self.steps_from.get(self.types[int(self.codes[node])], ())
-        return frozenset(step for step, _ in steps if graph.neighbors([node], [step], "out")[0][-1] > 0)
+        return frozenset(self.skb.graph.steps_of(int(node), [step for step, _ in steps]))
 
     def enumerate(self, start: str, max_hops: int, end_types: Sequence[str] | None = None) -> list[Metapath]:
         """Metapaths from ``start`` with 1..``max_hops`` steps (ending in ``end_types`` if given)."""
