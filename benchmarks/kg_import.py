@@ -6,8 +6,9 @@ Wikidata5M (Wang et al. 2021) ships ``wikidata5m_transductive_{train,valid,test}
 ``wikidata5m_text.txt`` (one description a line). This script writes files of that shape
 with a seeded generator: 4.6M entities and 21M triples at ``--scale 1``, entity degrees
 drawn from a power law (hubs with 10^5 edges, as countries and genders have), relation
-frequencies Zipf-like, a name and one or two aliases an entity, and a short description for
-half of them. Then it runs the real command in a subprocess and reports its wall time and
+frequencies Zipf-like, an ``instance of`` relation giving every entity one of 2,300 classes
+(as Wikidata's P31 does), a name and an alias an entity, and a short description for half
+of them. Then it runs the real command in a subprocess and reports its wall time and
 peak RSS (``ru_maxrss`` of that process alone), with the SKB's counts.
 
 Usage::
@@ -60,14 +61,20 @@ def generate(out: Path, n_ent: int, n_triples: int, n_rel: int, seed: int = 0) -
     perm = rng.permutation(n_ent)  # hubs spread over the id space
     splits = {"train": n_triples - 2 * min(5000, n_triples // 10)}
     splits["valid"] = splits["test"] = (n_triples - splits["train"]) // 2
+    n_cls = max(10, n_ent // 2000)  # the last ids are classes
     for split, count in splits.items():
         path = out / f"wikidata5m_transductive_{split}.txt"
         path.write_bytes(b"")
         for start in range(0, count, CHUNK):
             k = min(CHUNK, count - start)
-            heads = rng.integers(0, n_ent, k)  # every entity heads a few triples
+            heads = rng.integers(0, n_ent - n_cls, k)  # every entity heads a few triples
             tails = perm[_power_law(rng, n_ent, k, 1.6)]
-            rels = _power_law(rng, n_rel, k, 1.3)
+            rels = 1 + _power_law(rng, n_rel - 1, k, 1.3)
+            if split == "train":  # "instance of" (P1): one class an entity, Zipf over the classes
+                first = np.arange(start, start + k)
+                inst = first < n_ent - n_cls
+                heads[inst], rels[inst] = first[inst], 0
+                tails[inst] = n_ent - n_cls + _power_law(rng, n_cls, int(inst.sum()), 1.2)
             _write(path, pa.table({"h": _ids("Q", heads), "r": _ids("P", rels), "t": _ids("Q", tails)}), "ab")
     ent_path, text_path = out / "wikidata5m_entity.txt", out / "wikidata5m_text.txt"
     ent_path.write_bytes(b"")
@@ -84,9 +91,9 @@ def generate(out: Path, n_ent: int, n_triples: int, n_rel: int, seed: int = 0) -
             ", described in one short sentence", "")
         _write(text_path, pa.table({"id": _ids("Q", codes[half]), "text": desc}), "ab")
     rel = np.arange(n_rel)
-    _write(out / "wikidata5m_relation.txt", pa.table({
-        "id": _ids("P", rel), "name": pc.binary_join_element_wise("relation ", pa.array(rel).cast(pa.string()), ""),
-    }))
+    names = pc.binary_join_element_wise("relation ", pa.array(rel).cast(pa.string()), "").to_pylist()
+    names[0] = "instance of"
+    _write(out / "wikidata5m_relation.txt", pa.table({"id": _ids("P", rel), "name": pa.array(names)}))
     return {"entities_written": n_ent, "triples_written": n_triples, "relations_written": n_rel}
 
 
@@ -103,7 +110,7 @@ def run_import(src: Path, out: Path, limit_s: int) -> dict[str, float]:
     summary = json.loads(proc.stdout)
     return {"import_s": round(wall, 1), "peak_rss_gb": round(peak, 2), "nodes": summary["nodes"],
             "edges": summary["edges"], "node_types": len(summary["node_types"]),
-            "relations": len(summary["relations"])}
+            "relations": len(summary["relations"]), "typing_relation": summary.get("typing_relation")}
 
 
 def main() -> None:
@@ -122,7 +129,8 @@ def main() -> None:
     size_gb = sum(p.stat().st_size for p in src.iterdir()) / 1024 ** 3
     print(f"generated {n_tr:,} triples over {n_ent:,} entities ({size_gb:.2f} GB) in {gen_s} s", file=sys.stderr)
     res = run_import(src, out, args.limit_s)
-    print(json.dumps(res))
+    typing = res.pop("typing_relation")
+    print(json.dumps({**res, "typing_relation": typing}))
     if not args.keep:
         import shutil
 
@@ -131,8 +139,8 @@ def main() -> None:
     if args.json:
         from skbsearch.benchmarks.result import BenchmarkResult
 
-        config = {**counts, "scale": args.scale, "source_gb": round(size_gb, 2), "generate_s": gen_s,
-                  "cpus": os.cpu_count(), "python": platform.python_version(),
+        config = {**counts, "typing_relation": typing, "scale": args.scale, "source_gb": round(size_gb, 2), "generate_s": gen_s,
+                  "cpus": os.cpu_count(), "python": platform.python_version(), "percent": False,
                   "command": f"python benchmarks/kg_import.py --scale {args.scale:g} --json {args.json}",
                   "title": "Importing a Wikidata5M-shaped KG (skb kb build --format kg)",
                   "note": "Generated files in Wikidata5M's layout; wall time and peak RSS of the import "

@@ -188,3 +188,28 @@ def test_evaluator_check_on_real_rankings(shared_data: Path) -> None:
         assert g["map_differ_in_reach"] <= 1 and g["map_max_abs_diff_in_reach"] < 1e-5, name
         assert abs(g["mrr_mean_ours"] - g["mrr_mean_stark"]) < 1e-4
     assert res.groups["mag"]["answers_not_candidates"] > 0  # STaRK drops non-paper answers too
+
+
+def test_own_skb_title_and_per_query_latency(stark_dirs: tuple[Path, Path], tmp_path: Path) -> None:
+    """Issue 22: an SKB of no STaRK dataset is titled by its directory (not 'STaRK None'), and
+    latency is timed query by query (one sample a query), batches report a mean only."""
+    from skbsearch.benchmarks.stark import run_pipeline
+    from skbsearch.datasets.stark import read_stark_qa
+    from skbsearch.kb import SKB
+
+    _, qa = stark_dirs
+    own = qa.parent / "myshop"
+    qa.rename(own)
+    skb = SKB.from_columns([str(i) for i in range(6)], ["product"] * 6, PRODUCTS)
+    skb.save(tmp_path / "shop.skb")
+    res = CliRunner().invoke(app, ["bench", "stark", "--skb", str(tmp_path / "shop.skb"), "--qa",
+                                   str(own), "--candidate-types", "product"])
+    assert res.exit_code == 0, res.output
+    assert "None" not in res.output and "STaRK shop.skb test" in res.output
+    queries = read_stark_qa(own, "test")
+    _, samples = run_pipeline("bm25(k=5)", skb, queries)
+    assert len(samples) == 3  # one timing a query, not a batch average copied to each
+    _, batched = run_pipeline("bm25(k=5)", skb, queries, latency="batch")
+    assert len(batched) == 1
+    out = run_stark(tmp_path / "shop.skb", own, "test", candidate_types=["product"], latency="batch")
+    assert set(out.latency_ms) == {"mean"}

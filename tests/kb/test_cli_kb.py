@@ -186,3 +186,47 @@ def test_sql(built: Path) -> None:
 def test_not_an_skb(tmp_path: Path) -> None:
     res = runner.invoke(app, ["kb", "info", str(tmp_path)])
     assert res.exit_code == 2 and "not an SKB directory" in res.stderr
+
+
+def test_info_relations_readable_at_80_columns(tmp_path: Path) -> None:
+    """Issue 22: the relations table of a KG with long relation names keeps whole words and
+    numbers at 80 columns (it used to wrap every column into 4-character slivers)."""
+    import subprocess
+    import sys
+
+    d = tmp_path / "kg"
+    d.mkdir()
+    long_rel = "/film/film/release_date_s./film/film_regional_release_date/film_release_distribution_medium"
+    lines = [f"/m/f{i}\t{long_rel}\t/m/d{i % 3}" for i in range(20)]
+    lines += [f"/m/f{i}\t/film/film/country\t/m/c{i % 2}" for i in range(20)]
+    (d / "train.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "kg.skb"
+    assert runner.invoke(app, ["kb", "build", str(d), str(out)]).exit_code == 0
+    cmd = [sys.executable, "-c", "from skbsearch.cli import main; main()", "kb", "info", str(out)]
+    text = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                          env={**__import__("os").environ, "COLUMNS": "80"}).stdout
+    assert max(len(line) for line in text.splitlines()) <= 80
+    rows = [line for line in text.splitlines() if "release distribution medium" in line and "→" in line]
+    assert rows and "20" in rows[0] and "film" in rows[0]  # name, count and types on one line
+    assert "(raw ids: --ids)" in text and long_rel not in text
+    wide = runner.invoke(app, ["kb", "info", str(out), "--ids"])
+    assert long_rel in wide.output
+    info = json.loads(runner.invoke(app, ["kb", "info", str(out), "--json"]).output)
+    rel = {r["relation"]: r for r in info["relations"]}["release distribution medium"]
+    assert rel["id"] == long_rel and rel["main source type"] == "film" and rel["main source share"] == 1.0
+
+
+def test_info_and_build_limit_long_tables(tmp_path: Path) -> None:
+    """A KG of many types and relations: the tables show the largest rows and say so."""
+    d = tmp_path / "kg"
+    d.mkdir()
+    lines = [f"e{i}\trel_{k}\tt{k}_{i % (k + 1)}" for k in range(30) for i in range(k + 2)]
+    (d / "train.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "kg.skb"
+    built = runner.invoke(app, ["kb", "build", str(d), str(out)])
+    assert built.exit_code == 0, built.output
+    res = runner.invoke(app, ["kb", "info", str(out), "--limit", "3"])
+    assert "relations: the 3 largest of 30" in res.output
+    assert "rel 29" in res.output and "rel 0 " not in res.output
+    full = runner.invoke(app, ["kb", "info", str(out), "--limit", "0"])
+    assert "rel 0 " in full.output and "largest" not in full.output

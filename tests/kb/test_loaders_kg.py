@@ -154,6 +154,7 @@ def test_wikidata5m_layout_aliases_and_texts(tmp_path):
 @pytest.mark.parametrize("line,field", [
     ("/m/a\t/x/y/z", "tail"),
     ("/m/a\t\t/m/b", "relation"),
+    ("/m/a\t  \t/m/b", "relation"),
     ("/m/a\t/x/y/z\t/m/b\textra", "tail"),
     ("/m/a\t/x/y/z^-1\t/m/b", "relation"),
 ])
@@ -190,10 +191,81 @@ def test_fb15k237_counts(shared_data):
     assert skb.num_edges == 310116
     assert len(skb.schema.relations) == 237
     assert skb.meta["named_entities_without_triples"] == 410
-    assert all(not r.startswith("/") for r in skb.schema.relations)
+    assert all("/" not in r for r in skb.schema.relations)  # readable, never a raw path
+    assert skb.meta["relation_ids"]["release region (release date)"].endswith("/film_release_region")
     assert skb.meta["relation_ids"]["place of birth"] == "/people/person/place_of_birth"
     names = skb.column("name")
     types = skb.column("type")
     by_name = {n: t for n, t in zip(names, types, strict=True)}
     assert by_name["Tom Hanks"] == "person" and by_name["Jaws"] == "film"
     assert by_name["Honolulu"] == "location"
+
+
+def test_empty_and_blank_text_files(tmp_path):
+    d = fb_like(tmp_path / "e", names=False, relations=False)
+    (d / "entities.tsv").write_text("", encoding="utf-8")
+    (d / "entity2textlong.txt").write_text("\n\n", encoding="utf-8")
+    skb = load_kg(d)
+    assert skb.num_nodes == 8 and skb.node("/m/p1").name == "/m/p1"
+
+
+def test_bad_line_in_names_file(tmp_path):
+    d = fb_like(tmp_path / "n")
+    with open(d / "entities.tsv", "a", encoding="utf-8") as fh:
+        fh.write("/m/only-an-id\n")
+    with pytest.raises(InputError) as e:
+        load_kg(d)
+    assert e.value.file == str(d / "entities.tsv") and e.value.line == 10 and e.value.field == "text"
+
+
+def test_instance_of_shaped_relation_types_its_heads(tmp_path):
+    """A relation shaped like Wikidata's 'instance of' (covers most entities, many classes
+    that are few next to the instances, ~1 a head) types nodes by their class's name;
+    nothing in the rule names the relation."""
+    d = tmp_path / "w5m"
+    d.mkdir()
+    classes = [f"Q9{k:02d}" for k in range(12)]
+    labels = ["human", "city", "film", "taxon", "river", "album", "band", "company",
+              "school", "mountain", "book", "country"]
+    lines = [f"Q{i}\tP31\t{classes[i % 12]}" for i in range(300)]
+    lines += [f"Q{i}\tP17\tQ{i % 7}" for i in range(0, 300, 3)]
+    write(d, "wikidata5m_transductive_train.txt", lines)
+    write(d, "wikidata5m_entity.txt", [f"{c}\t{lab}" for c, lab in zip(classes, labels, strict=True)])
+    write(d, "wikidata5m_relation.txt", ["P31\tinstance of", "P17\tcountry"])
+    skb = load_kg(d)
+    assert skb.meta["typing_relation"] == "instance of"
+    assert skb.node("Q0").type == "human" and skb.node("Q13").type == "city"
+    assert "instance of" in skb.schema.relations  # the edges stay
+    # a gender-like relation (2 tails) or a peer relation never types nodes
+    fb = load_kg(fb_like(tmp_path / "fb"))
+    assert fb.meta["typing_relation"] is None
+
+
+def test_codex_type_files(tmp_path):
+    d = tmp_path / "codex"
+    d.mkdir()
+    write(d, "train.txt", ["Q1\tP19\tQ2", "Q3\tP19\tQ2", "Q2\tP17\tQ4"])
+    (d / "entity2types.json").write_text(json.dumps(
+        {"Q1": ["Q5"], "Q3": ["Q5", "Q36180"], "Q2": ["Q515"]}), encoding="utf-8")
+    (d / "types.json").write_text(json.dumps(
+        {"Q5": {"label": "human"}, "Q36180": {"label": "writer"}, "Q515": {"label": "city"}}),
+        encoding="utf-8")
+    skb = load_kg(d)
+    assert [skb.node(x).type for x in ("Q1", "Q3", "Q2")] == ["human", "human", "city"]
+    assert skb.meta["types_from_type_files"] == 3
+    assert skb.node("Q4").type  # not listed: inferred
+
+
+def test_cli_bad_line_writes_nothing(tmp_path):
+    from typer.testing import CliRunner
+
+    from skbsearch.cli import app
+
+    d = fb_like(tmp_path / "bad")
+    with open(d / "train.tsv", "a", encoding="utf-8") as fh:
+        fh.write("/m/a\t/x/y/z\n")
+    out = tmp_path / "out.skb"
+    res = CliRunner(env={"COLUMNS": "200"}).invoke(app, ["kb", "build", str(d), str(out), "--format", "kg"])
+    assert res.exit_code != 0 and "Traceback" not in res.output
+    assert f"{d / 'train.tsv'}:9" in res.output and "tail" in res.output
+    assert not out.exists() and not list(tmp_path.glob(".out.skb*"))

@@ -146,3 +146,48 @@ def test_explorer_page_and_assets(client):
         assert c.get(bad).status_code == 404, bad
     total = sum(len(c.get(f"/static/{n}").content) for n in ("app.js", "app.css")) + len(c.get("/").content)
     assert total < 60_000  # small: first paint needs the page and the style sheet only
+
+
+def test_kb_examples_come_from_the_served_kb(client):
+    """Issue 22: the explorer's placeholders are derived from the KB (a real node name, a
+    real attribute), never the catalogue's; a KB without attributes gets no predicate."""
+    from skbsearch.kb import SKB
+    from skbsearch.server.browse import kb_overview
+
+    c, ds = client
+    ex = c.get("/kb").json()["examples"]
+    assert ex["query"] in ds.skb.column("name")
+    attr = ex["where"].split()[0]
+    assert attr in ds.skb.schema.attributes
+    assert ex["spec"].startswith("bm25 + graph(target=[")
+    skb = SKB.from_columns(["a", "b", "c"], ["film", "film", "person"], ["Jaws", "Duel", "Steven Spielberg"],
+                           edges=([0, 1], ["directed by", "directed by"], [2, 2]))
+    ov = kb_overview(skb)
+    assert ov["examples"]["where"] is None
+    assert ov["examples"]["query"] in ("Jaws", "Duel")
+    assert ov["examples"]["spec"] == "bm25 + graph(target=[film]) % 20"
+    two = SKB.from_columns(["a"], ["award category"], ["Oscar"])
+    assert kb_overview(two)["examples"]["spec"] == "bm25 + graph(target=['award category']) % 20"
+
+
+def test_kb_overview_scales_to_many_types(monkeypatch):
+    """Thousands of types (a Wikidata-like KG): degree per type from one sort, and only the
+    busiest (relation, source type, target type) rows."""
+    import numpy as np
+
+    from skbsearch.kb import SKB
+    from skbsearch.server import browse
+
+    n = 400
+    types = [f"class {i % 150}" for i in range(n)]
+    rng = np.random.default_rng(1)
+    src, dst = rng.integers(0, n, 2000), rng.integers(0, n, 2000)
+    skb = SKB.from_columns([str(i) for i in range(n)], types, [f"n{i}" for i in range(n)],
+                           edges=(src, ["r"] * 2000, dst))
+    full = browse.kb_overview(skb)
+    deg = np.bincount(src, minlength=n) + np.bincount(dst, minlength=n)
+    assert full["degree_by_type"]["class 7"]["max"] == int(deg[7::150].max())
+    monkeypatch.setattr(browse, "MAX_SCHEMA_ROWS", 5)
+    rows = browse.kb_overview(skb)["schema"]["relations"]
+    assert len(rows) == 5
+    assert min(r["count"] for r in rows) >= sorted(r["count"] for r in full["schema"]["relations"])[-5]

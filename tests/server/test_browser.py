@@ -179,3 +179,40 @@ def test_data_is_escaped(demo_server, browser):
     WebDriverWait(d, WAIT).until(
         lambda x: "unknown node id" in x.find_element(By.ID, "other-view").text)
     assert d.execute_script("return document.querySelectorAll('img').length") == 0
+
+
+def test_large_schema_and_kb_placeholders(browser, tmp_path):
+    """Issue 22: on a KB of many types and relations (no attributes) the schema drawing keeps
+    the 8 largest types and one arrow a pair of types, with a note; the search inputs'
+    placeholders come from that KB (a real node name; no predicate to suggest)."""
+    import numpy as np
+
+    from skbsearch.kb import SKB
+
+    rng = np.random.default_rng(0)
+    n, n_types = 600, 14
+    types = [f"kind {i % n_types}" for i in range(n)]
+    names = [f"Thing number {i}" for i in range(n)]
+    src, dst = rng.integers(0, n, 3000), rng.integers(0, n, 3000)
+    rels = [f"relation {k % 40}" for k in range(3000)]
+    skb = SKB.from_columns([str(i) for i in range(n)], types, names, edges=(src, rels, dst))
+    skb.save(tmp_path / "big.skb")
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    proc, base = start_skb_serve(tmp_path / "big.skb", cwd)
+    try:
+        d = browser
+        d.get(base + "/#/kb")
+        boxes = wait_for(d, "svg.schema g.type-box rect", 8)
+        assert len(boxes) == 8
+        pairs = d.find_elements(By.CSS_SELECTOR, "svg.schema g.rel-edge")
+        assert 0 < len(pairs) <= 12
+        assert "The 8 largest of 14 node types" in d.find_element(By.ID, "view").text
+        d.save_screenshot(str(tmp_path / "big_schema.png"))
+        d.get(base + "/#/")
+        WebDriverWait(d, WAIT).until(
+            lambda drv: drv.find_element(By.ID, "q").get_attribute("placeholder").startswith("e.g. Thing"))
+        assert d.find_element(By.ID, "where").get_attribute("placeholder") == "no attributes to filter on"
+        assert "Acme" not in d.page_source and "price" not in d.page_source
+    finally:
+        stop(proc)

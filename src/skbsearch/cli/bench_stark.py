@@ -14,7 +14,7 @@ from skbsearch.cli.output import console, handle_errors, save_result, stage_prog
 @bench_app.command("stark")
 @handle_errors
 def stark(
-    skb: Path = typer.Option(..., "--skb", help="SKB directory ('skb kb build SRC --format stark --out DIR') or STaRK's processed folder (with --trust-pickles)."),
+    skb: Path = typer.Option(..., "--skb", help="SKB directory ('skb kb build SRC DIR --format stark') or STaRK's processed folder (with --trust-pickles)."),
     qa: Path = typer.Option(..., "--qa", help="The dataset's query folder: stark_qa/stark_qa.csv and split/*.index (e.g. stark-queries/amazon)."),
     split: str = typer.Option("test", "--split", help="train | val | test | test-0.1 | human (the human-generated queries)."),
     pipeline_spec: str | None = typer.Option(None, "--pipeline", help="Pipeline spec (default: bm25(k=1000) over the candidate type, e.g. types=['product']); see 'skb stages'."),
@@ -23,6 +23,7 @@ def stark(
     candidate_types: str | None = typer.Option(None, "--candidate-types", help="Comma-separated candidate node types (default: STaRK's: product / paper / every node)."),
     ties: str = typer.Option("stable", "--ties", help="Order of equal scores: stable (candidate order) | optimistic | pessimistic | torch."),
     trust_pickles: bool = typer.Option(False, "--trust-pickles", help="Allow unpickling STaRK's processed files (only files you trust: unpickling runs code)."),
+    latency: str = typer.Option("query", "--latency", help="query: run and time queries one at a time (p50/p95 ms) | batch: batches of 64 (mean ms a query only)."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
 ) -> None:
@@ -35,13 +36,14 @@ def stark(
     with stage_progress(disable=quiet) as progress:
         result = run_stark(skb, qa, split, pipeline_spec=pipeline_spec, limit=limit,
                            trust_pickles=trust_pickles, dataset=dataset, candidate_types=types,
-                           ties=ties, progress=progress)
+                           ties=ties, progress=progress, latency=latency)
     if save_result(result, json_out):
         return
     if quiet:
         return
     cfg = result.config
-    console.print(f"[bold]STaRK {escape(str(cfg['dataset']))}[/] split {escape(split)}, "
+    name = cfg["dataset"] or Path(cfg["skb"]).name  # no dataset name with --candidate-types
+    console.print(f"[bold]STaRK {escape(str(name))}[/] split {escape(split)}, "
                   f"pipeline {escape(cfg['pipeline'])}", highlight=False)
     console.print(f"data: SKB {cfg['skb']}; queries {cfg['qa']}"
                   + (f" ({cfg['split_file']})" if cfg["split_file"] else ""),
@@ -52,6 +54,6 @@ def stark(
                   f"({types if isinstance(types, str) else ', '.join(types)})  "
                   f"answers outside the candidates: {cfg['answers_not_candidates']}  "
                   f"({cfg['seconds']} s)", highlight=False, markup=False)
-    result.print(title=f"STaRK {cfg['dataset']} {split} (metrics in %)")
+    result.print(title=f"STaRK {name} {split} (metrics in %)")
     if json_out is not None:
         console.print(f"wrote {json_out}", highlight=False, markup=False)

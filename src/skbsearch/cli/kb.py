@@ -34,6 +34,34 @@ def _progress(quiet: bool) -> Progress:
     )
 
 
+def _build_summary(skb: Any, out: Path, seconds: float) -> dict[str, Any]:
+    """What ``skb kb build`` reports: counts per type and relation, and the loader's notes."""
+    summary: dict[str, Any] = {
+        "out": str(out),
+        "format": skb.meta.get("source", {}).get("format"),
+        "nodes": skb.num_nodes,
+        "edges": skb.num_edges,
+        "seconds": round(seconds, 3),
+        "node_types": _counts(skb.type_names, skb.node_type_codes),
+        "relations": _counts(skb.schema.relations, skb.edge_rel),
+    }
+    for key in ("duplicates_dropped", "type_conflicts", "untyped_relations", "typing_relation"):
+        if skb.meta.get(key):
+            summary[key] = skb.meta[key]
+    return summary
+
+
+def _triples_progress(prog: Progress, task: Any) -> Any:
+    """A callback counting the triples read on the spinner (minutes on a Wikidata5M-sized KG)."""
+    seen = [0]
+
+    def advance(n: int) -> None:
+        seen[0] += n
+        prog.update(task, description=f"reading triples: {seen[0]:,}")
+
+    return advance
+
+
 def _counts(names: list[str], codes: np.ndarray) -> dict[str, int]:
     c = np.bincount(codes.astype(np.int64), minlength=len(names)) if len(names) else []
     return {n: int(c[i]) for i, n in enumerate(names)}
@@ -71,7 +99,7 @@ def build(
     quiet: QuietOpt = False,
 ) -> None:
     """Build an SKB directory at OUT from SOURCE (written atomically)."""
-    from skbsearch.kb.loaders import load
+    from skbsearch.kb.loaders import detect_format, load
 
     if out is None:
         if nodes is None or source is None:
@@ -85,9 +113,11 @@ def build(
     t0 = time.perf_counter()
     with _progress(quiet) as prog:
         task = prog.add_task(f"loading {source or nodes}", total=None)
+        fmt = format or detect_format(source, nodes)
+        extra = {"progress": _triples_progress(prog, task)} if fmt == "kg" else {}
         skb = load(
             source,
-            format,
+            fmt,
             nodes=nodes,
             edges=edges,
             attributes=attrs,
@@ -95,6 +125,7 @@ def build(
             types=types,
             dataset=dataset,
             trust_pickles=trust_pickles,
+            **extra,
         )
         if skb.num_nodes == 0:
             src_meta = skb.meta.get("source", {})
@@ -103,18 +134,7 @@ def build(
                              "(and --format)", file=where)
         prog.update(task, description=f"writing {out}")
         skb.save(out, overwrite=True, inputs=inputs)
-    summary: dict[str, Any] = {
-        "out": str(out),
-        "format": skb.meta.get("source", {}).get("format"),
-        "nodes": skb.num_nodes,
-        "edges": skb.num_edges,
-        "seconds": round(time.perf_counter() - t0, 3),
-        "node_types": _counts(skb.type_names, skb.node_type_codes),
-        "relations": _counts(skb.schema.relations, skb.edge_rel),
-    }
-    for key in ("duplicates_dropped", "type_conflicts", "untyped_relations"):
-        if skb.meta.get(key):
-            summary[key] = skb.meta[key]
+    summary = _build_summary(skb, out, time.perf_counter() - t0)
     if json_out:
         print_json(summary)
     elif not quiet:
@@ -123,7 +143,7 @@ def build(
             f"({summary['format']}, {summary['seconds']} s)"
         )
         rows = [{"node type": k, "count": v} for k, v in summary["node_types"].items()]
-        print_table(rows, title="node types")
+        print_table(*_largest(rows, "count", 20, "node types"))
 
 
 def _degree_stats(deg: np.ndarray) -> dict[str, float]:
@@ -137,6 +157,23 @@ def _degree_stats(deg: np.ndarray) -> dict[str, float]:
     }
 
 
+def _dominant_types(skb: Any, ends: np.ndarray) -> list[tuple[str, float]]:
+    """Per relation, the most common type at one end of its edges and that type's share."""
+    n_types = max(len(skb.type_names), 1)
+    n_rel = len(skb.schema.relations)
+    key = skb.edge_rel.astype(np.int64) * n_types + skb.node_type_codes[ends].astype(np.int64)
+    pairs, counts = np.unique(key, return_counts=True)
+    rel, typ = pairs // n_types, pairs % n_types
+    totals = np.bincount(rel, weights=counts, minlength=n_rel)
+    best = np.full(n_rel, -1, np.int64)
+    best_count = np.zeros(n_rel)
+    for r, t, c in zip(rel.tolist(), typ.tolist(), counts.tolist(), strict=True):
+        if c > best_count[r]:
+            best[r], best_count[r] = t, c
+    return [(skb.type_names[b] if b >= 0 else "-", float(best_count[r] / totals[r]) if totals[r] else 0.0)
+            for r, b in enumerate(best.tolist())]
+
+
 def kb_info(path: Path) -> dict[str, Any]:
     """Counts per type and relation, and degree statistics, of the SKB at ``path``."""
     from skbsearch.kb import SKB
@@ -144,23 +181,30 @@ def kb_info(path: Path) -> dict[str, Any]:
     skb = SKB.load(path)
     n = skb.num_nodes
     deg = np.bincount(skb.edge_src, minlength=n) + np.bincount(skb.edge_dst, minlength=n)
+    heads, tails = _dominant_types(skb, skb.edge_src), _dominant_types(skb, skb.edge_dst)
+    raw_ids = skb.meta.get("relation_ids") or {}
+    order = np.argsort(skb.edge_rel, kind="stable")
+    bounds = np.searchsorted(skb.edge_rel[order], np.arange(len(skb.schema.relations) + 1))
     rels = []
     for r, name in enumerate(skb.schema.relations):
-        m = skb.edge_rel == r
-        src, dst = skb.edge_src[m], skb.edge_dst[m]
-        out_deg = np.bincount(src, minlength=n)[np.unique(src)] if len(src) else np.zeros(0, np.int64)
+        sel = order[bounds[r]:bounds[r + 1]]
+        src, dst = skb.edge_src[sel], skb.edge_dst[sel]
+        u_src, out_deg = np.unique(src, return_counts=True)
         roles = skb.schema.relation_roles.get(name, [None, None])
-        rels.append(
-            {
-                "relation": name,
-                "edges": int(m.sum()),
-                "sources": int(len(np.unique(src))),
-                "targets": int(len(np.unique(dst))),
-                "source type": roles[0] or "(mixed)",
-                "target type": roles[1] or "(mixed)",
-                "max out-degree": int(out_deg.max()) if len(out_deg) else 0,
-            }
-        )
+        row = {
+            "relation": name,
+            "edges": int(len(sel)),
+            "sources": int(len(u_src)),
+            "targets": int(len(np.unique(dst))),
+            "source type": roles[0] or "(mixed)",
+            "target type": roles[1] or "(mixed)",
+            "main source type": heads[r][0], "main source share": round(heads[r][1], 4),
+            "main target type": tails[r][0], "main target share": round(tails[r][1], 4),
+            "max out-degree": int(out_deg.max()) if len(out_deg) else 0,
+        }
+        if name in raw_ids:
+            row["id"] = raw_ids[name]
+        rels.append(row)
     return {
         "path": str(path),
         "nodes": n,
@@ -174,9 +218,51 @@ def kb_info(path: Path) -> dict[str, Any]:
     }
 
 
+def _share(name: str, share: float) -> str:
+    return name if share >= 0.995 else f"{name} {share:.0%}"
+
+
+def _largest(rows: list[dict[str, Any]], key: str, limit: int, title: str) -> tuple[list[dict[str, Any]], str]:
+    """All rows (when they are fewer than ``limit`` or it is 0), or the ``limit`` with the
+    largest ``key``, largest first, with a title saying how many of how many."""
+    if limit <= 0 or len(rows) <= limit:
+        return rows, title
+    top = sorted(rows, key=lambda r: -r[key])[:limit]
+    return top, f"{title}: the {limit} largest of {len(rows):,}"
+
+
+def print_relations(rels: list[dict[str, Any]], ids: bool = False, title: str = "relations") -> None:
+    """The relations table, readable at 80 columns: long names fold in their own wide
+    column, the ends show each side's main type (with its share when not all), numbers
+    never wrap; with ``ids``, raw ids (of an SKB imported from ids) on a dim line below."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    has_ids = any(r.get("id") for r in rels)
+    title += " (raw ids: --ids)" if has_ids and not ids else ""
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, expand=False)
+    table.add_column("relation", ratio=3, overflow="fold", min_width=16)
+    table.add_column("edges", justify="right", no_wrap=True)
+    table.add_column("from → to (main types)", ratio=2, overflow="fold", min_width=14)
+    table.add_column("max out", justify="right", no_wrap=True)
+    for r in rels:
+        name = Text(r["relation"])
+        if ids and r.get("id") and r["id"] != r["relation"]:
+            name.append("\n" + r["id"], style="dim")
+        ends = (f"{_share(r['main source type'], r['main source share'])} → "
+                f"{_share(r['main target type'], r['main target share'])}")
+        table.add_row(name, f"{r['edges']:,}", Text(ends), f"{r['max out-degree']:,}")
+    console.print(table)
+
+
 @kb_app.command("info")
 @handle_errors
-def info(path: DirArg, json_out: JsonOpt = False) -> None:
+def info(path: DirArg, json_out: JsonOpt = False,
+         ids: Annotated[bool, typer.Option("--ids", help="Show each relation's raw id "
+                                                         "(of a KG imported from ids).")] = False,
+         limit: Annotated[int, typer.Option(help="Rows of the type and relation tables, largest "
+                                                 "first (0 = all; --json lists all).")] = 50) -> None:
     """Counts per node type and relation, degree statistics, fields."""
     res = kb_info(path)
     if json_out:
@@ -187,10 +273,11 @@ def info(path: DirArg, json_out: JsonOpt = False) -> None:
         f"[bold]{escape(str(path))}[/]: {res['nodes']:,} nodes, {res['edges']:,} edges; degree (in+out) "
         f"mean {d['mean']}, median {d['median']}, max {d['max']}, isolated {d['zero']:,}"
     )
-    types = [{"node type": k, "count": v} for k, v in res["node_types"].items()]
-    print_table(types, title="node types")
+    print_table(*_largest([{"node type": k, "count": v} for k, v in res["node_types"].items()],
+                          "count", limit, "node types"))
     if res["relations"]:
-        print_table(res["relations"], title="relations")
+        rels, title = _largest(res["relations"], "edges", limit, "relations")
+        print_relations(rels, ids, title)
     if res["text_fields"] or res["attributes"]:
         console.print(f"text fields: {', '.join(res['text_fields']) or '-'}", markup=False)
         attrs = ", ".join(f"{k} ({v})" for k, v in res["attributes"].items())

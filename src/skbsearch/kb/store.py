@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 
 from skbsearch.atomic import atomic_dir, recover_dir
 from skbsearch.errors import IndexError_, InputError
-from skbsearch.kb.graph import Graph
+from skbsearch.kb.graph import Graph, unique_sorted
 from skbsearch.kb.predicate import select_mask
 from skbsearch.kb.schema import RESERVED_COLUMNS, Node, Schema
 
@@ -252,7 +252,8 @@ class SKB:
             "name": pa.array(list(names), type=pa.string()),
         }
         for name, values in fields.items():
-            cols[name] = pa.array(list(values), type=pa.string())
+            cols[name] = (values if isinstance(values, pa.Array)
+                          else pa.array(list(values), type=pa.string()))
         for name, values in attributes.items():
             cols[name] = pa.array(list(values)) if not isinstance(values, pa.Array) else values
         for name, arr in cols.items():
@@ -290,18 +291,23 @@ class SKB:
         return skb
 
     def _relation_roles(self) -> dict[str, list[str | None]]:
-        types = self.node_type_codes
+        """Per relation, its one source type and one target type (None where several):
+        one pass over the edges (a mask per relation would scan them once per relation)."""
+        types = self.node_type_codes.astype(np.int64)
         names = self.type_names
-        roles: dict[str, list[str | None]] = {}
-        for r, rel in enumerate(self.schema.relations):
-            mask = self.edge_rel == r
-            st = np.unique(types[self.edge_src[mask]])
-            dt = np.unique(types[self.edge_dst[mask]])
-            roles[rel] = [
-                names[st[0]] if len(st) == 1 else None,
-                names[dt[0]] if len(dt) == 1 else None,
-            ]
-        return roles
+        n_types = max(len(names), 1)
+        rel = self.edge_rel.astype(np.int64)
+        sides = []
+        for ends in (self.edge_src, self.edge_dst):
+            pairs = unique_sorted(rel * n_types + types[ends])
+            r, t = pairs // n_types, pairs % n_types
+            count = np.bincount(r, minlength=len(self.schema.relations))
+            only = np.full(len(self.schema.relations), -1, np.int64)
+            only[r[count[r] == 1]] = t[count[r] == 1]
+            sides.append(only)
+        return {rel_name: [names[sides[0][k]] if sides[0][k] >= 0 else None,
+                           names[sides[1][k]] if sides[1][k] >= 0 else None]
+                for k, rel_name in enumerate(self.schema.relations)}
 
     # ------------------------------------------------------------------ persistence
     def save(self, path: str | Path, *, overwrite: bool = True, build_graph: bool = True,

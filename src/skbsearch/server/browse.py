@@ -6,6 +6,7 @@ graph); a node id is a dictionary lookup and never reaches the file system.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -42,10 +43,58 @@ def kb_overview(skb: Any) -> dict[str, Any]:
                              if counts[i]],
                    "relations": _relation_roles(skb, codes, len(types))},
         "degree": _summary(degree),
-        "degree_by_type": {t: _summary(degree[codes == i]) for i, t in enumerate(types)
-                           if counts[i]},
+        "degree_by_type": _degree_by_type(degree, codes, types, counts),
         "top_degree": _top_degree(skb, degree, codes),
+        "relation_ids": dict(skb.meta.get("relation_ids") or {}),
+        "examples": _examples(skb, codes, counts, degree),
     }
+
+
+def _quote(word: str) -> str:
+    return word if re.fullmatch(r"[A-Za-z_][\w-]*", word) else repr(word)
+
+
+def _examples(skb: Any, codes: np.ndarray, counts: np.ndarray, degree: np.ndarray) -> dict[str, Any]:
+    """Placeholders for the explorer's inputs, taken from this SKB: the best-connected node
+    of the largest type (a query), a predicate over a real attribute (or None when the SKB
+    has none) and a pipeline spec targeting the largest type."""
+    if not skb.num_nodes:
+        return {"query": None, "where": None, "spec": "bm25 % 20"}
+    big = int(np.argmax(counts))
+    rows = np.flatnonzero(codes == big)
+    i = int(rows[np.argmax(degree[rows])])
+    name = skb.cell("name", i) or skb.ids[i]
+    return {"query": name[:80], "where": _where_example(skb),
+            "spec": f"bm25 + graph(target=[{_quote(skb.type_names[big])}]) % 20"}
+
+
+def _where_example(skb: Any) -> str | None:
+    numeric = ("int", "uint", "double", "float", "decimal")
+    for attr, kind in skb.schema.attributes.items():
+        if not re.fullmatch(r"[A-Za-z_]\w*", attr):
+            continue
+        values = skb.nodes.column(attr).drop_null().slice(0, 1000).to_pylist()
+        if not values:
+            continue
+        if kind.startswith(numeric) and not isinstance(values[0], bool):
+            return f"{attr} < {np.median(values):.4g}"
+        if isinstance(values[0], str) and "'" not in values[0] and len(values[0]) <= 40:
+            return f"{attr} = '{values[0]}'"
+    return None
+
+
+def _degree_by_type(degree: np.ndarray, codes: np.ndarray, types: list[str],
+                    counts: np.ndarray) -> dict[str, dict[str, float]]:
+    """Degree summary per type: one sort by type, then a slice a type (a mask a type would
+    scan every node once per type: minutes for thousands of types over millions of nodes)."""
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(len(types) + 1))
+    by_type = degree[order]
+    return {t: _summary(by_type[bounds[i]:bounds[i + 1]]) for i, t in enumerate(types) if counts[i]}
+
+
+#: Most (relation, source type, target type) rows the overview lists (the largest first).
+MAX_SCHEMA_ROWS = 5000
 
 
 def _relation_roles(skb: Any, codes: np.ndarray, n_types: int) -> list[dict[str, Any]]:
@@ -55,6 +104,9 @@ def _relation_roles(skb: Any, codes: np.ndarray, n_types: int) -> list[dict[str,
     dt = codes[skb.edge_dst]
     key = (skb.edge_rel.astype(np.int64) * n_types + st) * n_types + dt
     uniq, n = np.unique(key, return_counts=True)
+    if len(uniq) > MAX_SCHEMA_ROWS:  # thousands of types: the busiest rows only
+        top = np.sort(np.argsort(-n, kind="stable")[:MAX_SCHEMA_ROWS])
+        uniq, n = uniq[top], n[top]
     types, rels = skb.type_names, skb.schema.relations
     out = []
     for k, c in zip(uniq.tolist(), n.tolist(), strict=True):

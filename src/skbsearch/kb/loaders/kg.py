@@ -3,7 +3,9 @@
 All split files together form the KB (``train`` + ``valid``/``dev`` + ``test``; exact
 duplicate triples dropped). Every entity in a triple becomes a node: its name from the
 names file (else from its id, see :func:`kg_names.entity_name`), its description (a
-``description`` text field) and aliases when the files have them. Relations get readable
+``description`` text field) and aliases when the files have them. A relation shaped like
+Wikidata's ``instance of`` (:func:`kg_types.typing_relation`) types its heads by their
+class's name. Relations get readable
 names (:mod:`kg_names`); the raw ids and texts are kept in ``meta["relation_ids"]`` and
 ``meta["relation_texts"]``. Node types come from a ``types`` file (``id<TAB>type``) where
 it has the node, else are inferred (:mod:`kg_types`).
@@ -23,8 +25,15 @@ import numpy as np
 from skbsearch.errors import InputError
 from skbsearch.kb.loaders.kg_files import KGFiles, find_kg_files
 from skbsearch.kb.loaders.kg_names import clean_text, entity_name, relation_names
-from skbsearch.kb.loaders.kg_read import Codes, read_columns, read_json_texts, read_triples
-from skbsearch.kb.loaders.kg_types import infer_types
+from skbsearch.kb.loaders.kg_read import (
+    Codes,
+    read_columns,
+    read_json_texts,
+    read_json_values,
+    read_triples,
+)
+from skbsearch.kb.loaders.kg_texts import entity_columns
+from skbsearch.kb.loaders.kg_types import class_types, infer_types, typing_relation
 from skbsearch.kb.store import SKB
 
 MAX_RELATIONS = 32767  # relation codes are int16
@@ -50,41 +59,25 @@ def _relation_texts(path: Path | None, ids: list[str]) -> list[str | None]:
     return [found.get(i) or None for i in ids]
 
 
-def _entity_texts(files: KGFiles, index: dict[str, int], n: int) -> tuple[dict[str, list], int]:
-    """Names, descriptions and aliases by entity code; and how many named ids are in no triple."""
-    cols: dict[str, list[str | None]] = {"name": [None] * n}
-    unused: set[str] = set()
-
-    def put(col: str, eid: str, value: str | None) -> None:
+def _listed_types(files: KGFiles, index: dict[str, int]) -> dict[int, str]:
+    """Types from CoDEx-style ``entity2types.json`` + ``types.json``: per entity, the label of
+    its type with the most entities (so an entity's several types give one consistent type)."""
+    if files.entity_types is None:
+        return {}
+    raw = read_json_values(files.entity_types)
+    labels = {k: v.get("label", k) for k, v in read_json_texts(files.type_labels).items()} \
+        if files.type_labels is not None else {}
+    size: dict[str, int] = {}
+    for tps in raw.values():
+        for tp in tps:
+            size[tp] = size.get(tp, 0) + 1
+    out: dict[int, str] = {}
+    for eid, tps in raw.items():
         i = index.get(eid)
-        if i is None:
-            unused.add(eid)
-            return
-        value = clean_text(value)
-        if value:
-            target = cols.get(col)
-            if target is None:
-                target = cols[col] = [None] * n
-            if target[i] is None:
-                target[i] = value
-
-    if files.names is not None:
-        if files.names.suffix.lower() == ".json":
-            for eid, v in read_json_texts(files.names).items():
-                put("name", eid, v.get("label"))
-                put("description", eid, v.get("description"))
-        else:
-            aliases = files.names.name.lower().endswith("_entity.txt")
-            for _, parts in read_columns(files.names):
-                put("name", parts[0], parts[1])
-                if len(parts) > 2:
-                    rest = [p for p in parts[2:] if p.strip()]
-                    put("aliases" if aliases else "description", parts[0],
-                        "; ".join(rest) if aliases else "\t".join(rest))
-    if files.descriptions is not None:
-        for _, parts in read_columns(files.descriptions):
-            put("description", parts[0], "\t".join(parts[1:]))
-    return cols, len(unused)
+        if i is not None and tps:
+            best = max(tps, key=lambda x: size[x])
+            out[i] = labels.get(best, best)
+    return out
 
 
 def read_type_file(path: str | Path) -> dict[str, str]:
@@ -131,10 +124,21 @@ def load_kg(path: str | Path, *, types: str | Path | None = None, dedupe: bool =
         h, r, t, n_dup = _dedupe(h, r, t, n, len(rel_ids))
     texts = _relation_texts(files.relations, rel_ids)
     names = relation_names(rel_ids, texts)
-    cols, n_unused = _entity_texts(files, ents.index, n)
-    type_names, codes, categories = infer_types(h, r, t, n, rel_ids, names)
     ids = ents.ids()
+    cols, n_unused = entity_columns(files, ids)
+    type_names, codes, categories = infer_types(h, r, t, n, rel_ids, names)
     node_types = np.array(type_names, dtype=object)[codes]
+    display = cols.pop("name").to_pylist() if "name" in cols else [None] * n
+    node_names = [v if v is not None else entity_name(i) for i, v in zip(ids, display, strict=True)]
+    del display
+    typing = typing_relation(h, r, t, n, len(rel_ids))
+    if typing is not None:  # "instance of": a node's class names its type
+        cls = class_types(h, r, t, typing, n)
+        for i in np.flatnonzero(cls >= 0).tolist():
+            node_types[i] = node_names[cls[i]]
+    listed = _listed_types(files, ents.index)
+    for i, tp in listed.items():
+        node_types[i] = tp
     n_given = 0
     for eid, tp in given.items():
         i = ents.index.get(eid)
@@ -142,8 +146,6 @@ def load_kg(path: str | Path, *, types: str | Path | None = None, dedupe: bool =
             node_types[i] = tp
             n_given += 1
     del ents
-    display = cols.pop("name")
-    node_names = [v if v is not None else entity_name(i) for i, v in zip(ids, display, strict=True)]
     fields = dict(cols)
     if categories is not None:
         fields["categories"] = categories
@@ -156,6 +158,8 @@ def load_kg(path: str | Path, *, types: str | Path | None = None, dedupe: bool =
         "relation_texts": {nm: tx for nm, tx in zip(names, texts, strict=True) if tx},
         "named_entities_without_triples": n_unused,
         "types_given": n_given,
+        "typing_relation": names[typing] if typing is not None else None,
+        "types_from_type_files": len(listed),
         "types_file_unknown_ids": len(given) - n_given,
     }
     return SKB.from_columns(ids, node_types.tolist(), node_names, fields=fields,

@@ -16,6 +16,8 @@ names           ``entities.tsv`` (id, name[, description]), ``entity2text.txt``,
 descriptions    ``entity2textlong.txt``, ``entity2description.txt``, ``*_text.txt``
 relation texts  ``relations.tsv``, ``relation2text.txt``, ``*_relation.txt``,
                 ``relations.json``
+entity types    ``entity2types.json`` (CoDEx: ``{id: [type id, …]}``) with ``types.json``
+                (``{type id: {"label": …}}``)
 ==============  ==========================================================================
 """
 
@@ -43,10 +45,13 @@ class KGFiles:
     names: Path | None = None
     descriptions: Path | None = None
     relations: Path | None = None
+    entity_types: Path | None = None
+    type_labels: Path | None = None
 
     def all(self) -> list[Path]:
         """Every file read (for provenance and the 'never overwrite an input' check)."""
-        return [p for p in (*self.splits, self.names, self.descriptions, self.relations) if p]
+        return [p for p in (*self.splits, self.names, self.descriptions, self.relations,
+                            self.entity_types, self.type_labels) if p]
 
 
 def _pick(files: dict[str, Path], exact: tuple[str, ...], suffix: str | None) -> Path | None:
@@ -86,4 +91,6 @@ def find_kg_files(directory: str | Path) -> KGFiles:
         names=_pick(files, _NAMES, "_entity.txt"),
         descriptions=_pick(files, _DESCRIPTIONS, "_text.txt"),
         relations=_pick(files, _RELATIONS, "_relation.txt"),
+        entity_types=_pick(files, ("entity2types.json",), None),
+        type_labels=_pick(files, ("types.json",), None),
     )

@@ -86,6 +86,10 @@ def _qualifiers(rel_id: str) -> list[str]:
         out.append(_hop_property(rel_id))
         out.append(f"{head}, {_hop_property(rel_id)}")
         out.append(f"{head}, {type_label(hops[-1][-2])}" if len(hops[-1]) > 1 else rel_id)
+    owner = " ".join(" ".join(words(seg)) for seg in hops[0][:-1])  # the whole owner path
+    out.append(owner)
+    if len(hops) > 1 and len(hops[-1]) > 1:
+        out.append(f"{owner}, {type_label(hops[-1][-2])}")
     return [*out, rel_id]
 
 
@@ -138,16 +142,21 @@ def noun_of(relation_name: str) -> str | None:
     """The kind of thing a relation's targets are, when its name says so.
 
     ``place of birth`` -> ``place``, ``has gender`` -> ``gender``, ``genre`` ->
-    ``genre``; a verb phrase (``directed by``, ``is located in``) names none.
+    ``genre``; a verb phrase (``directed by``, ``is located in``, ``directed``) names none.
     """
     ws = words(relation_name)
     while ws and ws[0] in _LEADING:
         ws = ws[1:]
-    if not ws or ws[-1] in _PREPOSITIONS:
+    if not ws or ws[-1] in _PREPOSITIONS or _participle(ws[-1]):
         return None
     if "of" in ws[1:]:
         return " ".join(ws[: ws.index("of")])
     return " ".join(ws)
+
+
+def _participle(word: str) -> bool:
+    """A past participle ending a relation name (``directed``, ``created``): a verb, no kind."""
+    return len(word) > 4 and word.endswith("ed") and not word.endswith("eed")
 
 
 def entity_name(entity_id: str) -> str:

@@ -83,8 +83,9 @@ def _blocks(path: Path) -> Iterator[pa.RecordBatch]:
 
 
 def _bad(batch: pa.RecordBatch) -> bool:
+    """Whether a block has an empty or all-whitespace column (or a reserved relation name)."""
     for col in batch.columns:
-        if pc.any(pc.equal(pc.utf8_length(pc.utf8_trim_whitespace(col)), 0)).as_py():
+        if pc.min(pc.utf8_length(col)).as_py() == 0 or pc.any(pc.utf8_is_space(col)).as_py():
             return True
     return bool(pc.any(pc.ends_with(batch.column(1), INVERSE_SUFFIX)).as_py())
 
@@ -138,8 +139,7 @@ def read_columns(path: Path, min_columns: int = 2) -> Iterator[tuple[int, list[s
             yield ln, parts
 
 
-def read_json_texts(path: Path) -> dict[str, dict[str, str]]:
-    """CoDEx-style ``{id: {"label": …, "description": …}}`` (values may also be strings)."""
+def _json(path: Path) -> object:
     try:
         raw = json.loads(path.read_bytes().decode("utf-8"))
     except json.JSONDecodeError as e:
@@ -148,6 +148,20 @@ def read_json_texts(path: Path) -> dict[str, dict[str, str]]:
         raise InputError(f"not UTF-8 text ({e.reason})", file=path) from None
     except (ValueError, RecursionError) as e:
         raise InputError(f"unreadable JSON ({str(e)[:80]})", file=path) from None
+    return raw
+
+
+def read_json_values(path: Path) -> dict[str, list[str]]:
+    """CoDEx-style ``{id: [value, …]}`` (``entity2types.json``)."""
+    raw = _json(path)
+    if not isinstance(raw, dict) or not all(isinstance(v, list) for v in raw.values()):
+        raise InputError('expected a JSON object {"id": ["type id", ...]}', file=path)
+    return {str(k): [str(x) for x in v] for k, v in raw.items()}
+
+
+def read_json_texts(path: Path) -> dict[str, dict[str, str]]:
+    """CoDEx-style ``{id: {"label": …, "description": …}}`` (values may also be strings)."""
+    raw = _json(path)
     if not isinstance(raw, dict):
         raise InputError('expected a JSON object {"id": {"label": ..., "description": ...}}', file=path)
     out: dict[str, dict[str, str]] = {}

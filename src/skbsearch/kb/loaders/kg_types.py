@@ -30,10 +30,21 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.loaders.kg_names import noun_of, path_type
 
 CONTAINMENT = 0.8
 GENERIC_SHARE = 0.05
+
+
+def _unique_counts(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted unique values and their counts by sort + mask (``np.unique`` on numpy >= 2.3
+    takes a hash path that is several times slower on tens of millions of ints)."""
+    s = np.sort(a)
+    if not len(s):
+        return s, np.zeros(0, np.int64)
+    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+    return s[starts], np.diff(np.r_[starts, len(s)])
 
 
 @dataclass
@@ -117,7 +128,7 @@ def _first_per_entity(e: np.ndarray, keys: list[np.ndarray]) -> np.ndarray:
 def _head_types(b: _Bases, h: np.ndarray, r: np.ndarray, n_ent: int):
     """Clusters of head bases and, per entity that heads a triple, its cluster (-1: none)."""
     nb = len(b.names)
-    pairs, counts = np.unique(h.astype(np.int64) * nb + b.of_head[r], return_counts=True)
+    pairs, counts = _unique_counts(h.astype(np.int64) * nb + b.of_head[r])
     pe, pb = pairs // nb, pairs % nb
     del pairs
     size = np.bincount(pb, minlength=nb)
@@ -147,7 +158,7 @@ def _range_types(b: _Bases, r: np.ndarray, t: np.ndarray, cluster: np.ndarray, n
     nb = len(b.names)
     ct = cluster[t]
     typed = ct >= 0
-    pairs, counts = np.unique(r[typed].astype(np.int64) * nb + ct[typed], return_counts=True)
+    pairs, counts = _unique_counts(r[typed].astype(np.int64) * nb + ct[typed])
     pr, pc = pairs // nb, pairs % nb
     out = np.full(n_rel, -1, np.int64)
     pick = _first_per_entity(pr, [-counts])
@@ -169,12 +180,12 @@ def infer_types(h: np.ndarray, r: np.ndarray, t: np.ndarray, n_ent: int, rel_ids
     label = np.where(rng[r[tail_only]] >= 0, rng[r[tail_only]], nb + b.of_tail[r[tail_only]])
     te = t[tail_only].astype(np.int64)
     width = 2 * nb + 1
-    pairs, counts = np.unique(te * width + label, return_counts=True)
+    pairs, counts = _unique_counts(te * width + label)
     ee, ll = pairs // width, pairs % width
     pick = _first_per_entity(ee, [-counts])
     cluster[ee[pick]] = ll[pick]
     all_names = names + [b.names[i] for i in range(nb)]
-    type_names = sorted({all_names[c] for c in np.unique(cluster) if c >= 0})
+    type_names = sorted({all_names[c] for c in unique_sorted(cluster).tolist() if c >= 0})
     code_of = {nm: i for i, nm in enumerate(type_names)}
     lookup = np.array([code_of.get(nm, -1) for nm in all_names], np.int64)
     node_type = np.where(cluster >= 0, lookup[np.maximum(cluster, 0)], -1)
@@ -197,4 +208,34 @@ def _categories(b: _Bases, pe: np.ndarray, pb: np.ndarray, generic: np.ndarray, 
     bounds = np.flatnonzero(np.r_[True, e[1:] != e[:-1], True])
     for s, f in zip(bounds[:-1], bounds[1:], strict=True):
         out[int(e[s])] = "; ".join(b.names[int(k)] for k in x[s:f])
+    return out
+
+
+def typing_relation(h: np.ndarray, r: np.ndarray, t: np.ndarray, n_ent: int, n_rel: int) -> int | None:
+    """The relation that states what kind of thing its heads are (Wikidata's ``instance of``),
+    found by its shape alone, or None: it covers at least half of the entities as heads, has
+    at least 10 distinct tails (unlike a gender), each head has at most 2 tails on average,
+    and its tails are few next to its heads (at most 5 %): classes, not peers."""
+    if not len(h):
+        return None
+    pairs = unique_sorted(r.astype(np.int64) * n_ent + h)
+    heads = np.bincount(pairs // n_ent, minlength=n_rel)
+    pairs = unique_sorted(r.astype(np.int64) * n_ent + t)
+    tails = np.bincount(pairs // n_ent, minlength=n_rel)
+    triples = np.bincount(r, minlength=n_rel)
+    ok = ((heads >= 0.5 * n_ent) & (tails >= 10) & (triples <= 2 * np.maximum(heads, 1))
+          & (tails <= 0.05 * heads))
+    return int(np.argmax(np.where(ok, heads, -1))) if ok.any() else None
+
+
+def class_types(h: np.ndarray, r: np.ndarray, t: np.ndarray, rel: int, n_ent: int) -> np.ndarray:
+    """Per entity, its class under the typing relation ``rel`` (the most common of its
+    classes over the whole KG), or -1."""
+    sel = r == rel
+    hh, tt = h[sel].astype(np.int64), t[sel].astype(np.int64)
+    freq = np.bincount(tt, minlength=n_ent)
+    out = np.full(n_ent, -1, np.int64)
+    if len(hh):
+        pick = _first_per_entity(hh, [-freq[tt]])
+        out[hh[pick]] = tt[pick]
     return out

@@ -103,9 +103,17 @@ async function initChrome() {
     $("type").replaceChildren(el("option", { value: "", text: "any type" }),
       ...types.map((t) => el("option", { value: t, text: t })));
     if (p.get("t")) $("type").value = p.get("t");
+    placeholders(kb.examples || {});
     $("kbline").textContent = kb.nodes.toLocaleString() + " nodes · " +
       kb.edges.toLocaleString() + " edges · snapshot " + kb.snapshot;
   } catch (err) { showError(err); }
+}
+
+function placeholders(ex) {
+  // Examples from the served KB (a real node name, a real attribute), not a fixed catalogue's.
+  if (ex.query) $("q").placeholder = "e.g. " + ex.query;
+  $("where").placeholder = ex.where ? "e.g. " + ex.where : "no attributes to filter on";
+  if (ex.spec) $("spec").placeholder = ex.spec;
 }
 
 function toggleSpec() {
@@ -395,7 +403,7 @@ async function kbView(view) {
       el("td", { class: "num", text: String(kb.degree_by_type[t.name].max) })))));
     const rels = el("table", {}, el("thead", {}, el("tr", {}, el("th", { text: "relation" }),
       el("th", { text: "source → target" }), el("th", { class: "num", text: "edges" }))),
-    el("tbody", {}, ...kb.schema.relations.map((r) => el("tr", {}, el("td", { text: r.relation }),
+    el("tbody", {}, ...kb.schema.relations.map((r) => el("tr", {}, relationCell(r.relation, kb.relation_ids),
       el("td", { text: r.source + " → " + r.target }), el("td", { class: "num", text: r.count.toLocaleString() })))));
     const top = el("ol", {}, ...kb.top_degree.map((t) => el("li", {},
       el("a", { href: nodeHref(t.id), text: t.name || t.id }), " ", el("span", { class: "badge", text: t.type }),
@@ -406,7 +414,7 @@ async function kbView(view) {
         el("div", { class: "card" }, el("b", { text: kb.edges.toLocaleString() }), "edges"),
         el("div", { class: "card" }, el("b", { text: String(kb.schema.types.length) }), "node types"),
         el("div", { class: "card" }, el("b", { text: String(kb.relations.length) }), "relations")),
-      el("h2", { text: "Schema" }), schemaSvg(kb),
+      el("h2", { text: "Schema" }), schemaView(kb),
       el("div", { class: "cols" },
         el("div", {}, el("h2", { text: "Node types" }), types, el("h2", { text: "Relations" }), rels),
         el("div", {}, el("h2", { text: "Degree" }),
@@ -419,10 +427,49 @@ async function kbView(view) {
   } catch (err) { view.replaceChildren(el("p", { class: "status error", text: err.message })); }
 }
 
-function schemaSvg(kb) {
+function relationCell(name, ids) {
+  const raw = ids && ids[name];
+  return raw && raw !== name ? el("td", {}, name, el("br"), el("span", { class: "muted small", text: raw }))
+    : el("td", { text: name });
+}
+
+//: A schema larger than this is drawn as its largest types and the relations among them.
+const SCHEMA_TYPES = 8, SCHEMA_RELATIONS = 24, SCHEMA_PAIRS = 12;
+
+function schemaView(kb) {
+  const all = kb.schema.types, rels = kb.schema.relations;
+  if (all.length <= SCHEMA_TYPES && rels.length <= SCHEMA_RELATIONS) return schemaSvg(kb.schema);
+  const top = [...all].sort((a, b) => b.count - a.count).slice(0, SCHEMA_TYPES);
+  const keep = new Set(top.map((t) => t.name));
+  const pairs = new Map();
+  for (const r of rels) {
+    if (!keep.has(r.source) || !keep.has(r.target)) continue;
+    const key = [r.source, r.target].sort().join("\u0000");  // one arrow a pair of types
+    if (!pairs.has(key)) pairs.set(key, { source: r.source, target: r.target, count: 0, names: [] });
+    const p = pairs.get(key);
+    p.count += r.count;
+    p.names.push([r.count, r.relation]);
+  }
+  const grouped = [...pairs.values()].sort((a, b) => b.count - a.count).slice(0, SCHEMA_PAIRS)
+    .map((p) => {
+      p.names.sort((a, b) => b[0] - a[0]);
+      const label = clip(p.names[0][1], 18) + (p.names.length > 1 ? " +" + (p.names.length - 1) : "");
+      return { relation: label, source: p.source, target: p.target, count: p.count,
+        title: p.names.map((x) => x[1] + " (" + x[0] + ")").join(", ") };
+    });
+  const nodesShown = top.reduce((s, t) => s + t.count, 0), nodesAll = all.reduce((s, t) => s + t.count, 0);
+  const note = el("p", { class: "muted", text: "The " + top.length + " largest of " + all.length +
+    " node types (" + Math.round(100 * nodesShown / Math.max(nodesAll, 1)) + "% of the nodes) and the " +
+    "relations among them, one arrow a pair of types (the busiest " + grouped.length + " pairs; the label " +
+    "names the pair's largest relation, +N the others: hover for all). The tables below list every type and relation." });
+  return el("div", {}, note, schemaSvg({ types: top, relations: grouped }));
+}
+
+function schemaSvg(schema) {
   // Types as boxes on a circle, relations as curved arrows (self-relations as loops).
+  const kb = { schema };
   const types = kb.schema.types.map((t) => t.name);
-  const W = 760, H = 440, cx = W / 2, cy = H / 2, R = Math.min(170, 40 + 30 * types.length);
+  const W = 760, H = 470, cx = W / 2, cy = H / 2 + 20, R = Math.min(165, 40 + 30 * types.length);
   const BW = 120, BH = 36;
   const pos = {};
   types.forEach((t, i) => {
@@ -452,7 +499,7 @@ function schemaSvg(kb) {
       lx = (sx + 2 * qx + tx) / 4; ly = (sy + 2 * qy + ty) / 4;
     }
     root.append(svg("g", { class: "rel-edge" },
-      svg("title", { text: r.relation + ": " + r.source + " → " + r.target + " (" + r.count + " edges)" }),
+      svg("title", { text: (r.title || r.relation) + ": " + r.source + " → " + r.target + " (" + r.count + " edges)" }),
       svg("path", { d, fill: "none", stroke: "#5b6570", "stroke-width": 1.4, "marker-end": "url(#arrow)" }),
       svg("text", { x: lx, y: ly, "text-anchor": "middle", class: "edge-label", text: r.relation + " (" + r.count + ")" })));
   }
