@@ -11,10 +11,10 @@ Protocol:
    their answers are the synthesiser's.
 4. **Pipelines** (untrained) on both sets: every query answered alone (after one warm-up
    query), Hit@1/5/10, MRR, p50/p95 ms a query.
-5. **Fitted rows**: ``--folds`` folds over the questions; each fold's pipeline is fitted on
-   the other folds (``skbsearch.stages.fit``) and evaluated on the held-out fold beside the
-   untrained pipeline on the same fold; metrics pooled over the held-out folds, fit time
-   summed.
+5. **Fitted rows**: ``--folds`` folds over the questions, as ``skb fit`` decides: each
+   fold's pipeline is fitted on the other folds (every trainable stage, a fusion's children
+   first) and scored on the held-out fold; the untrained pipeline on the same queries beside
+   it; whether the fitted one would be kept.
 
 Usage::
 
@@ -86,28 +86,14 @@ def evaluate_pipeline(kb: Any, spec: str, queries: list[Any], qrels: Any) -> dic
 
 
 def cross_validated(kb: Any, spec: str, queries: list[Any], qrels: Any, folds: int) -> dict[str, Any]:
-    """Fitted vs untrained on held-out folds (pooled): metrics of both, fit seconds."""
-    from skbsearch.eval.evaluate import evaluate
-    from skbsearch.stages import fit
-    from skbsearch.types import Qrels, Run
+    """Fitted vs untrained on held-out folds (pooled), as ``skb fit`` decides
+    (:func:`skbsearch.train.select.choose_fit`: every trainable stage fitted, fusion
+    children first)."""
+    from skbsearch.train.select import choose_fit
 
-    fitted_run, plain_run, fit_s = Run(), Run(), 0.0
-    plain = kb.pipeline(spec)
-    for k in range(folds):
-        test = [q for i, q in enumerate(queries) if i % folds == k]
-        train = [q for i, q in enumerate(queries) if i % folds != k]
-        p = kb.pipeline(spec)
-        t0 = time.perf_counter()
-        fit(p, train, Qrels({q.id: qrels[q.id] for q in train}))
-        fit_s += time.perf_counter() - t0
-        fitted_run.update(p.run(test))
-        plain_run.update(plain.run(test))
-    out = {}
-    for name, run in (("untrained", plain_run), ("fitted", fitted_run)):
-        m = evaluate(run, qrels, list(METRICS))
-        out[name] = {k: round(float(v), 4) for k, v in dict(getattr(m, "aggregate", m)).items()}
-    out["fit_seconds_total"] = round(fit_s, 1)
-    return out
+    choice, _ = choose_fit(lambda: kb.pipeline(spec), queries, qrels, folds=folds)
+    return {"untrained": choice.untrained, "fitted": choice.fitted, "kept": choice.keep,
+            "fit_seconds_total": choice.fit_seconds}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
