@@ -54,3 +54,14 @@ def test_fit_command_says_whether_it_kept_the_model(tmp_path):
     assert r.exit_code == 0, r.output
     assert "untrained" in r.output and "fitted (3-fold held out)" in r.output
     assert ("kept:" in r.output) == (tmp_path / "out" / "pipeline.txt").exists()
+
+
+def test_stages_fit_fits_a_fusions_children_then_its_weights():
+    from skbsearch.stages import fit
+
+    kb = shop()
+    queries, qrels = shop_queries()
+    p = pipeline("bm25 + graph", StageContext(kb))
+    fit(p, queries, qrels)
+    assert p.children[1].fitted is not None  # the graph inside the fusion is fitted
+    assert len(p.params.weights) == 2  # and the fusion learned its weights
