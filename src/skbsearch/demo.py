@@ -77,8 +77,9 @@ def _systems(skb: SKB, indexes: Path, say: Callable[[str], None],
     plain.save(bm25_dir)
     systems["bm25"] = BM25Retriever(BM25Index.load(bm25_dir), k=100, filter=products, skb=skb)
 
-    say("indexing: BM25 over node text + relations (brand, category, colour, also bought)")
-    rel = BM25Index.from_skb(skb, add_rel=True, max_per_relation=5)
+    say("indexing: BM25 over node text + relations (brand, category, colour, also bought) as a "
+        "second field: the default of 'skb index'")
+    rel = BM25Index.default_for_skb(skb)
     rel.save(indexes / "bm25-rel")
     systems["bm25+rel"] = BM25Retriever(BM25Index.load(indexes / "bm25-rel"), k=100, filter=products, skb=skb)
 

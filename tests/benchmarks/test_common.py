@@ -57,7 +57,7 @@ def test_one_alias_table_for_both_benchmarks() -> None:
     assert alias_spec("mlp", lambda part: {"epochs": 3, "nonsense": 1, "lr": None}) == (
         "gnn-row(row='mlp', epochs=3)")  # unknown and None parameters are dropped
     assert alias_spec("run:x.trec") == "run(path='x.trec')"
-    assert alias_spec("fusion:mlp+bm25+bi-encoder") == "gnn-row(row='mlp') + input + dense"
+    assert alias_spec("fusion:mlp+bm25+bi-encoder") == "rrf(gnn-row(row='mlp'), input, dense)"
     with pytest.raises(InputError, match="unknown re-ranker"):
         alias_spec("transformer")
     with pytest.raises(InputError, match="fusion"):

@@ -53,7 +53,7 @@ POOLS = ("temporal_multispeaker", "wknow_unispeaker")
 
 def test_old_names_map_to_specs(tmp_path: Path) -> None:
     gaz = tmp_path / "g.jsonl"
-    assert legacy_spec("bm25") == "bm25" and legacy_spec("hybrid") == "bm25 + dense"
+    assert legacy_spec("bm25") == "bm25" and legacy_spec("hybrid") == "rrf(bm25, dense)"
     assert legacy_spec("enrich") == "enrich"
     assert legacy_spec("enrich", gazetteer=gaz) == f"enrich(gazetteer='{gaz}')"
     assert legacy_spec("constraints-only", gazetteer=gaz) == (
@@ -66,7 +66,7 @@ def test_old_names_map_to_specs(tmp_path: Path) -> None:
     assert legacy_spec("bm25>gnn-rl", gnn={"epochs": 3}) == rl
     assert legacy_spec("bm25>cross-encoder", cross_encoder={"steps": 1}) == (
         "bm25 >> cross-encoder-ft(steps=1, lr=0.0001, max_length=256, negatives='run')")
-    assert legacy_spec("bm25>fusion:bi-encoder+bm25") == "bm25 >> dense + input"
+    assert legacy_spec("bm25>fusion:bi-encoder+bm25") == "bm25 >> rrf(dense, input)"
     assert legacy_spec("bm25 >> dense % 10") == "bm25 >> dense % 10"  # a spec stays a spec
     for name in ("bm25", "bm25>grag-rl", "bm25>fusion:grag+bm25"):  # every alias parses back
         spec = legacy_spec(name)

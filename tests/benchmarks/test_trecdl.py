@@ -45,7 +45,7 @@ def test_bm25_reproduces_published_ndcg(shared_data: Path) -> None:
 def test_fusion_of_identical_runs_keeps_order(shared_data: Path) -> None:
     result = run_trecdl(_dir(shared_data), "dl19", legacy_spec("fusion:bm25+none"), limit=10)
     bm25 = run_trecdl(_dir(shared_data), "dl19", "input", limit=10)
-    assert result.config["pipeline"] == "input + input"
+    assert result.config["pipeline"] == "rrf(input, input)"
     assert result.config["n_queries"] == 10
     assert result.metrics["ndcg@10"] == pytest.approx(bm25.metrics["ndcg@10"])
 
@@ -122,7 +122,7 @@ def test_old_reranker_names_map_to_specs() -> None:
     assert rl == "gnn-row(use_paths=false, min_common=5, select_first_stage=[0.0, 0.1])"
     assert legacy_spec("gnn", cv_folds=5) == "gnn-row(row='grag')"
     assert legacy_spec("mlp", model="m/") == "gnn-row(row='mlp', model='m/')"
-    assert legacy_spec("fusion:bi-encoder+bm25") == "dense + input"
+    assert legacy_spec("fusion:bi-encoder+bm25") == "rrf(dense, input)"
     assert legacy_spec("fusion:bi-encoder+bm25", fusion="wsum") == "minmax(dense, input)"
 
 

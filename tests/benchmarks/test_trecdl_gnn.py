@@ -44,10 +44,11 @@ def test_rows_are_known_and_configured() -> None:
     for name, row in (("mlp", "mlp"), ("gcn", "gcn"), ("gnn", "grag"), ("grag", "grag")):
         assert legacy_spec(name, cv_folds=3) == f"gnn-row(row='{row}')"
     assert legacy_spec("gnn-rl", cv_folds=3) == legacy_spec("grag-rl", cv_folds=3) == "gnn-row"
-    assert legacy_spec("fusion:gnn-rl+bi-encoder", cv_folds=3) == "gnn-row + dense"
+    # fusion:<a>+<b> keeps its meaning, RRF (a spec's bare `+` is score-aware fusion)
+    assert legacy_spec("fusion:gnn-rl+bi-encoder", cv_folds=3) == "rrf(gnn-row, dense)"
     # in a fusion, --model is the trained member's; the bi-encoder keeps its dense index
     fused = legacy_spec("fusion:cross-encoder+bi-encoder", model="ce/")
-    assert fused == "cross-encoder(model='ce/') + dense", fused
+    assert fused == "rrf(cross-encoder(model='ce/'), dense)", fused
     with pytest.raises(InputError):
         legacy_spec("bi-encoder", model="ce/")
     assert GNNRowConfig.for_row("grag-rl") == GNNRowConfig.for_row("gnn-rl")
@@ -107,6 +108,6 @@ def test_cv_row_scores_every_query_once(tiny: Path, row: str, options: dict) -> 
 @pytest.mark.slow
 def test_fusion_with_a_cv_gnn_row(tiny: Path) -> None:
     result = run_trecdl(tiny, "dl19", legacy_spec("fusion:mlp+bm25", cv_folds=3), cv_folds=3)
-    assert result.config["pipeline"] == "gnn-row(row='mlp') + input"
+    assert result.config["pipeline"] == "rrf(gnn-row(row='mlp'), input)"
     assert set(result.groups) == {"bm25"} and result.config["n_queries"] == 3
     assert len(result.config["fits"]) == 3  # the fusion's child is fitted per fold

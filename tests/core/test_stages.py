@@ -68,7 +68,9 @@ def test_operators_and_specs_build_equal_pipelines() -> None:
     assert isinstance(parsed, Pipeline) and isinstance(parsed.stages[2], Cutoff)
     assert pipeline("(bm25 + dense) % 10") == (stage("bm25") + stage("dense")) % 10
     assert repr(pipeline("(bm25 + dense) % 10")) == "(bm25 + dense) % 10"
-    assert pipeline("rrf(bm25, dense)") == pipeline("bm25 + dense")
+    assert pipeline("fuse(bm25, dense)") == pipeline("bm25 + dense")
+    assert pipeline("rrf(bm25, dense)") != pipeline("bm25 + dense")  # `+` is score-aware
+    assert repr(pipeline("rrf(bm25, dense)")) == "rrf(bm25, dense)"
     assert pipeline("bm25 + dense") != pipeline("bm25 + dense(k=5)")
     assert pipeline("bi-encoder") == pipeline("dense")  # aliases
 

@@ -173,6 +173,23 @@ def test_from_skb_rendered_and_fields():
         BM25Index.from_skb(skb, fields=["nope"])
 
 
+def test_default_index_has_weighted_relation_field():
+    """The default (``skb index --kind bm25``, stages' on-demand index): the rendered
+    document plus relation lines with neighbour names as a second, weighted field."""
+    from skbsearch.index.sparse import DEFAULT_REL_WEIGHT
+
+    skb = _shop()
+    idx = get_kind("bm25").build(skb)
+    assert idx.params["fields"] == ["document", "relations"]
+    assert idx.params["field_weights"] == {"document": 1.0, "relations": DEFAULT_REL_WEIGHT}
+    assert idx.source["add_rel"] and idx.source["rel_weight"] == DEFAULT_REL_WEIGHT
+    acme = skb.ids.index("b1")
+    assert _all_scores(idx, "pasta pot")[acme] > 0  # the brand's relations name its products
+    plain = get_kind("bm25").build(skb, add_rel=False)
+    assert plain.params["fields"] == ["document"] and _all_scores(plain, "pasta pot")[acme] == 0
+    assert BM25Index.from_skb(skb).params["fields"] == ["document"]  # the library call is unchanged
+
+
 def test_registry():
     assert "bm25" in available_kinds()
     kind = get_kind("bm25")

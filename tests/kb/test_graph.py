@@ -164,6 +164,16 @@ def test_degree(n: int, m: int, seed: int) -> None:
     assert (g.degree(None, "both")[isolated] == 0).all()
 
 
+@pytest.mark.parametrize(("n", "m", "seed"), CASES)
+def test_steps_of_a_node(n: int, m: int, seed: int) -> None:
+    """The steps that lead anywhere from one node, dense and compact layouts alike."""
+    g, ref, _ = random_graph(n, m, seed)
+    steps = [*RELS, *(r + "^-1" for r in RELS)]
+    for node in range(n):
+        want = [s for s in steps if ref.degree(s, "out")[node] > 0]
+        assert g.steps_of(node, steps) == want
+
+
 def test_edges_between_counts_multiplicity() -> None:
     g, ref, _ = random_graph(7, 20, 2)
     for a in range(7):

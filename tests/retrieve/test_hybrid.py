@@ -8,7 +8,15 @@ import pytest
 
 from skbsearch.errors import InputError
 from skbsearch.operators import FunctionStage
-from skbsearch.retrieve.hybrid import RRF, WeightedFusion, normalize_scores, rrf, weighted_fusion
+from skbsearch.retrieve.hybrid import (
+    RRF,
+    ScoreFusion,
+    WeightedFusion,
+    normalize_scores,
+    rrf,
+    score_fusion,
+    weighted_fusion,
+)
 from skbsearch.types import Query, Run
 
 A = Run({"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"x": 1.0}}, name="A")
@@ -108,3 +116,31 @@ def test_stage_arguments_are_checked():
         WeightedFusion([])
     with pytest.raises(InputError):
         WeightedFusion([(_fixed(A, "A"), 1.0)], norm="l2")
+
+
+def test_score_fusion_keeps_a_confident_lists_top():
+    """Documents both lists return in their middle outrank each list's first under RRF;
+    score fusion keeps both firsts on top, and a document both rank high still wins."""
+    sure = Run({"q": {"g1": 10.0, "x1": 1.0, "x2": 0.9, "x3": 0.8, "x4": 0.0}})
+    other = Run({"q": {"y": 5.0, "z": 4.0, "x1": 2.5, "x2": 2.4, "x3": 2.3, "w": 0.0}})
+    assert [d for d, _ in rrf([sure, other]).ranked("q")[:2]] == ["x1", "x2"]
+    fused = score_fusion([sure, other])
+    assert {d for d, _ in fused.ranked("q")[:2]} == {"g1", "y"}
+    # hand-computed: g1 = 1 + 2 * 1; x1 = 0.1 + 0.5 + 2 * 0.5
+    assert fused["q"]["g1"] == pytest.approx(3.0)
+    assert fused["q"]["x1"] == pytest.approx(0.1 + 0.5 + 1.0)
+    both = score_fusion([Run({"q": {"a": 2.0, "b": 1.0, "c": 0.0}}), Run({"q": {"a": 3.0, "d": 0.0}})])
+    assert both.ranked("q")[0] == ("a", pytest.approx(4.0))
+    assert score_fusion([sure, other], weights=[1.0, 0.0])["q"]["y"] == 0.0
+    with pytest.raises(InputError):
+        score_fusion([sure], top=-1.0)
+
+
+def test_fuse_stage_is_plus_and_fits_weights():
+    from skbsearch.stages import pipeline
+
+    sa, sb = _fixed(A, "A"), _fixed(B, "B")
+    qs = [Query("q1", "x")]
+    assert ScoreFusion(sa, sb)(qs)["q1"] == score_fusion([A, B])["q1"]
+    p = pipeline("fuse(run(path='a'), run(path='b'), top=1)")
+    assert repr(p) == "fuse(run(path='a'), run(path='b'), top=1.0)"

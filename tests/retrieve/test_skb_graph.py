@@ -58,6 +58,24 @@ def test_zero_shot_targets_and_paths_come_from_the_schema(kb):
     assert paths[0][0] == ("movie", "directed_by") and paths[0][1] > paths[1][1]
 
 
+def test_zero_shot_paths_limited_are_the_best_of_all(kb):
+    """A limited search (pruned by the best score a branch can reach) returns exactly the
+    head of the full ranking, ties in the schema's walk order."""
+    from skbsearch.retrieve.metapaths import TypeGraph
+
+    for skb_, start, words in ((movies(), "movie", {"who", "directed", "starred"}),
+                               (movies(), "person", {"films", "directed"}),
+                               (kb, "brand", {"mugs", "bought", "also"})):
+        tg = TypeGraph(skb_)
+        full = zero_shot_paths(tg, start, words, None, 2)
+        assert len(full) > 3
+        for limit in (1, 3):
+            got = zero_shot_paths(tg, start, words, None, 2, limit=limit)
+            top = full[0][1]
+            assert [p for p, _ in got] == [p for p, _ in full[:limit]]
+            assert got[0][1] == pytest.approx(1.0) and top == pytest.approx(1.0)
+
+
 def test_zero_shot_ranks_by_relation_names_and_brand_evidence(kb):
     mk = movies()
     r = _retriever(mk)

@@ -90,17 +90,22 @@ def text(value: Any) -> Text:
 
 
 @contextlib.contextmanager
-def stage_progress(disable: bool = False) -> Iterator[ProgressFn]:
-    """A transient progress display and its ``progress(stage, done, total)`` callback
+def stage_progress(disable: bool = False, min_interval: float = 2.0) -> Iterator[ProgressFn]:
+    """A progress display on stderr and its ``progress(stage, done, total)`` callback
     (the protocol of :mod:`skbsearch.progress`).
 
-    One bar a stage; a stage named ``"name (detail)"`` keeps its bar while the detail changes.
+    On a terminal: one transient bar a stage; a stage named ``"name (detail)"`` keeps its
+    bar while the detail changes. Elsewhere (a log, a pipe): plain lines, at most one a
+    stage every ``min_interval`` seconds, and each stage's last.
     """
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    if not disable and not err_console.is_terminal:
+        yield _line_progress(min_interval)
+        return
     with Progress(TextColumn("{task.description}"), BarColumn(),
                   TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
-                  console=console, transient=True, disable=disable) as bar:
+                  console=err_console, transient=True, disable=disable) as bar:
         tasks: dict[str, Any] = {}
 
         def progress(stage: str, done: int, total: int) -> None:
@@ -110,6 +115,27 @@ def stage_progress(disable: bool = False) -> Iterator[ProgressFn]:
             bar.update(tasks[key], completed=done, total=total, description=stage)
 
         yield progress
+
+
+def _line_progress(min_interval: float) -> ProgressFn:
+    """``progress(stage, done, total)`` printing throttled plain lines to stderr."""
+    import sys
+    import time
+
+    start = time.perf_counter()
+    last: dict[str, float] = {}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        now = time.perf_counter()
+        key = stage.split(" (")[0]
+        final = bool(total) and done >= total
+        if not final and now - last.get(key, -min_interval) < min_interval:
+            return
+        last[key] = now
+        of = f"/{total}" if total else ""
+        print(f"[{now - start:6.1f} s] {stage}: {done}{of}", file=sys.stderr, flush=True)
+
+    return progress
 
 
 def save_result(result: Any, json_out: Path | None) -> bool:

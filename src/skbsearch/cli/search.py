@@ -65,7 +65,12 @@ def index_cmd(
              "(default: the whole rendered node document).")] = None,
     field_weights: Annotated[list[str] | None, typer.Option(
         "--field-weights", help="FIELD=WEIGHT, repeatable or comma-separated (default 1).")] = None,
-    add_rel: Annotated[bool, typer.Option("--add-rel", help="Include related nodes' names.")] = False,
+    add_rel: Annotated[bool | None, typer.Option(
+        "--add-rel/--no-add-rel",
+        help="Include related nodes' names (default: on, as a second field 'relations'; "
+             "with --fields or --no-add-rel, off unless given).")] = None,
+    rel_weight: Annotated[float | None, typer.Option(
+        "--rel-weight", min=0.0, help="Weight of the relations field (default 1.0, as the document's).")] = None,
     out: Annotated[Path | None, typer.Option(help="Index directory (default SKB_DIR/indexes/KIND).")] = None,
     k1: Annotated[float, typer.Option(help="BM25 k1.")] = 1.5,
     b: Annotated[float, typer.Option(help="BM25 b.")] = 0.75,
@@ -139,8 +144,14 @@ def index_cmd(
             from skbsearch.index.ray_build import ray_builder
 
             builder = ray_builder(kind, address=ray_address, shard_rows=shard_rows)
+        extra: dict[str, Any] = {}
+        if kind == "bm25" and engine == "local":
+            extra = {"add_rel": None if add_rel is None and not field_list else bool(add_rel),
+                     "rel_weight": rel_weight}
+        else:
+            extra = {"add_rel": bool(add_rel)}
         index = builder(skb, fields=field_list, field_weights=parse_field_weights(field_weights),
-                        add_rel=add_rel, progress=progress, **params)
+                        progress=progress, **extra, **params)
         progress("saving", 0, 1)
         index.save(out, overwrite=True)
         progress("saving", 1, 1)
@@ -167,8 +178,8 @@ def search_cmd(
         help="Only nodes matching this SQL predicate on node columns, e.g. \"price < 20\".")] = None,
     evidence: Annotated[int, typer.Option(help="Evidence lines per result (0: none).")] = 2,
     pipeline: Annotated[str | None, typer.Option(
-        "--pipeline", "-p", help="A pipeline spec instead of one index, e.g. "
-        "\"bm25 + graph % 20\" (see 'skb stages').")] = None,
+        "--pipeline", "-p", help="A pipeline spec instead of one index; for mixed questions "
+        "(relations + words) use \"bm25 + graph % 20\" (docs/howto-pipelines.md, 'skb stages').")] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Search an SKB: ranked nodes (rank, id, type, name, score) with evidence lines."""

@@ -30,7 +30,7 @@ def stages_cmd(
         rows.append({"stage": info["name"] + alias, "kind": info["category"]
                      + (", trainable" if info["trainable"] else ""),
                      "parameters": params, "what it does": info["doc"]})
-    print_table(rows, title="registered stages: compose with >> (chain), + (RRF fusion), "
+    print_table(rows, title="registered stages: compose with >> (chain), + (score-aware fusion; rrf(a, b) for RRF), "
                             "% K (top K); e.g. \"bm25 + dense >> cross-encoder(model='ce/') % 10\"")
 
 

@@ -134,6 +134,8 @@ def register_queries(synth: typer.Typer) -> None:
         max_answers: int = typer.Option(50, "--max-answers", min=1, help="Most candidates a grounded requirement may have."),
         max_properties: int = typer.Option(2, "--max-properties", min=1, help="Textual properties per query (1..this)."),
         split: str = typer.Option("0.6,0.2,0.2", "--split", help="Train,val,test fractions."),
+        max_paths: int = typer.Option(300, "--max-paths", min=1, help="Candidate metapaths tried at most (shortest first; longer ones sampled)."),
+        time_budget: float = typer.Option(120.0, "--time-budget", min=1.0, help="Seconds for finding relation templates (then the queries are built from those found)."),
         force: bool = typer.Option(False, "--force", help="Replace OUT if it is an earlier 'skb synth queries' output."),
         json_out: bool = typer.Option(False, "--json", help="Print the report as JSON."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress or report."),
@@ -162,7 +164,7 @@ def register_queries(synth: typer.Typer) -> None:
             sq = synthesize_queries(
                 skb, n, templates=tpls, llm=client, seed=seed, role=role, targets=target,
                 max_hops=max_hops, max_answers=max_answers, max_properties=max_properties,
-                split=_split(split), progress=progress,
+                split=_split(split), max_paths=max_paths, time_budget=time_budget, progress=progress,
             )
         stats = query_set_stats([q.text for q in sq.queries], [q.answers for q in sq.queries]).to_dict()
         report = save(sq, out, stats=stats)

@@ -92,7 +92,7 @@ def load_index(path: str | Path) -> Any:
 register_kind(
     IndexKind(
         name="bm25",
-        builder="skbsearch.index.sparse:BM25Index.from_skb",
+        builder="skbsearch.index.sparse:BM25Index.default_for_skb",
         loader="skbsearch.index.sparse:BM25Index.load",
         stage="skbsearch.retrieve.sparse:BM25Retriever",
         description="BM25 (bm25s) over rendered node documents or weighted fields",

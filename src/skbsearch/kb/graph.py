@@ -263,6 +263,22 @@ class Graph:
             self._dense[step] = _dense_indptr(self.n_nodes, self._rows[step], self._csr[step][0])
         return self._dense[step], self._csr[step][1]
 
+    def steps_of(self, node: int, steps: Iterable[str]) -> list[str]:
+        """Those of ``steps`` (``r`` or ``r^-1``) that lead anywhere from one node (O(1) a
+        step on dense pointers, a binary search on compact ones)."""
+        out = []
+        for step in steps:
+            indptr, _ = self._csr[step]
+            rows = self._rows.get(step)
+            if rows is None:
+                if indptr[node + 1] > indptr[node]:
+                    out.append(step)
+                continue
+            i = int(np.searchsorted(rows, node))
+            if i < len(rows) and rows[i] == node and indptr[i + 1] > indptr[i]:
+                out.append(step)
+        return out
+
     def degree(self, relation: str | None = None, direction: str = "out") -> np.ndarray:
         """Per-node degree over one relation (or all) in a direction."""
         deg = np.zeros(self.n_nodes, dtype=np.int64)

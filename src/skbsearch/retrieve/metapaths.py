@@ -112,14 +112,26 @@ class TypeGraph:
         self._enumerated: dict[tuple[str, int, tuple[str, ...] | None], list[Metapath]] = {}
         self._ends: dict[Metapath, frozenset[str]] = {}
         self._degrees: dict[str, np.ndarray] = {}
+        self._next: dict[frozenset[str], list[tuple[str, frozenset[str]]]] = {}
 
     def next_steps(self, types: frozenset[str]) -> list[tuple[str, frozenset[str]]]:
-        """Steps that leave any of ``types``, with the types they lead to."""
-        merged: dict[str, set[str]] = {}
-        for t in sorted(types):
-            for step, dst in self.steps_from.get(t, ()):
-                merged.setdefault(step, set()).update(dst)
-        return [(step, frozenset(d)) for step, d in merged.items()]
+        """Steps that leave any of ``types``, with the types they lead to (cached per set:
+        walks over a schema of many types meet the same type sets again and again)."""
+        got = self._next.get(types)
+        if got is None:
+            merged: dict[str, set[str]] = {}
+            for t in sorted(types):
+                for step, dst in self.steps_from.get(t, ()):
+                    merged.setdefault(step, set()).update(dst)
+            got = [(step, frozenset(d)) for step, d in merged.items()]
+            if len(self._next) < 100_000:
+                self._next[types] = got
+        return got
+
+    def node_steps(self, node: int) -> frozenset[str]:
+        """The steps that lead anywhere from one node (its type's steps with a neighbour)."""
+        steps = self.steps_from.get(self.types[int(self.codes[node])], ())
+        return frozenset(self.skb.graph.steps_of(int(node), [step for step, _ in steps]))
 
     def enumerate(self, start: str, max_hops: int, end_types: Sequence[str] | None = None) -> list[Metapath]:
         """Metapaths from ``start`` with 1..``max_hops`` steps (ending in ``end_types`` if given)."""
@@ -258,6 +270,7 @@ def mine_metapaths(
     hop_cost: float = 0.05,
     max_frontier: int = 5000,
     chunk: int = 2000,
+    max_paths: int = 5000,
 ) -> list[MinedPath]:
     """For each ``(seed, answer set)`` pair: the metapath covering the answers best.
 
@@ -271,7 +284,9 @@ def mine_metapaths(
     get the empty metapath ``(start_type,)`` ("no path"). Beyond the first hop, a step
     that would reach more than ``max_frontier`` nodes is not taken (walks into hubs such as
     every product of a category are far bigger than an answer set; the first hop may be,
-    as the anchor itself may be such a hub).
+    as the anchor itself may be such a hub). The work is bounded per seed type: when its
+    schema has more than ``max_paths`` metapaths of ``max_hops - 1`` steps (a KG of hundreds
+    of relations), one hop fewer is mined from it.
     """
     seeds_a = np.asarray(seeds, np.int64)
     n = tg.skb.num_nodes
@@ -281,6 +296,9 @@ def mine_metapaths(
         by_type.setdefault(int(tg.codes[s]), []).append(i)
     for code, items in by_type.items():
         start = tg.types[code]
+        hops = max_hops
+        while hops > 1 and len(tg.enumerate(start, hops - 1)) > max_paths:
+            hops -= 1
         for c in range(0, len(items), chunk):
             idx = np.asarray(items[c : c + chunk], np.int64)
             ans = [np.asarray(answers[i], np.int64) for i in idx.tolist()]
@@ -289,14 +307,18 @@ def mine_metapaths(
             n_ans = np.array([len(np.unique(a)) for a in ans], np.float64)
             pool = np.array([tg.type_count[np.bincount(tg.codes[a]).argmax()] if len(a) else 1.0
                              for a in ans])
-            _mine_dfs(tg, start, idx, seeds_a[idx], akey, (n_ans, pool), max_hops, (min_recall, min_lift),
-                      max_frontier, records)
+            ends = frozenset(tg.types[int(c)] for c in np.unique(tg.codes[akey % n])) if len(akey) else frozenset()
+            _mine_dfs(tg, start, idx, seeds_a[idx], akey, (n_ans, pool), hops, (min_recall, min_lift),
+                      max_frontier, records, ends)
     return _choose(records, [tg.types[int(tg.codes[s])] for s in seeds_a.tolist()], hop_cost)
 
 
 def _mine_dfs(tg: TypeGraph, start: str, idx: np.ndarray, seeds: np.ndarray, akey: np.ndarray,
               sizes: tuple[np.ndarray, np.ndarray], max_hops: int, limits: tuple[float, float],
-              max_frontier: int, records: list[tuple[int, Metapath, float, float]]) -> None:
+              max_frontier: int, records: list[tuple[int, Metapath, float, float]],
+              ends: frozenset[str] | None = None) -> None:
+    """Depth-first over metapaths from ``start`` for many seeds at once; the last hop only
+    by steps that can reach one of the answers' types ``ends`` (others cannot recall any)."""
     n = tg.skb.num_nodes
     m = len(idx)
     n_ans, pool = sizes
@@ -304,7 +326,10 @@ def _mine_dfs(tg: TypeGraph, start: str, idx: np.ndarray, seeds: np.ndarray, ake
     base = n_ans / np.maximum(pool, 1.0)
 
     def visit(path: Metapath, cur: frozenset[str], owners: np.ndarray, nodes: np.ndarray) -> None:
+        last = len(path) == max_hops  # the step taken now is the last one
         for step, dst in tg.next_steps(cur):
+            if last and ends is not None and not dst & ends:
+                continue
             if len(path) > 1:  # beyond the first hop, walks into hubs are not followed
                 est = np.bincount(owners, weights=tg.out_degree(step)[nodes], minlength=m)
                 fits = est[owners] <= max_frontier

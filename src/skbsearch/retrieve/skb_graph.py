@@ -36,6 +36,7 @@ from skbsearch.index.sparse import BM25Index, top_k
 from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.store import SKB, numeric_column, positions
 from skbsearch.operators import StageBase
+from skbsearch.retrieve.answer_types import AnswerTypes
 from skbsearch.retrieve.graph_aware import parse_attribute_bounds
 from skbsearch.retrieve.linking import bracket_mentions, normalise, strip_brackets
 from skbsearch.retrieve.metapaths import Metapath, TypeGraph, steps_of
@@ -90,6 +91,7 @@ class SKBGraphRetriever(StageBase):
         no_return: walks never pass through their anchor again.
         max_frontier: a metapath whose walk grows beyond this many nodes is not followed.
         linker: a :class:`NameLinker` (built from ``name_index`` when omitted).
+        answer_types: the SKB's :class:`AnswerTypes` (built when omitted).
         name: the name of the Runs it returns.
     """
 
@@ -98,7 +100,8 @@ class SKBGraphRetriever(StageBase):
                  target: Sequence[str] = (), k: int = 100, n_text: int = 200, n_graph: int = 1000,
                  max_hops: int = 3, top_paths: int = 3, min_path_prob: float = 0.01,
                  no_return: bool = True, max_frontier: int = 200_000,
-                 linker: NameLinker | None = None, name: str = "kg") -> None:
+                 linker: NameLinker | None = None, answer_types: AnswerTypes | None = None,
+                 name: str = "kg") -> None:
         self.skb = skb
         self.text_index = text_index
         self.tg = type_graph or TypeGraph(skb)
@@ -109,6 +112,7 @@ class SKBGraphRetriever(StageBase):
         self.no_return, self.max_frontier = no_return, max_frontier
         self.name = name
         self.text_types = text_types(skb)
+        self.answer_types = answer_types if answer_types is not None else AnswerTypes(skb)
         self._codes = skb.node_type_codes
         self._row_of_node = (np.arange(skb.num_nodes, dtype=np.int64) if text_index.in_node_order(skb)
                              else positions(skb.nodes.column("id"), text_index.doc_ids))
@@ -175,10 +179,21 @@ class SKBGraphRetriever(StageBase):
                                   key=lambda x: -x[1])
             if not opts:
                 qwords = {w for i, w in enumerate(plan.words) if i not in set(a.words)}
-                opts = zero_shot_paths(self.tg, start, qwords, list(plan.types) or None, min(self.max_hops, 2))
+                found = zero_shot_paths(self.tg, start, qwords, list(plan.types) or None, min(self.max_hops, 2),
+                                        limit=self.top_paths, first=self.tg.node_steps(a.node))
+                opts = list({**dict(found), **dict(self._class_paths(a.node, start, plan.types))}.items())
+                opts.sort(key=lambda x: -x[1])
             kept = [(m, weight * v) for m, v in opts if steps_of(m)][: self.top_paths]
             plan.paths.extend((ai, m, v) for m, v in kept if v >= self.min_path_prob)
         return plans
+
+    def _class_paths(self, node: int, start: str, types: dict[str, float]) -> list[tuple[Metapath, float]]:
+        """A class node of an answer type ("Comedian" for people) leads to its members by
+        the step most of them link to it with: that path first, fully weighted."""
+        cls = self.answer_types.class_nodes.get(node)
+        if cls is None or types.get(self.skb.type_names[cls[0]], 0.0) < 0.1:
+            return []
+        return [((start, cls[2]), 1.0)]
 
     def _types(self, words: list[list[str]]) -> list[dict[str, float]]:
         if self.target:
@@ -186,7 +201,19 @@ class SKBGraphRetriever(StageBase):
         m = self.model
         if m is not None and (m.type_model is not None or m.answer_types):
             return m.type_probs([" ".join(w) for w in words])
-        return [zero_shot_types(self.skb, set(w), self.text_types) for w in words]
+        return [self._guess_types(w) for w in words]
+
+    def _guess_types(self, words: list[str]) -> dict[str, float]:
+        """Untrained answer types: the question's answer phrase against the SKB's type
+        vocabulary (:class:`AnswerTypes`), beside the document types; the schema's named
+        types when the phrase says none."""
+        guess = self.answer_types.guess(words)
+        if not guess:
+            return zero_shot_types(self.skb, set(words), self.text_types)
+        if not self.text_types:
+            return guess
+        docs = {t: 0.5 / len(self.text_types) for t in self.text_types}
+        return {t: docs.get(t, 0.0) + 0.5 * guess.get(t, 0.0) for t in {**docs, **guess}}
 
     # ------------------------------------------------------------------ evidence
     def _follow(self, node: int, path: Metapath, cache: dict) -> np.ndarray:

@@ -24,6 +24,7 @@ loading never unpickles.
 from __future__ import annotations
 
 import functools
+import heapq
 import json
 import re
 from collections.abc import Sequence
@@ -35,6 +36,7 @@ import numpy as np
 
 from skbsearch.atomic import atomic_dir
 from skbsearch.errors import IndexError_
+from skbsearch.kb.descriptive import descriptive_fields
 from skbsearch.kb.store import SKB, arrow_numpy
 from skbsearch.retrieve.linking import MASK
 from skbsearch.retrieve.metapaths import Metapath, TypeGraph, steps_of
@@ -48,6 +50,26 @@ DEFAULT_WEIGHTS: dict[str, float] = {"rel": 1.0, "text": 1.0, "attr": 1.0, "type
 #: English function words that never name a relation (``has_genre`` is about "genre").
 _FUNCTION = frozenset("a an the of in on at to by for is are was has have with from and or".split())
 _TOKEN = re.compile(r"[^0-9a-z]+")
+#: English verbs and nouns a question uses for what a schema names otherwise ("born in" is
+#: "place of birth"; "bordering" is "adjoins"): added to the query's words when matching
+#: relation names. General English, no knowledge base's vocabulary.
+DERIVED: dict[str, tuple[str, ...]] = {
+    "born": ("birth",), "birthplace": ("birth",), "died": ("death",), "dead": ("death",), "die": ("death",),
+    "buried": ("burial",), "married": ("marriage", "spouse"), "wife": ("spouse",), "husband": ("spouse",),
+    "won": ("winner", "win", "award"), "win": ("winner", "award"), "winners": ("winner", "award"),
+    "wrote": ("written", "writer"), "starred": ("actor", "cast", "performance"),
+    "starring": ("actor", "cast", "performance"), "appeared": ("actor", "cast", "performance"),
+    "scored": ("music",), "score": ("music",), "composed": ("music", "composer"),
+    "directed": ("director",), "produced": ("producer",), "edited": ("editor", "edited"),
+    "founded": ("founder", "founded"), "studied": ("student", "education"), "alumni": ("student", "graduate"),
+    "graduated": ("graduate", "student"), "bordering": ("adjoin", "border"), "borders": ("adjoin",),
+    "border": ("adjoin",), "neighbouring": ("adjoin",), "neighboring": ("adjoin",),
+    "lived": ("lived", "residence"), "lives": ("lived", "residence"), "located": ("location", "contain"),
+    "members": ("member", "membership", "group"), "member": ("membership", "group"),
+    "played": ("player", "team", "roster"), "plays": ("player", "instrument"),
+}
+#: weight of the best zero-shot metapath when the query names none of its words
+UNNAMED_PATH_WEIGHT = 0.5
 
 
 def _tag(text: str) -> str:
@@ -108,35 +130,98 @@ def zero_shot_types(skb: SKB, query_words: set[str], text_types: Sequence[str]) 
 
 
 def zero_shot_paths(tg: TypeGraph, start: str, query_words: set[str], targets: Sequence[str] | None,
-                    max_hops: int = 2) -> list[tuple[Metapath, float]]:
+                    max_hops: int = 2, limit: int | None = None,
+                    first: frozenset[str] | None = None) -> list[tuple[Metapath, float]]:
     """Metapaths from ``start`` scored by how much of their relation/type names the query says.
 
     ``score = (1 + 2 * named words) / hops^2`` over paths ending in a target type (any
-    type if none fits), divided by the best score (the likeliest path weighs 1).
+    type if none fits), divided by the best score (the likeliest path weighs 1); ties keep
+    the schema's walk order. With ``limit``, only the ``limit`` best are returned, and a
+    branch whose best possible score cannot reach them is never walked (on a schema of
+    hundreds of relations there are 10^5 two-hop paths, a handful of which the query names).
+    ``first``: the steps the anchor node itself has (:meth:`TypeGraph.node_steps`); paths
+    that leave it by another step reach nothing from it and are not proposed.
     """
-    paths = tg.enumerate(start, max_hops, targets) or tg.enumerate(start, 1)
-    said: dict[str, bool] = {}
-    scored = []
-    for p in paths:
-        named = 0
-        for w in _path_words(p, tuple(sorted(tg.end_types(p)))):
-            if w not in said:
-                said[w] = _names_word(w, query_words)
-            named += said[w]
-        scored.append((p, (1.0 + 2.0 * named) / len(steps_of(p)) ** 2))
-    top = max((s for _, s in scored), default=1.0)
-    return sorted(((p, s / top) for p, s in scored), key=lambda x: -x[1])
+    vocab = _step_vocab(tg)
+    said = set(query_words).union(*(DERIVED.get(w, ()) for w in query_words))
+    spoken = frozenset(w for w in vocab if _names_word(w, said))
+
+    def n_said(words: frozenset[str]) -> int:
+        return len(words & spoken)
+
+    ends = set(targets) if targets is not None else None
+    found = _walk_paths(tg, start, max_hops, ends, n_said, limit, first)
+    if not found and ends is not None:
+        found = _walk_paths(tg, start, 1, None, n_said, limit, first)
+    found.sort(key=lambda x: (-x[1], x[2]))
+    if limit is not None:
+        found = found[:limit]
+    top = max((sc for _, sc, _ in found), default=1.0)
+    # no path the query names: the best guess is only a guess
+    scale = 1.0 if top > 1.0 else UNNAMED_PATH_WEIGHT
+    return [(p, scale * sc / top) for p, sc, _ in found]
+
+
+def _walk_paths(tg: TypeGraph, start: str, max_hops: int, ends: set[str] | None,
+                n_said: Any, limit: int | None, first: frozenset[str] | None = None,
+                ) -> list[tuple[Metapath, float, int]]:
+    """Depth-first over metapaths in the schema's order: ``(path, score, order)``, pruned
+    by an upper bound on the named words a longer path can add (see :func:`zero_shot_paths`)."""
+    out: list[tuple[Metapath, float, int]] = []
+    best: list[float] = []  # a min-heap of the ``limit`` best scores so far
+    # the most named words one step (with the types it leads to) can add
+    step_max = max((n_said(w) for w in _step_word_sets(tg)), default=0)
+
+    def floor() -> float:
+        return best[0] if limit is not None and len(best) >= limit else -1.0
+
+    def walk(path: Metapath, cur: frozenset[str], named: int) -> None:
+        for step, nxt in tg.next_steps(cur):
+            if first is not None and len(path) == 1 and step not in first:
+                continue
+            new = (*path, step)
+            hops = len(new) - 1
+            k = n_said(_path_words(new, nxt))
+            if ends is None or nxt & ends:
+                sc = (1.0 + 2.0 * k) / hops ** 2
+                out.append((new, sc, len(out)))
+                if limit is not None:
+                    (heapq.heappush if len(best) < limit else heapq.heappushpop)(best, sc)
+            if hops < max_hops and (1.0 + 2.0 * (k + step_max)) / (hops + 1) ** 2 >= floor():
+                walk(new, nxt, k)
+
+    walk((start,), frozenset([start]), 0)
+    return out
+
+
+def _step_word_sets(tg: TypeGraph) -> list[frozenset[str]]:
+    """The distinct word sets of single steps with the types they lead to (cached on ``tg``)."""
+    got = tg.__dict__.get("_zero_shot_step_words")
+    if got is None:
+        got = list({_path_words((t, step), dst) for t in tg.types for step, dst in tg.steps_from.get(t, ())})
+        tg.__dict__["_zero_shot_step_words"] = got
+    return got
+
+
+def _step_vocab(tg: TypeGraph) -> frozenset[str]:
+    """Every word of the schema's relation and type names (cached on ``tg``)."""
+    got = tg.__dict__.get("_zero_shot_vocab")
+    if got is None:
+        got = frozenset().union(*_step_word_sets(tg), *(_path_words((t,), frozenset([t])) for t in tg.types))
+        tg.__dict__["_zero_shot_vocab"] = got
+    return got
 
 
 @functools.lru_cache(maxsize=65536)
-def _path_words(path: Metapath, ends: tuple[str, ...]) -> frozenset[str]:
+def _path_words(path: Metapath, ends: frozenset[str]) -> frozenset[str]:
     words = {w for s in steps_of(path) for w in _TOKEN.split(s.removesuffix("^-1").lower()) if w}
     return frozenset(words | {w for e in ends for w in _TOKEN.split(e.lower()) if w})
 
 
 def text_types(skb: SKB, min_share: float = 0.5) -> list[str]:
-    """Node types most of whose nodes have a text field besides the name (documents)."""
-    fields = [f for f in skb.schema.text_fields if f in skb.nodes.column_names]
+    """Node types most of whose nodes have a descriptive text field besides the name
+    (documents; :func:`descriptive_fields`)."""
+    fields = descriptive_fields(skb)
     if not fields:
         return []
     has = np.zeros(skb.num_nodes, dtype=bool)

@@ -231,10 +231,13 @@ def bind(stage: Any, context: StageContext) -> Any:
 
 
 def fit(stage: Any, queries: Sequence[Query], qrels: Qrels, run: Run | None = None) -> Any:
-    """Fit every trainable stage of a pipeline in order, each on the run it receives."""
+    """Fit every trainable stage of a pipeline in order, each on the run it receives (a
+    fusion's children first, on the fusion's input run; then the fusion itself)."""
     queries = list(queries)
     parts = stage.stages if isinstance(stage, Pipeline) else [stage]
     for part in parts:
+        for child in getattr(part, "children", ()):
+            fit(child, queries, qrels, run)
         if isinstance(part, SpecStage) and part.trainable:
             part.fit(queries, qrels, run)
         if part is not parts[-1]:

@@ -11,7 +11,13 @@ import numpy as np
 from skbsearch.errors import InputError
 from skbsearch.operators import Pipeline
 from skbsearch.retrieve.filters import NodeFilter
-from skbsearch.retrieve.hybrid import RRF, WeightedFusion, weighted_fusion
+from skbsearch.retrieve.hybrid import (
+    RRF,
+    ScoreFusion,
+    WeightedFusion,
+    score_fusion,
+    weighted_fusion,
+)
 from skbsearch.stages.base import SpecStage, bind, format_value
 from skbsearch.stages.context import StageContext
 from skbsearch.stages.registry import register_stage
@@ -52,7 +58,7 @@ class FusionStage(SpecStage):
     def __repr__(self) -> str:
         p = self.non_default_params()
         kids = [self._child_repr(c) for c in self.children]
-        if self.name == "rrf" and not p and len(kids) > 1:  # (one child: rrf(a), not a)
+        if self.name == "fuse" and not p and len(kids) > 1:  # (one child: fuse(a), not a)
             return " + ".join(kids)
         extra = [f"{k}={format_value(v)}" for k, v in p.items()]
         return f"{self.name}(" + ", ".join(kids + extra) + ")"
@@ -72,8 +78,51 @@ class FusionStage(SpecStage):
 
 
 @register_stage
+class FuseStage(FusionStage):
+    """Score-aware fusion that keeps a confident list's top; ``a + b`` in a spec (fit learns weights)."""
+
+    name = "fuse"
+    trainable = True
+
+    @dataclass
+    class Params:
+        weights: tuple[float, ...] = field(default=(), metadata={"help": "one per stage (default 1 each)"})
+        top: float = field(default=2.0, metadata={
+            "help": "weight of the best normalised score a candidate has in any list (0: CombSUM)"})
+        depth: int = field(default=100, metadata={"help": "candidates of each list normalised and fused"})
+
+        def check(self) -> None:
+            if self.top < 0 or self.depth < 1:
+                raise InputError("fuse needs top >= 0 and depth >= 1", field="top")
+
+    def build(self, context: StageContext) -> Any:
+        return ScoreFusion(*self.children, weights=self.params.weights or None, top=self.params.top,
+                           depth=self.params.depth)
+
+    def fit(self, queries: Sequence[Query], qrels: Qrels, run: Run | None = None) -> SpecStage:
+        """Choose the weights (simplex, step 0.1) and ``top`` (0, 1, 2, 4) that maximise MRR."""
+        queries = [q for q in queries if q.id in qrels]
+        if not queries:
+            raise InputError("fit needs judged queries (none of the queries is in the qrels)",
+                             field="qrels")
+        runs = [c(queries, run) for c in self.children]
+        qids = [q.id for q in queries]
+        best, choice = -1.0, None
+        for top in (2.0, 0.0, 1.0, 4.0):
+            for w in _simplex(len(runs), 10):
+                score = _mrr(score_fusion(runs, list(w), top, self.params.depth), qrels, qids)
+                if score > best + 1e-12:
+                    best, choice = score, (w, top)
+        if choice is not None:
+            self.params.weights = tuple(round(x, 3) for x in choice[0])
+            self.params.top = choice[1]
+        self._built = None
+        return self
+
+
+@register_stage
 class RRFStage(FusionStage):
-    """Reciprocal rank fusion of child stages (Cormack et al., 2009); ``a + b`` in a spec."""
+    """Reciprocal rank fusion of child stages (Cormack et al., 2009): ``rrf(a, b)``."""
 
     name = "rrf"
 
@@ -88,16 +137,16 @@ class RRFStage(FusionStage):
                    depth=self.params.depth)
 
 
-def fuse(a: Any, b: Any) -> RRFStage:
-    """``a + b``: one RRF stage over both (a default ``rrf`` operand's children are merged)."""
+def fuse(a: Any, b: Any) -> FuseStage:
+    """``a + b``: one score-aware fusion over both (a default ``fuse`` operand's children are merged)."""
     kids = []
     for s in (a, b):
-        if isinstance(s, RRFStage) and not s.non_default_params():
+        if isinstance(s, FuseStage) and not s.non_default_params():
             kids.extend(s.children)
         else:
             kids.append(s)
     ctx = next((getattr(s, "context", None) for s in kids if getattr(s, "context", None)), None)
-    return RRFStage.from_children(kids, context=ctx)
+    return FuseStage.from_children(kids, context=ctx)
 
 
 class _WeightedStage(FusionStage):

@@ -8,7 +8,7 @@ Grammar (precedence as in Python: ``%`` binds tighter than ``+``, which binds ti
 than ``>>``)::
 
     chain    := fusion (">>" fusion)*          run left to right, each gets the last Run
-    fusion   := cut ("+" cut)*                 a + b  ==  rrf(a, b)
+    fusion   := cut ("+" cut)*                 a + b  ==  fuse(a, b)
     cut      := primary ("%" INT)*             keep the top INT of every query
     primary  := NAME ["(" args ")"] | "(" chain ")"
     args     := arg ("," arg)*

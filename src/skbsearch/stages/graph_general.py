@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.errors import InputError
+from skbsearch.retrieve.answer_types import AnswerTypes
 from skbsearch.retrieve.linking import EntityLinker
 from skbsearch.retrieve.metapaths import TypeGraph
 from skbsearch.retrieve.skb_graph import SKBGraphRetriever
@@ -76,11 +77,13 @@ class KGStage(SpecStage):
         names = context.shared("name-index", lambda: _name_index(context))
         tg = context.shared("type-graph", lambda: TypeGraph(kb))
         exact = context.shared("entity-linker", lambda: EntityLinker(kb))
+        answer_types = context.shared("answer-types", lambda: AnswerTypes(kb))
         model = KGModel.load(context.resolve_path(p.model)) if p.model else None
         r = SKBGraphRetriever(kb, context.index("bm25"), names, type_graph=tg, target=p.target, k=p.k,
                               n_text=p.n_text, n_graph=p.n_graph, max_hops=p.max_hops,
                               top_paths=p.top_paths,
-                              linker=NameLinker(kb, names, exact=exact, n_fuzzy=p.n_anchor))
+                              linker=NameLinker(kb, names, exact=exact, n_fuzzy=p.n_anchor),
+                              answer_types=answer_types)
         r.set_model(self._override(model))
         return r
 

@@ -72,7 +72,7 @@ def build(node: Any, context: Any = None) -> Any:
     if isinstance(node, Cut):
         return Pipeline(build(node.inner, context), Cutoff(node.k))
     if isinstance(node, Fuse):
-        return get_stage("rrf").from_children([build(p, context) for p in node.parts],
+        return get_stage("fuse").from_children([build(p, context) for p in node.parts],
                                               context=context)
     if isinstance(node, Word):
         node = Call(node.text)

@@ -130,6 +130,8 @@ def synthesize_queries(
     spacy_model: str | None = DEFAULT_SPACY_MODEL,
     max_doc_chars: int = 2000,
     anchor_pool: int = 2000,
+    max_paths: int = 300,
+    time_budget: float | None = 120.0,
     progress: Progress | None = None,
 ) -> SynthQueries:
     """Synthesise ``n`` queries with answers over ``skb`` (see the module docstring).
@@ -145,19 +147,23 @@ def synthesize_queries(
         spacy_model: spaCy pipeline for noun chunks (``None``: a regex chunker).
         max_doc_chars: characters of a document shown to the LLM.
         anchor_pool: anchors sampled per template to find those that ground.
+        max_paths: candidate metapaths tried at most (shortest first, longer ones sampled).
+        time_budget: seconds for finding templates (discovery stops with those found).
     """
     if n < 1:
         raise InputError("the number of queries must be at least 1", field="n")
     if len(split) != 3 or any(x < 0 for x in split) or not sum(split) > 0:
         raise InputError("split must be three non-negative fractions (train, val, test)", field="split")
-    role = check_role(role, skb.type_names)
+    counts = np.bincount(skb.node_type_codes, minlength=len(skb.type_names)).tolist()
+    role = check_role(role, skb.type_names, counts)
     templates_from = "file" if templates is not None else "auto"
     rng = np.random.default_rng(seed)
     for t in targets:
         skb.nodes_of_type(t)  # unknown types raise
     if templates is None:
         found = discover_templates(skb, list(targets) or default_targets(skb), rng, max_hops=max_hops,
-                                   max_answers=max_answers, probe=200, progress=progress)
+                                   max_answers=max_answers, probe=200, max_paths=max_paths,
+                                   time_budget=time_budget, progress=progress)
         templates = [g.template for g in found]
     grounded = []
     for k, t in enumerate(templates):  # a larger anchor pool for the templates kept

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from skbsearch.documents import DocumentRenderer
+from skbsearch.kb.descriptive import descriptive_fields
 from skbsearch.kb.schema import INVERSE_SUFFIX
 from skbsearch.kb.store import SKB
 from skbsearch.synth.query_templates import step_phrase
@@ -135,7 +136,7 @@ class PropertyExtractor:
         self.nlp = nlp
         self.max_chars = max_chars
         nodes = skb.nodes_of_type(target)
-        self.fields = [f for f in skb.schema.text_fields
+        self.fields = [f for f in descriptive_fields(skb)
                        if any(skb.column(f)[int(i)] for i in nodes[:: max(1, len(nodes) // 2000)])]
         self.mode = "text" if self.fields else "relation"
         self.renderer = DocumentRenderer(fields=self.fields, add_rel=self.mode == "relation",

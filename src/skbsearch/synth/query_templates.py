@@ -11,6 +11,8 @@ metapaths of 1-3 hops whose grounded candidate sets are neither empty nor huge).
 from __future__ import annotations
 
 import json
+import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from skbsearch.errors import InputError, MissingDependencyError
+from skbsearch.kb.descriptive import descriptive_fields
 from skbsearch.kb.schema import INVERSE_SUFFIX, inverse, split_direction
 from skbsearch.kb.store import SKB
 
@@ -164,34 +167,62 @@ def ground(skb: SKB, template: RelationTemplate, rng: np.random.Generator, *,
     return GroundedTemplate(template, pool[ok], len(pool), sizes[ok].tolist())
 
 
+def candidate_paths(steps: dict[str, list[tuple[str, str, int]]], targets: Sequence[str], max_hops: int,
+                    max_paths: int, rng: np.random.Generator) -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
+    """Metapaths from the target types, shortest first, at most ``max_paths``.
+
+    Every one-hop path is listed (up to the bound); longer ones are sampled by extending
+    random shorter ones, so a schema of hundreds of relations (10^5 three-hop paths a type)
+    costs a bounded, seeded number of candidates. Back-and-forth steps (``r``, ``r^-1``,
+    ``r``) are never proposed.
+    """
+    level = [(t, (rel,), (reached,)) for t in targets for rel, reached, _ in steps.get(t, [])]
+    if len(level) > max_paths:
+        level = [level[i] for i in sorted(rng.choice(len(level), max_paths, replace=False).tolist())]
+    out = list(level)
+    for hops in range(2, max_hops + 1):
+        room = (max_paths - len(out)) // (max_hops - hops + 1)
+        if room <= 0 or not level:
+            break
+        seen: set[tuple[str, tuple[str, ...]]] = set()
+        nxt: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []
+        for _ in range(room * 4):  # bounded tries
+            if len(nxt) >= room:
+                break
+            target, path, types = level[int(rng.integers(len(level)))]
+            opts = [(r, t) for r, t, _ in steps.get(types[-1], [])
+                    if not (len(path) >= 1 and r == inverse(path[-1]) and len(path) >= 2 and path[-2] == r)]
+            if not opts:
+                continue
+            rel, reached = opts[int(rng.integers(len(opts)))]
+            key = (target, (*path, rel))
+            if key not in seen:
+                seen.add(key)
+                nxt.append((target, (*path, rel), (*types, reached)))
+        out += nxt
+        level = nxt
+    return out
+
+
 def discover_templates(skb: SKB, targets: Sequence[str], rng: np.random.Generator, *,
                        max_hops: int = 3, max_answers: int = 20, probe: int = 300,
-                       min_valid: int = 3,
+                       min_valid: int = 3, max_paths: int = 300, time_budget: float | None = None,
                        progress: Callable[[str, int, int], None] | None = None,
                        ) -> list[GroundedTemplate]:
     """Metapaths of 1..``max_hops`` steps from each target type whose grounding works.
 
     A metapath is kept when at least ``min_valid`` probed anchors give 1..``max_answers``
-    candidates (fewer when the anchor type has fewer nodes).
+    candidates (fewer when the anchor type has fewer nodes). At most ``max_paths``
+    candidates are tried (:func:`candidate_paths`), shortest first, and grounding stops
+    after ``time_budget`` seconds with the templates found so far.
     """
     steps = type_steps(skb)
-    paths: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []
-
-    def extend(target: str, path: tuple[str, ...], types: tuple[str, ...]) -> None:
-        if path:
-            paths.append((target, path, types))
-        if len(path) == max_hops:
-            return
-        here = types[-1] if types else target
-        for rel, reached, _ in steps.get(here, []):
-            if len(path) >= 2 and path[-2] == rel and path[-1] == inverse(rel):
-                continue  # r, r^-1, r: back and forth, no new constraint
-            extend(target, path + (rel,), types + (reached,))
-
-    for target in targets:
-        extend(target, (), ())
+    paths = candidate_paths(steps, targets, max_hops, max_paths, rng)
     out = []
+    start = time.perf_counter()
     for k, (target, path, types) in enumerate(paths):
+        if time_budget is not None and out and time.perf_counter() - start > time_budget:
+            break
         g = ground(skb, RelationTemplate(target, path, types), rng, max_answers=max_answers, probe=probe)
         if len(g.anchors) >= min(min_valid, max(1, g.probed)):
             out.append(g)
@@ -200,21 +231,26 @@ def discover_templates(skb: SKB, targets: Sequence[str], rng: np.random.Generato
     return out
 
 
-def default_targets(skb: SKB) -> list[str]:
-    """Target types when none are given: types whose nodes carry text, else relation sources."""
+def default_targets(skb: SKB, cover: float = 0.5, most: int = 3) -> list[str]:
+    """Target types when none are given: types whose nodes carry descriptive text (a
+    description, not a label many nodes share), else the SKB's dominant types (the largest,
+    until they hold ``cover`` of the nodes, at most ``most``)."""
     codes = skb.node_type_codes
     with_text = set()
-    for f in skb.schema.text_fields:
+    for f in descriptive_fields(skb):  # shared labels (categories, tags) describe no node
         col = skb.nodes.column(f)
         valid = np.asarray(col.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
         with_text.update(int(c) for c in np.unique(codes[valid]))
     if with_text:
         return [skb.type_names[c] for c in sorted(with_text)]
-    sources = {src for src, _ in skb.schema.relation_roles.values() if src}
-    if not sources:  # mixed source types: the type that starts most edges
-        counts = np.bincount(codes[skb.edge_src], minlength=len(skb.type_names))
-        sources = {skb.type_names[int(np.argmax(counts))]} if len(skb.edge_src) else set()
-    return sorted(sources)
+    counts = np.bincount(codes, minlength=len(skb.type_names))
+    out, held = [], 0
+    for c in np.argsort(-counts, kind="stable").tolist():
+        if counts[c] == 0 or len(out) >= most or held >= cover * counts.sum():
+            break
+        out.append(skb.type_names[c])
+        held += int(counts[c])
+    return out
 
 
 # ---------------------------------------------------------------------- templates file
@@ -285,11 +321,23 @@ def _template(entry: Any, k: int, path: Path, skb: SKB,
 
 
 # ---------------------------------------------------------------------- verbalising
+_QUALIFIER = re.compile(r"\s*\([^()]*\)")
+_RAW = re.compile(r"\S*[/.]\S*")
+
+
+def relation_words(relation: str) -> str:
+    """A relation name as words for a query: underscores to spaces, no parenthesised
+    qualifier ("film (actor)" -> "film") and never a raw id ("/film/film/genre")."""
+    label = _QUALIFIER.sub("", relation.replace("_", " "))
+    label = _RAW.sub(lambda m: m.group(0).strip("/.").rsplit("/", 1)[-1].replace(".", " "), label)
+    return " ".join(label.split()) or "related to"
+
+
 def step_phrase(relation: str, obj: str) -> str:
     """One step in words: ``has_brand``, "Foxfield" -> "with brand Foxfield";
     ``directed_by^-1``, "Kismet" -> "that Kismet is directed by"."""
     base, inv = split_direction(relation)
-    label = base.replace("_", " ").strip()
+    label = relation_words(base)
     words = label.split()
     if words and words[0] == "also" and len(words) > 1:  # also_bought: symmetric
         return f"{' '.join(words[1:])} together with {obj}"
@@ -309,7 +357,7 @@ def step_phrase(relation: str, obj: str) -> str:
 def shared_phrase(relation: str, shared_type: str | None, obj: str) -> str:
     """Two steps there and back (``r`` then ``r^-1``) in words: "directed by the same
     person as Kismet", "in the same country as Texas", "sharing genre with Alien"."""
-    label = split_direction(relation)[0].replace("_", " ").strip()
+    label = relation_words(split_direction(relation)[0])
     words = label.split()
     t = (shared_type or "node").replace("_", " ")
     if words and words[0] == "in" and len(words) > 1:

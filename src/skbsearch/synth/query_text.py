@@ -51,20 +51,34 @@ SENTENCES: dict[str, tuple[str, ...]] = {
 CONNECTORS = ("with {}", "featuring {}", "that mentions {}", "described as having {}")
 
 
-def auto_role(type_names: Sequence[str]) -> str:
-    """``customer`` for product catalogues, ``doctor`` for biomedical SKBs, else ``researcher``."""
-    names = {t.lower() for t in type_names}
-    if names & {"product", "item", "brand"}:
+_SHOP = frozenset({"product", "item", "brand"})
+_BIO = frozenset({"disease", "drug", "gene/protein", "gene", "protein", "effect/phenotype"})
+
+
+def auto_role(type_names: Sequence[str], counts: Sequence[int] | None = None, min_share: float = 0.25) -> str:
+    """``customer`` for product catalogues, ``doctor`` for biomedical SKBs, else ``researcher``.
+
+    With ``counts`` (nodes per type) the persona follows the SKB's dominant types: the
+    shop or biomedical types must hold ``min_share`` of the nodes (39 diseases among 14,500
+    films and people do not make a doctor)."""
+    names = [t.lower() for t in type_names]
+    if counts is None:
+        if set(names) & _SHOP:
+            return "customer"
+        return "doctor" if set(names) & _BIO else "researcher"
+    total = max(float(sum(counts)), 1.0)
+    shop = sum(c for t, c in zip(names, counts, strict=True) if t in _SHOP) / total
+    bio = sum(c for t, c in zip(names, counts, strict=True) if t in _BIO) / total
+    if shop >= min_share and shop >= bio:
         return "customer"
-    if names & {"disease", "drug", "gene/protein", "gene", "protein", "effect/phenotype"}:
-        return "doctor"
-    return "researcher"
+    return "doctor" if bio >= min_share else "researcher"
 
 
-def check_role(role: str, type_names: Sequence[str]) -> str:
-    """The role to use (``auto`` resolved); unknown roles raise :class:`InputError`."""
+def check_role(role: str, type_names: Sequence[str], counts: Sequence[int] | None = None) -> str:
+    """The role to use (``auto`` resolved from the types and, given, their node counts);
+    unknown roles raise :class:`InputError`."""
     if role == "auto":
-        return auto_role(type_names)
+        return auto_role(type_names, counts)
     if role not in ROLES:
         raise InputError(f"unknown role {role!r}; use one of {', '.join(ROLES)} or auto", field="role")
     return role

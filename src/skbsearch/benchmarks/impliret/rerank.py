@@ -9,7 +9,7 @@ folds drawn from every query of the pools; training sees only other-fold queries
 positive being the query's own document and, for the cross-encoder, its other BM25
 candidates the negatives).
 
-Old names (:func:`legacy_spec`): ``bm25``, ``dense``, ``hybrid`` (``bm25 + dense``),
+Old names (:func:`legacy_spec`): ``bm25``, ``dense``, ``hybrid`` (``rrf(bm25, dense)``),
 ``enrich``, ``bm25+enrich``, ``constraints-only`` (the ``enrich`` stage in modes full,
 text, constraints, with the gazetteer), and ``bm25>NAME`` / ``bm25>fusion:A+B`` with NAME
 an old re-ranker name (:data:`skbsearch.benchmarks.common.RERANKER_ALIASES`; ``bm25``
@@ -41,7 +41,7 @@ from skbsearch.types import Qrels, Query, Run
 RETRIEVAL_ALIASES = {
     "bm25": "bm25",
     "dense": "dense",
-    "hybrid": "bm25 + dense",
+    "hybrid": "rrf(bm25, dense)",
     "enrich": "enrich({gaz})",
     "bm25+enrich": "enrich(mode='text'{sep}{gaz})",
     "constraints-only": "enrich(mode='constraints'{sep}{gaz})",

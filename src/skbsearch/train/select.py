@@ -1,0 +1,103 @@
+"""Fit a pipeline only where it helps: held-out folds decide between fitted and untrained.
+
+:func:`choose_fit` scores the untrained pipeline and, by query-level cross-validation
+(:func:`skbsearch.eval.cv.cross_validate`: each fold fitted on the other folds), the fitted
+one on the same judged queries. The fitted pipeline is kept only if it beats the untrained
+one on the chosen metric over the held-out folds; then it is fitted on every judged query
+and :func:`save_fitted` writes its models and the spec that reloads them (``skb fit``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skbsearch.atomic import atomic_write_bytes
+from skbsearch.errors import InputError
+from skbsearch.eval.cv import cross_validate, fit_pipeline, trainable_stages
+from skbsearch.eval.evaluate import evaluate
+from skbsearch.progress import ProgressFn
+from skbsearch.types import Qrels, Query
+
+METRICS = ("hit@1", "hit@5", "hit@10", "mrr")
+
+
+@dataclass
+class FitChoice:
+    """Untrained vs fitted on held-out folds, and whether the fitted pipeline is kept."""
+
+    metric: str
+    folds: int
+    queries: int
+    untrained: dict[str, float]
+    fitted: dict[str, float]
+    keep: bool
+    fit_seconds: float
+    spec: str = ""
+    models: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready dict."""
+        return asdict(self)
+
+
+def choose_fit(build: Callable[[], Any], queries: Sequence[Query], qrels: Qrels, *, folds: int = 5,
+               metric: str = "mrr", metrics: Sequence[str] = METRICS, seed: int = 0,
+               progress: ProgressFn | None = None) -> tuple[FitChoice, Any]:
+    """Compare the fitted pipeline with the untrained one on held-out folds.
+
+    Args:
+        build: makes a fresh, untrained pipeline (bound to its SKB).
+        queries, qrels: judged queries (queries without judgements are ignored).
+        folds, seed: the fold scheme (:func:`skbsearch.eval.cv.folds_of`).
+        metric: the metric that decides (must be one of ``metrics``).
+
+    Returns:
+        the :class:`FitChoice` and, when it is kept, the pipeline fitted on every judged
+        query (else the untrained one).
+    """
+    if metric not in metrics:
+        metrics = [*metrics, metric]
+    judged = [q for q in queries if q.id in qrels]
+    if len(judged) < max(folds, 2):
+        raise InputError(f"fit needs at least {max(folds, 2)} judged queries, got {len(judged)}",
+                         field="queries")
+    untrained = build()
+    if not trainable_stages(untrained):
+        raise InputError(f"nothing to fit in {untrained!r}: no trainable stage (see 'skb stages')",
+                         field="pipeline")
+    sub = Qrels({q.id: qrels[q.id] for q in judged})
+    plain = evaluate(untrained(judged), sub, list(metrics))
+    t0 = time.perf_counter()
+    cv = cross_validate(build(), judged, sub, folds=folds, seed=seed, progress=progress)
+    fitted = evaluate(cv.run, sub, list(metrics))
+    keep = fitted[metric] > plain[metric] + 1e-12
+    final = untrained
+    if keep:
+        final = fit_pipeline(build(), judged, sub)
+    seconds = time.perf_counter() - t0
+    choice = FitChoice(metric, folds, len(judged), {k: round(v, 4) for k, v in plain.items()},
+                       {k: round(v, 4) for k, v in fitted.items()}, keep, round(seconds, 1))
+    return choice, final
+
+
+def save_fitted(stage: Any, out: str | Path, choice: FitChoice) -> FitChoice:
+    """Write a kept pipeline's models under ``out`` (one directory per model stage), its
+    spec (``out/pipeline.txt``, loadable with ``-p "$(cat out/pipeline.txt)"``) and the
+    comparison (``out/fit.json``); a pipeline not kept writes only ``fit.json``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    if choice.keep:
+        for i, s in enumerate(trainable_stages(stage)):
+            if callable(getattr(s, "save_model", None)):
+                path = out / f"{s.name}-{i}"
+                s.save_model(path)
+                choice.models.append(str(path))
+        choice.spec = repr(stage)
+        atomic_write_bytes(out / "pipeline.txt", (choice.spec + "\n").encode("utf-8"))
+    atomic_write_bytes(out / "fit.json", json.dumps(choice.to_dict(), indent=1).encode("utf-8"))
+    return choice
