@@ -238,6 +238,20 @@ def rows_only(skb: Any, rows: np.ndarray) -> Any:
     return small
 
 
+def reindex(index: Any, skb: Any) -> Any:
+    """``index`` built anew over ``skb`` with the settings its manifest records (what follows
+    an update for indexes whose documents include the neighbours' names: ``add_rel``)."""
+    src, p = dict(index.source or {}), dict(index.params)
+    split = src.get("rel_weight") is not None
+    weights = None if split else {f: w for f, w in p["field_weights"].items() if w != 1.0} or None
+    stop = p.get("stopwords")
+    return type(index).from_skb(
+        skb, fields=src.get("fields"), add_rel=True, rel_weight=src.get("rel_weight"),
+        max_per_relation=int(src.get("max_per_relation", 10)), field_weights=weights,
+        k1=p["k1"], b=p["b"], method=p["method"], delta=p.get("delta", 0.5),
+        stemmer=p.get("stemmer"), stopwords=tuple(stop) if isinstance(stop, list) else stop)
+
+
 def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
     """``index`` (built at an earlier generation of ``skb``) brought to ``skb``'s generation,
     or ``index`` itself when it is current or not an ancestor (the caller then refuses it)."""
@@ -249,8 +263,9 @@ def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
     if changed is None:
         return index
     if src.get("add_rel"):
-        raise IndexError_(f"{index.path}: a bm25 index with related nodes' names (--add-rel) cannot "
-                          "follow updates yet; rebuild it with 'skb index SKB_DIR --kind bm25 --add-rel --force'")
+        # A node's relation lines hold its neighbours' names: an update reaches documents far
+        # beyond the upserted rows. Re-index from the recorded settings (a rebuild's scores).
+        return reindex(index, skb)
     stats = index.term_stats
     if stats is None:
         raise IndexError_(f"{index.path}: this bm25 index predates live updates (no term statistics); "

@@ -41,7 +41,7 @@ from skbsearch.kb.generations import (
 )
 from skbsearch.kb.loaders import load as load_source
 from skbsearch.kb.loaders.jsonl import RELATION_KEYS, SOURCE_KEYS, TARGET_KEYS, iter_jsonl, pick
-from skbsearch.kb.loaders.tabular import _first, iter_csv
+from skbsearch.kb.loaders.tabular import first_column, iter_csv
 from skbsearch.kb.segments import EDGE_SCHEMA, Segment, write_segment
 from skbsearch.kb.store import SKB
 
@@ -87,7 +87,7 @@ def read_edges(path: PathLike) -> Iterator[tuple[Triple, str, int]]:
         rows: Iterable[tuple[int, Any]] = iter_jsonl(path)
         get: Callable[..., Any] = pick
     else:
-        rows, get = iter_csv(path), _first
+        rows, get = iter_csv(path), first_column
     for ln, rec in rows:
         s = get(rec, SOURCE_KEYS, file=file, line=ln)
         r = get(rec, RELATION_KEYS, file=file, line=ln)

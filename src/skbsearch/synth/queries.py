@@ -179,12 +179,7 @@ def synthesize_queries(
     extractors = {t: PropertyExtractor(skb, t, nlp=nlp)
                   for t in sorted({usable[d[0]].template.target for d in draws})}
     queries = _build(skb, usable, draws, extractors, llm, role, seed, max_properties, max_doc_chars, progress)
-    order = np.random.default_rng([seed, 7]).permutation(len(queries)).tolist()
-    fr = np.asarray(split, dtype=float) / float(sum(split))
-    n_train = int(round(fr[0] * len(queries)))
-    n_val = int(round(fr[1] * len(queries)))
-    splits = {"train": sorted(order[:n_train]), "val": sorted(order[n_train:n_train + n_val]),
-              "test": sorted(order[n_train + n_val:])}
+    splits = _splits(len(queries), split, seed)
     settings = {
         "n": n, "seed": seed, "role": role, "targets": list(targets), "max_hops": max_hops,
         "max_answers": max_answers, "max_properties": max_properties, "split": list(split),
@@ -195,6 +190,16 @@ def synthesize_queries(
         "templates_not_grounded": [g.template.name for g in grounded if not len(g.anchors)],
     }
     return SynthQueries(skb, queries, usable, settings, splits)
+
+
+def _splits(n: int, split: Sequence[float], seed: int) -> dict[str, list[int]]:
+    """Query positions of the train / val / test splits (seeded shuffle, then cut by fraction)."""
+    order = np.random.default_rng([seed, 7]).permutation(n).tolist()
+    fr = np.asarray(split, dtype=float) / float(sum(split))
+    n_train = int(round(fr[0] * n))
+    n_val = int(round(fr[1] * n))
+    return {"train": sorted(order[:n_train]), "val": sorted(order[n_train:n_train + n_val]),
+            "test": sorted(order[n_train + n_val:])}
 
 
 def _build(skb: SKB, grounded: Sequence[GroundedTemplate], draws: Sequence[tuple[int, int, int, np.ndarray]],

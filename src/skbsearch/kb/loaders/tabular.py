@@ -94,7 +94,12 @@ def iter_csv(path: Path, delimiter: str | None = None) -> Iterator[tuple[int, di
         raise InputError(f"malformed CSV ({e})", file=file) from None
 
 
-def _first(row: dict[str, str], keys: tuple[str, ...], file: str, line: int) -> str:
+def first_column(row: dict[str, str], keys: tuple[str, ...], file: str, line: int) -> str:
+    """The value of the first of ``keys`` (alternative column names) that ``row`` has.
+
+    Raises:
+        InputError: the value is empty, or the file has none of the columns.
+    """
     for k in keys:
         if k in row:
             v = row[k].strip()
@@ -135,7 +140,7 @@ def load_csv(
     _add_nodes(b, nodes_path, delimiter, set(attributes), default_type)
     if edges_path is not None:
         efile = str(edges_path)
-        for ln, s, r, t in edge_triples(iter_csv(edges_path, delimiter), efile, _first):
+        for ln, s, r, t in edge_triples(iter_csv(edges_path, delimiter), efile, first_column):
             b.add_edge(s, r, t, file=efile, line=ln)
     return b.build(meta=source_meta("csv", nodes_path, edges_path))
 
