@@ -133,7 +133,7 @@ def test_cli_json(shared_data: Path) -> None:
     res = CliRunner().invoke(app, ["bench", "trecdl", "--data", str(_dir(shared_data)),
                                    "--reranker", "none", "--json", "-", "--quiet"])
     assert res.exit_code == 0, res.output
-    out = json.loads(res.output)
+    out = json.loads(res.stdout)
     assert out["benchmark"] == "trecdl"
     assert out["metrics"]["ndcg@10"] == pytest.approx(0.5058, abs=5e-5)
     bad = CliRunner().invoke(app, ["bench", "trecdl", "--data", str(_dir(shared_data)),

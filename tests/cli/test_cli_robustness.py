@@ -143,7 +143,7 @@ def test_stats_queries_names_an_option_that_exists(tmp_path):
     line = assert_clean_error(invoke("stats", "queries", f), str(f), "--query-column")
     assert "pass the query column name" not in line
     r = invoke("stats", "queries", f, "--query-column", "question", "--json")
-    assert r.exit_code == 0 and json.loads(r.output)["n_queries"] == 2, r.output
+    assert r.exit_code == 0 and json.loads(r.stdout)["n_queries"] == 2, r.output
 
 
 def test_where_errors_name_the_option(skb):

@@ -139,7 +139,7 @@ def test_env_command_json() -> None:
 
     res = CliRunner().invoke(app, ["env", "--json"])
     assert res.exit_code == 0, res.output
-    report = json.loads(res.output)
+    report = json.loads(res.stdout)
     assert report["python"] == sys.version.split()[0]
     assert report["packages"]["numpy"] and report["threads"]["cpus"] == os.cpu_count()
     assert "dense" in report["extras"]
@@ -156,7 +156,7 @@ def test_stages_json_shows_device_and_precision() -> None:
     res = CliRunner().invoke(app, ["stages", "--json"])
     assert res.exit_code == 0, res.output
     stages = {s["name"]: {p["name"] for p in s["params"]}
-              for s in json.loads(res.output)["stages"]}
+              for s in json.loads(res.stdout)["stages"]}
     for name in MODEL_STAGES:
         assert {"device", "precision"} <= stages[name], name
     assert "device" not in stages["bm25"]

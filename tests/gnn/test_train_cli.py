@@ -75,7 +75,7 @@ def test_train_cli_writes_a_loadable_model(tmp_path: Path, kind: str, first_stag
         "--loss", "pairwise", "--out", str(out), "--epochs", "3", "--dev-fraction", "0.25",
         "--first-stage-weight", str(first_stage), "--cache", str(tmp_path / "cache"), "--json"])
     assert res.exit_code == 0, res.output
-    summary = json.loads(res.output)
+    summary = json.loads(res.stdout)
     assert summary["queries"] == 4 and summary["kind"] == kind and summary["epochs_run"] >= 1
     model, extra = load_model(out)
     assert model.config.kind == kind
@@ -111,7 +111,7 @@ def test_train_cli_on_impliret_pools(tmp_path: Path) -> None:
         "train", "gnn-reranker", "--benchmark", f"impliret:{d}", "--kind", "mlp", "--out", str(out),
         "--epochs", "2", "--dev-fraction", "0.25", "--cache", str(tmp_path / "cache"), "--json"])
     assert res.exit_code == 0, res.output
-    summary = json.loads(res.output)
+    summary = json.loads(res.stdout)
     assert summary["queries"] == len(rows) and summary["features"]["per_text"] is True
     _, extra = load_model(out)
     assert extra["per_text"] is True  # GNNReranker.load rebuilds the per-text parser

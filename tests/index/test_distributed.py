@@ -102,7 +102,7 @@ def test_cli_index_engine_ray(local_ray, tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["index", str(tmp_path / "kb"), "--kind", "bm25", "--engine",
                                    "ray", "--shard-rows", "100", "--json"])
     assert res.exit_code == 0, res.output
-    summary = json.loads(res.output)
+    summary = json.loads(res.stdout)
     assert summary["engine"] == "ray" and summary["num_docs"] == SKB.load(tmp_path / "kb").num_nodes
     manifest = json.loads((tmp_path / "kb" / "indexes" / "bm25" / "manifest.json").read_text())
     assert manifest["source"]["engine"] == "ray"

@@ -151,7 +151,7 @@ def test_compact_keeps_data_and_identity_and_cleans_up(skb_dir: Path, tmp_path: 
 def _info(path: Path) -> dict:
     res = runner.invoke(app, ["kb", "info", str(path), "--json"])
     assert res.exit_code == 0, res.output
-    d = json.loads(res.output)
+    d = json.loads(res.stdout)
     return {"nodes": d["nodes"], "edges": d["edges"], "types": d["node_types"],
             "relations": {r["relation"]: r["edges"] for r in d["relations"]}}
 
@@ -161,7 +161,7 @@ def test_cli_update_and_compact_match_a_build(skb_dir: Path, tmp_path: Path) -> 
     res = runner.invoke(app, ["kb", "update", str(skb_dir), "--nodes", str(f["nodes"]), "--edges",
                               str(f["edges"]), "--delete-nodes", str(f["delete_nodes"]), "--json"])
     assert res.exit_code == 0, res.output
-    assert json.loads(res.output)["generation"] == 1
+    assert json.loads(res.stdout)["generation"] == 1
     nodes, edges = apply(NODES, EDGES, upsert=UPSERT, add_edges=ADD, delete_nodes=["p1"])
     build(tmp_path / "final", nodes, edges, tmp_path / "ref")
     assert _info(skb_dir) == _info(tmp_path / "ref")

@@ -211,7 +211,7 @@ def test_end_to_end_all_pools_through_the_benchmark(tmp_path, gazetteer) -> None
         res = runner.invoke(app, ["synth", "impliret", str(tmp_path), "--category", c, "--style", s, "--sets", "1",
                                   "--tuples", "30", "--gazetteer", str(gazetteer), "--json"])
         assert res.exit_code == 0, res.output
-        info = json.loads(res.output)
+        info = json.loads(res.stdout)
         assert info["synthetic"] and info["documents"] == 30 and info["by_template"] == 30
     found, missing = discover_pools(tmp_path)
     assert missing == [] and len(found) == 6

@@ -32,7 +32,7 @@ def test_tiny_run_against_a_real_llm_server(server, tmp_path, monkeypatch) -> No
         "--retries", "0", "--json",
     ])
     assert res.exit_code == 0, res.output
-    info = json.loads(res.output)
+    info = json.loads(res.stdout)
     assert info["llm"] == "smollm2" and info["llm_attempts"] == 2
     # every document was either written by the LLM and verified, or fell back to a template
     assert info.get("by_llm", 0) + info.get("by_template", 0) == info["documents"] == 2
