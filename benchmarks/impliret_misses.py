@@ -41,9 +41,9 @@ from typing import Any
 
 from skbsearch.benchmarks.impliret import (
     POOLS,
-    build_pool,
     default_gazetteer,
     discover_pools,
+    enrich_pool,
     load_gazetteer,
     load_pool,
 )
@@ -52,6 +52,7 @@ from skbsearch.enrich import Constraint, Fact, constraint_score
 from skbsearch.enrich.numbers import normalize_numbers
 from skbsearch.enrich.temporal import resolve_relative
 from skbsearch.enrich.temporal_parse import split_messages
+from skbsearch.retrieve.constrained import ConstrainedRetriever
 
 CAUSES = ("query constraint misread", "fact not extracted", "wrong reference price/date",
           "wrong entity-fact binding", "tie", "other")
@@ -264,7 +265,8 @@ def run(data: Path, pools: list[str], examples: int) -> BenchmarkResult:
             print(f"note: pool {pool} not found in {data}; skipped", file=sys.stderr)
             continue
         records = load_pool(present[pool])
-        stage = build_pool(pool, records, "enrich", gazetteer=gaz).stage
+        stage = ConstrainedRetriever(enrich_pool(records, gaz), k=100, name="enrich",
+                                     places=gaz.gazetteer if gaz is not None else None)
         counts: Counter[str] = Counter()
         for r in records:
             m = classify(stage, r.id, r.question)

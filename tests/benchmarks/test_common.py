@@ -1,4 +1,4 @@
-"""What the benchmark protocols share: one alias table, one CV helper, specs on tiny corpora."""
+"""What the benchmark protocols share: one CV helper, specs on tiny corpora."""
 
 from __future__ import annotations
 
@@ -9,11 +9,9 @@ from typing import Any
 import pytest
 
 import skbsearch.benchmarks.common as common
-from skbsearch.benchmarks.common import RERANKER_ALIASES, alias_spec
 from skbsearch.benchmarks.impliret import run_impliret
 from skbsearch.benchmarks.trecdl import run_trecdl
 from skbsearch.errors import InputError
-from skbsearch.stages import pipeline
 
 
 @pytest.fixture()
@@ -48,22 +46,6 @@ def pools(tmp_path: Path) -> Path:
     return d
 
 
-def test_one_alias_table_for_both_benchmarks() -> None:
-    assert RERANKER_ALIASES["gnn-rl"] == RERANKER_ALIASES["grag-rl"]
-    assert RERANKER_ALIASES["gnn"] == RERANKER_ALIASES["grag"]
-    for name in RERANKER_ALIASES:  # every old name is a valid spec that prints back
-        spec = alias_spec(name)
-        assert repr(pipeline(spec)) == spec
-    assert alias_spec("mlp", lambda part: {"epochs": 3, "nonsense": 1, "lr": None}) == (
-        "gnn-row(row='mlp', epochs=3)")  # unknown and None parameters are dropped
-    assert alias_spec("run:x.trec") == "run(path='x.trec')"
-    assert alias_spec("fusion:mlp+bm25+bi-encoder") == "rrf(gnn-row(row='mlp'), input, dense)"
-    with pytest.raises(InputError, match="unknown re-ranker"):
-        alias_spec("transformer")
-    with pytest.raises(InputError, match="fusion"):
-        alias_spec("fusion:bm25+bm25", fusion="max")
-
-
 def test_a_spec_over_a_tiny_passage_corpus(trec: Path) -> None:
     base = run_trecdl(trec, "dl19")
     assert base.metrics["mrr@10"] == pytest.approx(1 / 3)  # relevant passage third
@@ -88,7 +70,7 @@ def test_both_benchmarks_cross_validate_with_one_helper(trec: Path, pools: Path,
     # zscore fusion is trainable (fit learns its weights): it is cross-validated
     trec_res = run_trecdl(trec, "dl19", "zscore(input, bm25(k=3))", cv_folds=2)
     assert trec_res.config["fold_sizes"] == [2, 2] and len(trec_res.config["fits"]) == 2
-    imp = run_impliret(pools, "bm25 >> zscore(input, dense)", limit_per_pool=2, folds=2)
+    imp = run_impliret(pools, "bm25 >> zscore(input, dense)", limit_per_pool=2, cv_folds=2)
     assert calls == [{"n": 4, "folds": 2, "pool": 0}, {"n": 4, "folds": 2, "pool": 8}]
     assert imp.config["folds"] == 2 and sum(imp.config["fold_sizes"]) == 4
     assert "2-fold query-level cross-validation" in imp.config["protocol"]

@@ -1,4 +1,4 @@
-"""IMPLIRET pipelines: old names as specs, first stage per pool, held-out training, tiny runs."""
+"""IMPLIRET pipelines: specs, the gazetteer, first stage per pool, held-out training, tiny runs."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from skbsearch.benchmarks.impliret import run_impliret
-from skbsearch.benchmarks.impliret.rerank import legacy_spec, load_rerank_data, split_first_stage
+from skbsearch.benchmarks.impliret.rerank import load_rerank_data, split_first_stage, with_gazetteer
 from skbsearch.errors import InputError
 from skbsearch.eval.cv import folds_of
 from skbsearch.stages import pipeline
@@ -51,31 +51,20 @@ def tiny(tmp_path: Path) -> Path:
 POOLS = ("temporal_multispeaker", "wknow_unispeaker")
 
 
-def test_old_names_map_to_specs(tmp_path: Path) -> None:
+def test_enrich_stages_get_the_gazetteer(tmp_path: Path) -> None:
     gaz = tmp_path / "g.jsonl"
-    assert legacy_spec("bm25") == "bm25" and legacy_spec("hybrid") == "rrf(bm25, dense)"
-    assert legacy_spec("enrich") == "enrich"
-    assert legacy_spec("enrich", gazetteer=gaz) == f"enrich(gazetteer='{gaz}')"
-    assert legacy_spec("constraints-only", gazetteer=gaz) == (
+    assert with_gazetteer("enrich", gaz) == f"enrich(gazetteer='{gaz}')"
+    assert with_gazetteer("enrich", None) == "enrich"
+    assert with_gazetteer("enrich(mode='constraints')", gaz) == (
         f"enrich(mode='constraints', gazetteer='{gaz}')")
-    assert legacy_spec("bm25+enrich") == "enrich(mode='text')"
-    assert legacy_spec("bm25>bi-encoder") == "bm25 >> dense"
-    # grag-rl = gnn-rl; IMPLIRET's defaults (per-text parses, positives only) and the flags
-    rl = "bm25 >> gnn-row(per_text=true, only_positive=true, epochs=3)"
-    assert legacy_spec("bm25>grag-rl", gnn={"epochs": 3}) == rl
-    assert legacy_spec("bm25>gnn-rl", gnn={"epochs": 3}) == rl
-    assert legacy_spec("bm25>cross-encoder", cross_encoder={"steps": 1}) == (
-        "bm25 >> cross-encoder-ft(steps=1, lr=0.0001, max_length=256, negatives='run')")
-    assert legacy_spec("bm25>fusion:bi-encoder+bm25") == "bm25 >> rrf(dense, input)"
-    assert legacy_spec("bm25 >> dense % 10") == "bm25 >> dense % 10"  # a spec stays a spec
-    for name in ("bm25", "bm25>grag-rl", "bm25>fusion:grag+bm25"):  # every alias parses back
-        spec = legacy_spec(name)
-        assert repr(pipeline(spec)) == spec
+    # every enrich stage (a fusion's child too) that names none; one that names its own keeps it
+    assert with_gazetteer("rrf(bm25, enrich(k=5)) >> enrich(gazetteer='x.jsonl')", gaz) == (
+        f"rrf(bm25, enrich(k=5, gazetteer='{gaz}')) >> enrich(gazetteer='x.jsonl')")
+    assert with_gazetteer("bm25 >> dense %10", gaz) == "bm25 >> dense % 10"
 
 
 def test_bad_pipeline_names_are_input_errors(tiny: Path) -> None:
-    for bad in ("dense>mlp", "bm25>", "bm25>transformer", "bm25>fusion:mlp", "bm25>fusion:x+y",
-                "nope"):
+    for bad in ("dense>mlp", "bm25>", "bm25>transformer", "bm25 >> fusion", "nope"):
         with pytest.raises(InputError):
             run_impliret(tiny, pipeline=bad)
     with pytest.raises(InputError, match="transformer"):
@@ -121,7 +110,7 @@ def test_end_to_end_bi_encoder_and_gnn_rows_held_out(tiny: Path,
     pytest.importorskip("spacy")
     from skbsearch.train import gnn_rows
 
-    bi = run_impliret(tiny, "bm25>bi-encoder")
+    bi = run_impliret(tiny, "bm25 >> dense")
     assert set(bi.groups) >= {*POOLS, "temporal", "wknow"}
     assert bi.metrics["ndcg@10"] > 0.8  # MiniLM matches these questions to their documents
     assert bi.config["first_stage_recall@100"] == 1.0 and "folds" not in bi.config
@@ -134,7 +123,8 @@ def test_end_to_end_bi_encoder_and_gnn_rows_held_out(tiny: Path,
         return real(graphs, row, **kw)
 
     monkeypatch.setattr(gnn_rows, "train_row_model", spy)
-    res = run_impliret(tiny, "bm25>grag-rl", folds=2, gnn={"epochs": 3, "use_paths": False})
+    res = run_impliret(tiny, "bm25 >> gnn-row(use_paths=false, per_text=true, "
+                       "only_positive=true, epochs=3)", cv_folds=2)
     folds = folds_of([f"{p}/{i}" for p in POOLS for i in range(8)], 2)
     assert res.config["fold_sizes"] == [len(f) for f in folds]
     assert len(trained) == 2
@@ -161,8 +151,8 @@ def test_cross_encoder_trains_on_other_folds_only(tiny: Path,
         return real(model, queries, config, **kw)
 
     monkeypatch.setattr(fitters, "train_cross_encoder", spy)  # where it is used
-    res = run_impliret(tiny, "bm25>cross-encoder", limit_per_pool=4, folds=2,
-                       cross_encoder={"steps": 1, "max_length": 64})
+    res = run_impliret(tiny, "bm25 >> cross-encoder-ft(steps=1, lr=0.0001, max_length=64, "
+                       "negatives='run')", limit_per_pool=4, cv_folds=2)
     every = [f"{p}/{j}" for p in POOLS for j in range(8)]
     folds = folds_of(every, 2)  # drawn from every query of the pools, scored or not
     for i, ids in enumerate(seen):  # trained on every other-fold query, never a fold-i one

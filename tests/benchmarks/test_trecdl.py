@@ -1,4 +1,4 @@
-"""TREC DL protocol: loading, the published BM25 figure, specs and old names, folds, errors, CLI."""
+"""TREC DL protocol: loading, the published BM25 figure, specs, folds, errors, CLI."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from typer.testing import CliRunner
 
 from skbsearch.benchmarks.trecdl import (
     folds_of,
-    legacy_spec,
     load_trecdl,
     restrict_scores,
     run_trecdl,
@@ -43,7 +42,7 @@ def test_bm25_reproduces_published_ndcg(shared_data: Path) -> None:
 
 
 def test_fusion_of_identical_runs_keeps_order(shared_data: Path) -> None:
-    result = run_trecdl(_dir(shared_data), "dl19", legacy_spec("fusion:bm25+none"), limit=10)
+    result = run_trecdl(_dir(shared_data), "dl19", "rrf(input, input)", limit=10)
     bm25 = run_trecdl(_dir(shared_data), "dl19", "input", limit=10)
     assert result.config["pipeline"] == "rrf(input, input)"
     assert result.config["n_queries"] == 10
@@ -53,7 +52,7 @@ def test_fusion_of_identical_runs_keeps_order(shared_data: Path) -> None:
 def test_run_file_component(shared_data: Path, tmp_path: Path) -> None:
     out = tmp_path / "bm25.run"
     run_trecdl(_dir(shared_data), "dl19", save_run=out)
-    again = run_trecdl(_dir(shared_data), "dl19", legacy_spec(f"run:{out}"))
+    again = run_trecdl(_dir(shared_data), "dl19", f"run(path='{out}')")
     assert again.config["pipeline"] == f"run(path='{out}')"
     assert again.metrics["ndcg@10"] == pytest.approx(0.5058, abs=5e-5)
 
@@ -91,39 +90,10 @@ def test_folds_partition_queries() -> None:
 def test_errors(shared_data: Path, tmp_path: Path) -> None:
     with pytest.raises(InputError, match="dl20_bm25_top100"):
         load_trecdl(tmp_path, "dl20")
-    with pytest.raises(InputError, match="unknown re-ranker"):
-        legacy_spec("bogus")
-    with pytest.raises(InputError, match="fusion"):
-        legacy_spec("fusion:bm25")
-    with pytest.raises(InputError, match="--model"):
-        legacy_spec("cross-encoder")
-    with pytest.raises(InputError, match="--model"):
-        legacy_spec("gnn")
     with pytest.raises(InputError, match="unknown stage"):
         run_trecdl(_dir(shared_data), "dl19", "bogus", limit=1)
     with pytest.raises(InputError, match="--cv-folds K"):  # a trainable stage needs folds
         run_trecdl(_dir(shared_data), "dl19", "gnn-row(mlp)", limit=1)
-
-
-def test_old_reranker_names_map_to_specs() -> None:
-    assert legacy_spec("none") == legacy_spec("bm25") == "input"
-    assert legacy_spec("bi-encoder") == "dense"
-    assert legacy_spec("bi-encoder", top_k=50) == "dense(k=50)"
-    assert legacy_spec("llm", model="m.gguf") == "llm(model='m.gguf', top_k=100, kind='passage')"
-    assert legacy_spec("cross-encoder", model="ce/") == "cross-encoder(model='ce/')"
-    assert (legacy_spec("cross-encoder", cv_folds=5, cross_encoder={"steps": 90, "lr": 1e-4})
-            == "cross-encoder-ft(steps=90, lr=0.0001)")
-    assert legacy_spec("cross-encoder", model="ce/", cv_folds=5) == "cross-encoder-ft(start='ce/')"
-    # gnn-rl and grag-rl are one row; the GNN flags become the stage's parameters
-    rl = legacy_spec("gnn-rl", cv_folds=5, gnn={"use_paths": False, "min_common": 5,
-                                               "select_first_stage": (0.0, 0.1)})
-    assert rl == legacy_spec("grag-rl", cv_folds=5, gnn={"use_paths": False, "min_common": 5,
-                                                        "select_first_stage": (0.0, 0.1)})
-    assert rl == "gnn-row(use_paths=false, min_common=5, select_first_stage=[0.0, 0.1])"
-    assert legacy_spec("gnn", cv_folds=5) == "gnn-row(row='grag')"
-    assert legacy_spec("mlp", model="m/") == "gnn-row(row='mlp', model='m/')"
-    assert legacy_spec("fusion:bi-encoder+bm25") == "rrf(dense, input)"
-    assert legacy_spec("fusion:bi-encoder+bm25", fusion="wsum") == "minmax(dense, input)"
 
 
 def test_cli_json(shared_data: Path) -> None:
@@ -131,7 +101,7 @@ def test_cli_json(shared_data: Path) -> None:
     from skbsearch.cli import app
 
     res = CliRunner().invoke(app, ["bench", "trecdl", "--data", str(_dir(shared_data)),
-                                   "--reranker", "none", "--json", "-", "--quiet"])
+                                   "--pipeline", "input", "--json", "-", "--quiet"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["benchmark"] == "trecdl"
@@ -143,6 +113,13 @@ def test_cli_json(shared_data: Path) -> None:
                                     "--pipeline", "input % 5", "--json", "-", "--quiet"])
     assert spec.exit_code == 0, spec.output
     assert json.loads(spec.output)["config"]["pipeline"] == "input % 5"
+    two = CliRunner().invoke(app, ["bench", "trecdl", "--data", str(_dir(shared_data)), "--limit",
+                                   "3", "--pipeline", "input", "--pipeline", "input % 5", "--json",
+                                   "-", "--quiet"])
+    assert two.exit_code == 0, two.output
+    results = json.loads(two.stdout)  # one result a spec, in their order
+    assert [r["config"]["pipeline"] for r in results] == ["input", "input % 5"]
+    assert results[0]["metrics"]["mrr@10"] == results[1]["metrics"]["mrr@10"]
     both = CliRunner().invoke(app, ["bench", "trecdl", "--data", str(_dir(shared_data)),
                                     "--pipeline", "input", "--reranker", "none", "--quiet"])
     assert both.exit_code == 2 and "not both" in both.output

@@ -11,8 +11,9 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("torch_geometric")
 
-from skbsearch.benchmarks.trecdl import legacy_spec, run_trecdl  # noqa: E402
+from skbsearch.benchmarks.trecdl import run_trecdl  # noqa: E402
 from skbsearch.errors import InputError  # noqa: E402
+from skbsearch.stages import stage  # noqa: E402
 from skbsearch.train.gnn_rows import GNNRowConfig, split_dev  # noqa: E402
 
 TOPICS = {
@@ -41,16 +42,6 @@ def tiny(tmp_path: Path) -> Path:
 
 
 def test_rows_are_known_and_configured() -> None:
-    for name, row in (("mlp", "mlp"), ("gcn", "gcn"), ("gnn", "grag"), ("grag", "grag")):
-        assert legacy_spec(name, cv_folds=3) == f"gnn-row(row='{row}')"
-    assert legacy_spec("gnn-rl", cv_folds=3) == legacy_spec("grag-rl", cv_folds=3) == "gnn-row"
-    # fusion:<a>+<b> keeps its meaning, RRF (a spec's bare `+` is score-aware fusion)
-    assert legacy_spec("fusion:gnn-rl+bi-encoder", cv_folds=3) == "rrf(gnn-row, dense)"
-    # in a fusion, --model is the trained member's; the bi-encoder keeps its dense index
-    fused = legacy_spec("fusion:cross-encoder+bi-encoder", model="ce/")
-    assert fused == "rrf(cross-encoder(model='ce/'), dense)", fused
-    with pytest.raises(InputError):
-        legacy_spec("bi-encoder", model="ce/")
     assert GNNRowConfig.for_row("grag-rl") == GNNRowConfig.for_row("gnn-rl")
     rl = GNNRowConfig.for_row("gnn-rl", use_paths=False, first_stage_weight=0.1, epochs=3)
     assert (rl.kind, rl.loss, rl.features.use_paths, rl.features.first_stage_weight,
@@ -75,8 +66,6 @@ def test_split_dev_is_seeded_and_disjoint() -> None:
 def test_gnn_row_needs_folds_or_model(tiny: Path) -> None:
     with pytest.raises(InputError, match="--cv-folds K"):
         run_trecdl(tiny, "dl19", "gnn-row(grag)")
-    with pytest.raises(InputError, match="--cv-folds K"):
-        legacy_spec("gnn")
 
 
 @pytest.mark.parametrize("row,options", [
@@ -86,8 +75,8 @@ def test_gnn_row_needs_folds_or_model(tiny: Path) -> None:
     ("gnn-rl", {"use_paths": False, "min_common": 2, "select_first_stage": (0.0, 0.1)}),
 ])
 def test_cv_row_scores_every_query_once(tiny: Path, row: str, options: dict) -> None:
-    spec = legacy_spec(row, cv_folds=3, gnn={**options, "epochs": 2,
-                                             "save_dir": str(tiny / "models")})
+    rows = {"mlp": "mlp", "gcn": "gcn", "gnn": "grag", "gnn-rl": "grag-rl"}
+    spec = repr(stage("gnn-row", row=rows[row], **options, epochs=2, save_dir=str(tiny / "models")))
     result = run_trecdl(tiny, "dl19", spec, cv_folds=3)
     cfg = result.config
     assert cfg["n_queries"] == 3 and "3-fold query-level cross-validation" in cfg["protocol"]
@@ -107,7 +96,7 @@ def test_cv_row_scores_every_query_once(tiny: Path, row: str, options: dict) -> 
 
 @pytest.mark.slow
 def test_fusion_with_a_cv_gnn_row(tiny: Path) -> None:
-    result = run_trecdl(tiny, "dl19", legacy_spec("fusion:mlp+bm25", cv_folds=3), cv_folds=3)
+    result = run_trecdl(tiny, "dl19", "rrf(gnn-row(row='mlp'), input)", cv_folds=3)
     assert result.config["pipeline"] == "rrf(gnn-row(row='mlp'), input)"
     assert set(result.groups) == {"bm25"} and result.config["n_queries"] == 3
     assert len(result.config["fits"]) == 3  # the fusion's child is fitted per fold

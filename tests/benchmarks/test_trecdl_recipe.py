@@ -1,7 +1,7 @@
 """The "re-ranking an unseen year" recipe (docs/guides/trecdl.md) on a tiny TREC DL fixture: pre-train on
 NQ (with bi-encoder negatives and distillation), distil on the years' unjudged BM25
 candidates, fine-tune on the judgements (length and data carried over), then score a year
-the model never saw with ``skb bench trecdl --year dl20`` and no cross-validation."""
+the model never saw with ``skb bench trecdl --split dl20`` and no cross-validation."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def test_unseen_year_recipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert model.max_length == 32  # no --max-length: the start model's, not 256
     assert model.info["data"] == [nq, *cands, f"trecdl:{tmp_path / 'train'}/dl19"]
     assert [d["teacher"] for d in model.info["distillation"]] == ["minilm", "minilm"]
-    res = runner.invoke(app, ["bench", "trecdl", "--data", str(tmp_path / "unseen"), "--year", "dl20",
+    res = runner.invoke(app, ["bench", "trecdl", "--data", str(tmp_path / "unseen"), "--split", "dl20",
                               "--pipeline", f"cross-encoder(model='{tuned}', max_length=32) + input",
                               "--json", str(tmp_path / "dl20.json"), "--quiet"])
     assert res.exit_code == 0, res.output

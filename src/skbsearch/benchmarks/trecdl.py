@@ -14,7 +14,7 @@ as relevant (TREC DL's binarisation) MRR@10 and G-RAG's tie-aware MTRR and TMHit
 Latency is per query and per stage (p50/p95). A pipeline with trainable stages
 (``cross-encoder-ft``, ``gnn-row``) is cross-validated by query (``cv_folds``,
 :func:`skbsearch.eval.cv.cross_validate`): no query is scored by a model that saw its
-judgements. The old ``--reranker`` names map to specs by :func:`legacy_spec`.
+judgements.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from skbsearch.benchmarks.common import RERANKER_ALIASES, alias_spec, cv_protocol, rerank
+from skbsearch.benchmarks.common import cv_protocol, rerank
 from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.datasets.trecdl import TrecDLData, load_trecdl
 from skbsearch.errors import InputError
@@ -36,11 +36,8 @@ from skbsearch.stages import pipeline as make_pipeline
 from skbsearch.stages.corpus import CorpusContext
 from skbsearch.types import Qrels, Run
 
-__all__ = ["TrecDLData", "folds_of", "legacy_spec", "load_trecdl", "metrics_of",
-           "restrict_scores", "run_trecdl", "trecdl_corpus"]
-
-#: ``--reranker`` names of cross-encoder and GNN rows scored with a given model (no CV).
-_SCORED = {**RERANKER_ALIASES, "cross-encoder": ("cross-encoder", {})}
+__all__ = ["TrecDLData", "folds_of", "load_trecdl", "metrics_of", "restrict_scores",
+           "run_trecdl", "trecdl_corpus"]
 
 
 def metrics_of(run: Run, qrels: Qrels) -> dict[str, float]:
@@ -48,45 +45,6 @@ def metrics_of(run: Run, qrels: Qrels) -> dict[str, float]:
     out = evaluate(run, qrels, ["ndcg@10"])
     out.update(evaluate(run, qrels, ["mrr@10", "mtrr", "tmhits@10"], min_grade=2))
     return out
-
-
-def legacy_spec(reranker: str, *, model: str | None = None, cv_folds: int | None = None,
-                top_k: int = 100, batch_size: int = 32, fusion: str = "rrf",
-                cross_encoder: dict[str, Any] | None = None,
-                gnn: dict[str, Any] | None = None) -> str:
-    """The pipeline spec of an old ``--reranker`` value (``fusion:a+b`` and ``run:FILE`` too).
-
-    ``model``: the re-ranker's model (with ``cv_folds``: a cross-encoder's start weights);
-    ``cross_encoder`` / ``gnn``: the ``cross-encoder-ft`` / ``gnn-row`` parameters of the
-    option flags. Without ``cv_folds`` a cross-encoder or GNN row needs ``model``.
-    """
-    def params(part: str) -> dict[str, Any]:
-        if part == "cross-encoder":
-            if cv_folds:
-                return {"start": model, "top_k": top_k, "score_batch_size": batch_size,
-                        **(cross_encoder or {})}
-            if model is None:
-                raise InputError("--reranker cross-encoder needs --model DIR (a trained model, "
-                                 "e.g. from 'skb train cross-encoder') or --cv-folds K",
-                                 field="model")
-            return {"model": model, "top_k": top_k, "batch_size": batch_size}
-        if RERANKER_ALIASES.get(part, ("",))[0] == "gnn-row":
-            if not cv_folds and model is None:
-                raise InputError(f"--reranker {part} needs --cv-folds K (train per fold) or "
-                                 "--model DIR (from 'skb train gnn-reranker')", field="model")
-            return {**(gnn or {}), "model": None if cv_folds else model}
-        if part == "llm":
-            if reranker.startswith("fusion:") and model is not None:
-                return {"top_k": top_k}  # in a fusion --model is the trained member's
-            return {"model": model, "top_k": top_k}
-        if part == "bi-encoder":
-            if model is not None and not reranker.startswith("fusion:"):  # in a fusion: the other's
-                raise InputError("bi-encoder re-scores with the corpus's dense index (MiniLM); "
-                                 "drop --model", field="model")
-            return {"k": top_k}
-        return {}
-
-    return alias_spec(reranker, params, fusion, table=RERANKER_ALIASES if cv_folds else _SCORED)
 
 
 def restrict_scores(scores: Run, candidates: Run) -> Run:
@@ -117,8 +75,7 @@ def run_trecdl(data_dir: str | Path, year: str = "dl19", pipeline: str | None = 
                top_k: int = 100, limit: int | None = None, cv_folds: int | None = None,
                fold_seed: int = 0, embeddings: str | Path | None = None,
                save_run: str | Path | None = None, progress: ProgressFn | None = None,
-               input_run: str | Path | None = None,
-               record: dict[str, Any] | None = None) -> BenchmarkResult:
+               input_run: str | Path | None = None) -> BenchmarkResult:
     """Re-rank the BM25 top-``top_k`` of a TREC DL year with ``pipeline`` (module docstring).
 
     Args:
@@ -131,7 +88,6 @@ def run_trecdl(data_dir: str | Path, year: str = "dl19", pipeline: str | None = 
         save_run: write the final run as a TREC run file.
         input_run: a TREC run whose scores replace BM25's on the same candidates (e.g. a
             cross-encoder run as a GNN row's first-stage feature); candidates it lacks drop.
-        record: extra entries for the result's config (e.g. the old ``--reranker`` name).
     """
     start = time.perf_counter()
     data = load_trecdl(data_dir, year)
@@ -150,7 +106,7 @@ def run_trecdl(data_dir: str | Path, year: str = "dl19", pipeline: str | None = 
     final, folds = rerank(pipe, queries, qrels, base, folds=cv_folds, seed=fold_seed,
                           recorder=rec, progress=progress)
     if save_run is not None:
-        final.to_trec(save_run, tag=str(record.get("reranker", "skb")) if record else "skb")
+        final.to_trec(save_run, tag="skb")
     protocol = (f"TREC DL {year} passage re-ranking of the BM25 top-{top_k} by the pipeline "
                 f"{pipe!r}; nDCG@10 (trec_eval, gain = grade), MRR@10/MTRR/TMHits@10 with "
                 "grade >= 2 relevant")
@@ -160,7 +116,7 @@ def run_trecdl(data_dir: str | Path, year: str = "dl19", pipeline: str | None = 
         protocol += f"; input scores from {Path(input_run).name} on the BM25 candidates"
     config: dict[str, Any] = {
         "protocol": protocol, "data": str(Path(data_dir)), "year": year,
-        "pipeline": repr(pipe), **(record or {}),
+        "pipeline": repr(pipe),
         **({"input_run": str(input_run)} if input_run is not None else {}),
         "corpus": str(context.kb_dir), "top_k": top_k, "cv_folds": cv_folds,
         "n_queries": len(queries), "seconds": round(time.perf_counter() - start, 1), **folds}

@@ -14,30 +14,26 @@ here (readers: :mod:`.read`).
 
 Pipelines are specs in the language of ``skb run`` (each pool is a corpus SKB; the
 spec's first stage ranks the query's own pool, later stages re-rank its candidates,
-cross-validated by query when they train). The old names stay as aliases
-(:func:`.rerank.legacy_spec`): ``bm25`` (raw text), ``dense`` (MiniLM), ``hybrid`` (RRF of
-the two), ``bm25+enrich`` (BM25 on enriched text), ``enrich`` (enriched text + constraint
-scores over the documents' facts; the default), ``constraints-only``, and the re-ranking
-rows ``bm25>NAME`` / ``bm25>fusion:A+B``.
+cross-validated by query when they train), e.g. ``bm25`` (raw text), ``dense`` (MiniLM),
+``rrf(bm25, dense)``, ``enrich(mode='text')`` (BM25 on enriched text), ``enrich``
+(enriched text + constraint scores over the documents' facts; the default; ``enrich``
+stages get the landmark gazetteer), ``bm25 >> gnn-row(grag-rl)``.
 
 Modules: :mod:`skbsearch.datasets.impliret` (the pool reader), :mod:`.pools` (indexing
 pools for the readers, the protocol's means), :mod:`.run` (the protocol), :mod:`.rerank`
-(old names, first stage per pool, the union corpus), :mod:`.read` (reader evaluation).
+(the gazetteer, first stage per pool, the union corpus), :mod:`.read` (reader evaluation).
 """
 
 from skbsearch.benchmarks.impliret.pools import (
     CATEGORIES,
     DEFAULT_PIPELINE,
     METRICS,
-    PIPELINES,
     POOLS,
     PROTOCOL,
     STYLES,
     ImpliretRecord,
-    PoolIndex,
     ProgressFn,
     aggregate,
-    build_pool,
     default_gazetteer,
     discover_pools,
     enrich_pool,
@@ -48,22 +44,19 @@ from skbsearch.benchmarks.impliret.pools import (
     rank_queries,
 )
 from skbsearch.benchmarks.impliret.read import run_impliret_reader
-from skbsearch.benchmarks.impliret.rerank import legacy_spec
+from skbsearch.benchmarks.impliret.rerank import with_gazetteer
 from skbsearch.benchmarks.impliret.run import run_impliret, score_by_pool, table_rows
 
 __all__ = [
     "CATEGORIES",
     "DEFAULT_PIPELINE",
     "METRICS",
-    "PIPELINES",
     "POOLS",
     "PROTOCOL",
     "STYLES",
     "ImpliretRecord",
-    "PoolIndex",
     "ProgressFn",
     "aggregate",
-    "build_pool",
     "default_gazetteer",
     "discover_pools",
     "enrich_pool",
@@ -73,7 +66,7 @@ __all__ = [
     "pool_queries",
     "rank_queries",
     "run_impliret",
-    "legacy_spec",
+    "with_gazetteer",
     "run_impliret_reader",
     "score_by_pool",
     "table_rows",

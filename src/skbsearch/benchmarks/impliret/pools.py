@@ -1,4 +1,4 @@
-"""IMPLIRET pools: reading, indexing a pool for a pipeline, ranking and the protocol's means.
+"""IMPLIRET pools: reading, enriching a pool's documents, ranking and the protocol's means.
 
 Shared by the retrieval protocol (:mod:`.run`), the re-ranking rows (:mod:`.rerank`) and
 the readers (:mod:`.read`); see :mod:`skbsearch.benchmarks.impliret` for the layout.
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,6 @@ from skbsearch.datasets.impliret import (  # noqa: F401 - re-exported (the pool 
     load_pool,
     pool_queries,
 )
-from skbsearch.encoders import EmbeddingCache, default_cache_dir
 from skbsearch.enrich import (
     ArithmeticEnricher,
     GazetteerEnricher,
@@ -31,16 +29,9 @@ from skbsearch.enrich import (
     enrich_documents,
 )
 from skbsearch.errors import InputError
-from skbsearch.index.dense import DenseIndex
-from skbsearch.index.sparse import BM25Index
 from skbsearch.progress import ProgressFn, no_progress
-from skbsearch.retrieve.constrained import ConstrainedRetriever
-from skbsearch.retrieve.dense import DenseRetriever
-from skbsearch.retrieve.hybrid import RRF
-from skbsearch.retrieve.sparse import BM25Retriever
 from skbsearch.types import Query, Run
 
-PIPELINES = ("enrich", "bm25+enrich", "constraints-only", "bm25", "dense", "hybrid")
 DEFAULT_PIPELINE = "enrich"
 METRICS = ["ndcg@10", "mrr@10", "recall@10"]
 PROTOCOL = ("each query ranks all documents of its own pool (category x style); positive = "
@@ -72,51 +63,9 @@ def load_gazetteer(path: str | Path | None) -> Any:
     return GazetteerEnricher.from_jsonl(p)
 
 
-@dataclass
-class PoolIndex:
-    """What is built from one pool's documents: enriched documents and a retrieval stage."""
-
-    pool: str
-    records: list[ImpliretRecord]
-    stage: Any
-    docs: list[Any] | None = None
-    build_seconds: float = 0.0
-
-
 def enrich_pool(records: Sequence[ImpliretRecord], gazetteer: Any = None) -> list[Any]:
     """Enriched documents of a pool (reads ``document`` only)."""
     return enrich_documents([(r.id, r.document) for r in records], make_enrichers(gazetteer), progress=False)
-
-
-def build_pool(pool: str, records: list[ImpliretRecord], pipeline: str, *, gazetteer: Any = None,
-               cache_dir: str | Path | None = None, k: int = 100, need_docs: bool = False) -> PoolIndex:
-    """Index one pool's documents for ``pipeline`` (see the module docstring)."""
-    if pipeline not in PIPELINES:
-        raise InputError(f"unknown pipeline {pipeline!r}; use one of {', '.join(PIPELINES)}", field="pipeline")
-    t0 = time.perf_counter()
-    pairs = [(r.id, r.document) for r in records]
-    docs = None
-    if pipeline in ("enrich", "bm25+enrich", "constraints-only") or need_docs:
-        docs = enrich_pool(records, gazetteer)
-    if pipeline in ("enrich", "bm25+enrich", "constraints-only"):
-        mode = {"enrich": "full", "bm25+enrich": "text", "constraints-only": "constraints"}[pipeline]
-        places = gazetteer.gazetteer if gazetteer is not None else None
-        stage: Any = ConstrainedRetriever(docs, places=places, mode=mode, k=k, name=pipeline)
-    else:
-        stage = _baseline_stage(pipeline, pairs, cache_dir, k)
-    return PoolIndex(pool, records, stage, docs, time.perf_counter() - t0)
-
-
-def _baseline_stage(pipeline: str, pairs: list[tuple[str, str]], cache_dir: str | Path | None, k: int) -> Any:
-    bm25 = BM25Retriever(BM25Index.from_texts(pairs), k=k, backend="numpy", n_threads=1, name="bm25")
-    if pipeline == "bm25":
-        return bm25
-    cache = EmbeddingCache(Path(cache_dir) if cache_dir else default_cache_dir())
-    index = DenseIndex.build(([d for d, _ in pairs], [t for _, t in pairs]), "minilm", cache=cache)
-    dense = DenseRetriever(index, k=k, cache=cache, name="dense")
-    if pipeline == "dense":
-        return dense
-    return RRF(bm25, dense, name="hybrid")
 
 
 def rank_queries(stage: Any, queries: Sequence[Query], progress: ProgressFn = no_progress,

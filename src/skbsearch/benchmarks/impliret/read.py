@@ -14,22 +14,24 @@ from __future__ import annotations
 import random
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from skbsearch.benchmarks.common import warm
 from skbsearch.benchmarks.impliret.pools import (
     CATEGORIES,
     DEFAULT_PIPELINE,
     ImpliretRecord,
     ProgressFn,
     aggregate,
-    build_pool,
     default_gazetteer,
     discover_pools,
+    enrich_pool,
     load_gazetteer,
     load_pool,
 )
+from skbsearch.benchmarks.impliret.rerank import pool_corpus, with_gazetteer
 from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.errors import InputError
 from skbsearch.eval.latency import percentiles
@@ -38,6 +40,8 @@ from skbsearch.llm import get_client
 from skbsearch.progress import no_progress
 from skbsearch.read.extractive import ExtractiveReader
 from skbsearch.read.llm import LLMReader
+from skbsearch.stages import pipeline as make_pipeline
+from skbsearch.stages.corpus import CorpusContext
 from skbsearch.types import Query
 
 READER_METRICS = ("rouge1_recall", "em", "contains")
@@ -88,6 +92,22 @@ def make_reader(kind: str, *, places: Any = None, llm: str = "smollm2", llm_mode
     raise InputError(f"unknown reader {kind!r}; use extractive or llm", field="reader")
 
 
+def pool_ranker(spec: str, pool: str, records: Sequence[ImpliretRecord],
+                progress: ProgressFn = no_progress) -> Callable[[ImpliretRecord, int], list[str]]:
+    """``rank(record, n)``: the ids of the top ``n`` documents of ``spec`` over the pool
+    for the record's question."""
+    progress(f"indexing {pool}", 0, 1)
+    stage = make_pipeline(spec, CorpusContext(pool_corpus(pool, records)))
+    warm(stage)
+    progress(f"indexing {pool}", 1, 1)
+
+    def rank(record: ImpliretRecord, n: int) -> list[str]:
+        qid = f"{pool}/{record.id}"
+        return [d.split("/", 1)[1] for d, _ in stage([Query(qid, record.question)]).ranked(qid)[:n]]
+
+    return rank
+
+
 def run_impliret_reader(
     data: str | Path,
     *,
@@ -114,13 +134,12 @@ def run_impliret_reader(
     per: dict[str, dict[str, dict[str, float]]] = {k_label(k): {} for k in ks}
     lat: dict[str, list[float]] = {k_label(k): [] for k in ks}
     n_queries = 0
+    spec = with_gazetteer(pipeline, gaz_path) if source == "retriever" else None
     for pool, path in pools.items():
         records = load_pool(path)
-        progress(f"indexing {pool}", 0, 1)
-        built = build_pool(pool, records, pipeline, gazetteer=gaz, need_docs=True)
-        progress(f"indexing {pool}", 1, 1)
-        docs = built.docs or []
+        docs = enrich_pool(records, gaz)
         by_id = {d.id: d for d in docs}
+        rank = pool_ranker(spec, pool, records, progress) if spec else None
         chosen = records[:limit_per_pool] if limit_per_pool else records
         n_queries += len(chosen)
         gold = {r.id: [r.answer] for r in chosen}
@@ -131,8 +150,7 @@ def run_impliret_reader(
                     ctx = [docs[j] for j in oracle_context(records, i - 1, k, seed)]
                 else:
                     size = k or sum(1 for x in records if x.tuple_set_id == r.tuple_set_id)
-                    ranked = built.stage([Query(r.id, r.question)]).ranked(r.id)[:size]
-                    ctx = [by_id[d] for d, _ in ranked]
+                    ctx = [by_id[d] for d in rank(r, size)]  # type: ignore[misc]
                 t = time.perf_counter()
                 preds[r.id] = rd.answer(r.question, ctx)
                 lat[k_label(k)].append((time.perf_counter() - t) * 1000.0)
@@ -152,9 +170,9 @@ def run_impliret_reader(
             latency[f"{kl}.p50"], latency[f"{kl}.p95"] = percentiles(lat[kl])
     config = {
         "protocol": "oracle RAG: k documents incl. the positive, from its tuple set" if source == "oracle"
-        else f"end-to-end RAG: the top k of the {pipeline} retriever over the pool",
+        else f"end-to-end RAG: the top k of the pipeline {spec} over the pool",
         "data": str(Path(data).absolute()), "reader": getattr(rd, "name", reader), "source": source,
-        "pipeline": pipeline if source == "retriever" else None, "ks": [k_label(k) for k in ks],
+        "pipeline": spec, "ks": [k_label(k) for k in ks],
         "pools": list(pools), "missing_pools": missing, "limit_per_pool": limit_per_pool,
         "n_queries": n_queries, "seed": seed, "seconds": round(time.perf_counter() - t0, 3),
     }

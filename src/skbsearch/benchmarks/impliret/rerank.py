@@ -1,4 +1,4 @@
-"""IMPLIRET pipelines as specs: the old names, the first stage per pool, re-ranking after it.
+"""IMPLIRET pipelines as specs: the gazetteer, the first stage per pool, re-ranking after it.
 
 A pipeline spec (``skb run``'s language) runs in two parts (:func:`split_first_stage`):
 its **first stage** (the first part of the chain, e.g. ``bm25`` or ``bm25 + dense``)
@@ -9,12 +9,8 @@ folds drawn from every query of the pools; training sees only other-fold queries
 positive being the query's own document and, for the cross-encoder, its other BM25
 candidates the negatives).
 
-Old names (:func:`legacy_spec`): ``bm25``, ``dense``, ``hybrid`` (``rrf(bm25, dense)``),
-``enrich``, ``bm25+enrich``, ``constraints-only`` (the ``enrich`` stage in modes full,
-text, constraints, with the gazetteer), and ``bm25>NAME`` / ``bm25>fusion:A+B`` with NAME
-an old re-ranker name (:data:`skbsearch.benchmarks.common.RERANKER_ALIASES`; ``bm25``
-inside a fusion is the first stage's run) given IMPLIRET's defaults
-(:data:`RERANK_DEFAULTS`).
+The ``enrich`` stages of a spec that name no gazetteer get the benchmark's
+(:func:`with_gazetteer`: the landmarks of the world-knowledge pools).
 """
 
 from __future__ import annotations
@@ -25,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skbsearch.benchmarks.common import RERANKER_ALIASES, alias_spec, warm
+from skbsearch.benchmarks.common import warm
 from skbsearch.benchmarks.impliret.pools import rank_queries
 from skbsearch.datasets.impliret import ImpliretRecord, discover_pools, load_pool
 from skbsearch.errors import InputError
@@ -35,49 +31,23 @@ from skbsearch.operators import Cutoff, Pipeline
 from skbsearch.progress import ProgressFn, no_progress
 from skbsearch.stages import pipeline as make_pipeline
 from skbsearch.stages.corpus import CorpusContext
+from skbsearch.stages.retrievers import EnrichStage
 from skbsearch.types import Qrels, Query, Run
 
-#: Old retrieval pipeline names -> specs (``{gaz}``: the gazetteer parameter, if any).
-RETRIEVAL_ALIASES = {
-    "bm25": "bm25",
-    "dense": "dense",
-    "hybrid": "rrf(bm25, dense)",
-    "enrich": "enrich({gaz})",
-    "bm25+enrich": "enrich(mode='text'{sep}{gaz})",
-    "constraints-only": "enrich(mode='constraints'{sep}{gaz})",
-}
-#: IMPLIRET's settings of the trained re-rankers (old ``bm25>NAME`` rows), per stage.
-RERANK_DEFAULTS: dict[str, dict[str, Any]] = {
-    "gnn-row": {"per_text": True, "only_positive": True},
-    "cross-encoder-ft": {"steps": 80, "lr": 1e-4, "max_length": 256, "negatives": "run"},
-}
+
+def with_gazetteer(spec: str, gazetteer: str | Path | None) -> str:
+    """``spec`` with ``gazetteer`` given to each ``enrich`` stage that names none."""
+    pipe = make_pipeline(spec)
+    if gazetteer is not None:
+        _fill_gazetteer(pipe, str(gazetteer))
+    return repr(pipe)
 
 
-def legacy_spec(name: str, *, gazetteer: str | Path | None = None,
-                gnn: dict[str, Any] | None = None,
-                cross_encoder: dict[str, Any] | None = None) -> str:
-    """The spec of an old ``--pipeline`` name; anything else is returned as a spec.
-
-    ``gnn`` / ``cross_encoder``: the option flags' parameters of ``gnn-row`` /
-    ``cross-encoder-ft`` (over :data:`RERANK_DEFAULTS`).
-    """
-    if name in RETRIEVAL_ALIASES:
-        gaz = f"gazetteer={str(gazetteer)!r}" if gazetteer is not None else ""
-        return RETRIEVAL_ALIASES[name].format(gaz=gaz, sep=", " if gaz else "").replace("()", "")
-    if ">" not in name or ">>" in name:
-        return name
-    first, _, rest = (p.strip() for p in name.partition(">"))
-    if first != "bm25" or not rest:
-        raise InputError(f"bad re-ranking pipeline {name!r}: write 'bm25>NAME' or "
-                         "'bm25>fusion:A+B' (or a spec, e.g. 'bm25 >> gnn-row(grag-rl)')",
-                         field="pipeline")
-    options = {"gnn-row": gnn or {}, "cross-encoder-ft": cross_encoder or {}}
-
-    def params(part: str) -> dict[str, Any]:
-        stage = RERANKER_ALIASES.get(part, ("",))[0]
-        return {**RERANK_DEFAULTS.get(stage, {}), **options.get(stage, {})}
-
-    return f"bm25 >> {alias_spec(rest, params)}"
+def _fill_gazetteer(part: Any, gazetteer: str) -> None:
+    for child in [*getattr(part, "stages", ()), *getattr(part, "children", ())]:
+        _fill_gazetteer(child, gazetteer)
+    if isinstance(part, EnrichStage) and part.params.gazetteer is None:
+        part.params = part.make_params(**{**part.non_default_params(), "gazetteer": gazetteer})
 
 
 def split_first_stage(pipe: Any) -> tuple[str, Pipeline | None]:

@@ -22,10 +22,10 @@ from skbsearch.benchmarks.impliret.pools import (
 )
 from skbsearch.benchmarks.impliret.rerank import (
     first_stage_runs,
-    legacy_spec,
     needs_training,
     split_first_stage,
     union_context,
+    with_gazetteer,
 )
 from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.eval.evaluate import evaluate
@@ -45,33 +45,31 @@ def run_impliret(
     limit_per_pool: int | None = None,
     gazetteer: str | Path | None = None,
     embeddings: str | Path | None = None,
-    folds: int = 2,
+    cv_folds: int = 2,
     fold_seed: int = 0,
-    gnn: dict[str, Any] | None = None,
-    cross_encoder: dict[str, Any] | None = None,
     progress: ProgressFn = no_progress,
 ) -> BenchmarkResult:
     """Run the official retrieval protocol on every pool present in ``data``.
 
     Every query ranks all documents of its own pool with the pipeline's first stage; the
     rest of the pipeline (if any) re-ranks those candidates, cross-validated over
-    ``folds`` query folds when it trains (:mod:`.rerank`). Metrics per pool, averaged over
+    ``cv_folds`` query folds when it trains (:mod:`.rerank`). Metrics per pool, averaged over
     the two styles per category, then over categories.
 
     Args:
         data: the folder of pool files.
-        pipeline: a spec (``skb run``'s language) or an old name (:func:`.rerank.legacy_spec`).
+        pipeline: a spec (``skb run``'s language).
         limit_per_pool: score only the first N queries of each pool (all documents are
             still ranked; training may use every query of the other folds).
-        gazetteer: the landmark JSONL of the old enrich names (default: :func:`default_gazetteer`).
+        gazetteer: the landmark JSONL given to ``enrich`` stages that name none (default:
+            :func:`default_gazetteer`; :func:`.rerank.with_gazetteer`).
         embeddings: the embedding cache of dense indexes (default ``cache_root()/embeddings``).
-        folds, fold_seed: query-level cross-validation of trainable stages.
-        gnn, cross_encoder: parameters of the old ``bm25>NAME`` re-rankers (option flags).
+        cv_folds, fold_seed: query-level cross-validation of trainable stages.
     """
     t0 = time.perf_counter()
     present, missing = discover_pools(data)
     gaz_path = Path(gazetteer) if gazetteer else default_gazetteer(data)
-    spec = legacy_spec(pipeline, gazetteer=gaz_path, gnn=gnn, cross_encoder=cross_encoder)
+    spec = with_gazetteer(pipeline, gaz_path)
     first, rest = split_first_stage(make_pipeline(spec))
     trained = needs_training(rest)
     pools = {p: load_pool(path) for p, path in present.items()}
@@ -94,7 +92,6 @@ def run_impliret(
                 rec.record(pool if rest is None else "first stage", t)
     config: dict[str, Any] = {
         "protocol": PROTOCOL, "data": str(Path(data).absolute()), "pipeline": spec,
-        **({"name": pipeline} if pipeline != spec else {}),
         "first_stage": f"{first} over the query's own pool", "pools": list(pools),
         "missing_pools": missing, "limit_per_pool": limit_per_pool,
         "gazetteer": str(gaz_path) if gaz_path and "gazetteer=" in spec else None,
@@ -103,7 +100,7 @@ def run_impliret(
     if rest is None:
         final, latency = first_run, rec.latency_ms("pooled")
     else:
-        final, latency = _rerank(rest, pools, scored, every, qrels, first_run, trained, folds,
+        final, latency = _rerank(rest, pools, scored, every, qrels, first_run, trained, cv_folds,
                                  fold_seed, embeddings, rec, progress, config)
     metrics, groups = score_by_pool(final, qrels, scored, list(pools))
     config["seconds"] = round(time.perf_counter() - t0, 3)
