@@ -163,6 +163,14 @@ def test_cli(stark_dirs: tuple[Path, Path], tmp_path: Path) -> None:
     assert "hit@1" in res.output and str(out) in res.output
     data = json.loads(out.read_text())
     assert data["benchmark"] == "stark" and data["metrics"]["mrr"] == pytest.approx(1.0)
+    two = CliRunner().invoke(app, ["bench", "stark", "--skb", str(processed), "--qa", str(qa),
+                                   "--trust-pickles", "--pipeline", "bm25(k=1, types=[product])",
+                                   "--pipeline", "bm25(types=[product])", "--json", "-", "-q"])
+    assert two.exit_code == 0, two.output
+    both = json.loads(two.stdout)  # one result a spec, in their order
+    assert [r["config"]["pipeline"] for r in both] == ["bm25(k=1, types=[product])",
+                                                       "bm25(types=[product])"]
+    assert both[1]["metrics"]["mrr"] == pytest.approx(1.0)
     bad = CliRunner().invoke(app, ["bench", "stark", "--skb", str(processed), "--qa", str(qa)])
     assert bad.exit_code == 2 and "--trust-pickles" in bad.output
     assert "Traceback" not in bad.output

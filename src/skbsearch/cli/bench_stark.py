@@ -3,19 +3,27 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.markup import escape
 
-from skbsearch.cli.arguments import output_option
 from skbsearch.cli.bench import bench_app
+from skbsearch.cli.bench_options import (
+    json_option,
+    limit_option,
+    pipeline_option,
+    quiet_option,
+    save_results,
+    specs_or,
+    split_option,
+)
 from skbsearch.cli.output import (
     DeviceOpt,
     PrecisionOpt,
     apply_device,
     console,
     handle_errors,
-    save_result,
     stage_progress,
 )
 
@@ -25,18 +33,20 @@ from skbsearch.cli.output import (
 def stark(
     skb: Path = typer.Option(..., "--skb", help="SKB directory ('skb kb build SRC DIR --format stark') or STaRK's processed folder (with --trust-pickles)."),
     qa: Path = typer.Option(..., "--qa", help="The dataset's query folder: stark_qa/stark_qa.csv and split/*.index (e.g. stark-queries/amazon)."),
-    split: str = typer.Option("test", "--split", help="train | val | test | test-0.1 | human (the human-generated queries)."),
-    pipeline_spec: str | None = typer.Option(None, "--pipeline", help="Pipeline spec (default: bm25(k=1000) over the candidate type, e.g. types=['product']); see 'skb stages'."),
-    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N queries of the split."),
+    split: str = split_option("test", "train | val | test | test-0.1 | human (the human-generated queries)"),
+    pipeline: list[str] | None = pipeline_option(
+        "It ranks the SKB's nodes (default: bm25(k=1000) over the candidate type, e.g. "
+        "types=['product'])."),
+    limit: int | None = limit_option(" of the split"),
     dataset: str | None = typer.Option(None, "--dataset", help="amazon | mag | prime (default: from the SKB or the query folder)."),
     candidate_types: str | None = typer.Option(None, "--candidate-types", help="Comma-separated candidate node types (default: STaRK's: product / paper / every node)."),
     ties: str = typer.Option("stable", "--ties", help="Order of equal scores: stable (candidate order) | optimistic | pessimistic | torch."),
     trust_pickles: bool = typer.Option(False, "--trust-pickles", help="Allow unpickling STaRK's processed files (only files you trust: unpickling runs code)."),
     latency: str = typer.Option("query", "--latency", help="query: run and time queries one at a time (p50/p95 ms) | batch: batches of 64 (mean ms a query only)."),
-    json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout).", callback=output_option),
+    json_out: Path | None = json_option(),
     device: DeviceOpt = None,
     precision: PrecisionOpt = None,
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
+    quiet: bool = quiet_option(),
 ) -> None:
     """Run a pipeline over a STaRK split: Hit@k, Recall@k, MRR, MAP, R-precision as STaRK scores them."""
     apply_device(device, precision)
@@ -46,13 +56,20 @@ def stark(
     if candidate_types is not None:
         types = tuple(t.strip() for t in candidate_types.split(",") if t.strip())
     with stage_progress(disable=quiet) as progress:
-        result = run_stark(skb, qa, split, pipeline_spec=pipeline_spec, limit=limit,
-                           trust_pickles=trust_pickles, dataset=dataset, candidate_types=types,
-                           ties=ties, progress=progress, latency=latency)
-    if save_result(result, json_out):
+        results = [run_stark(skb, qa, split, pipeline_spec=spec, limit=limit,
+                             trust_pickles=trust_pickles, dataset=dataset, candidate_types=types,
+                             ties=ties, progress=progress, latency=latency)
+                   for spec in specs_or(pipeline, None)]
+    if save_results(results, json_out) or quiet:
         return
-    if quiet:
-        return
+    for result in results:
+        _print(result, split)
+    if json_out is not None:
+        console.print(f"wrote {json_out}", highlight=False, markup=False)
+
+
+def _print(result: Any, split: str) -> None:
+    """One result: the data, the protocol, the candidates and the metrics table."""
     cfg = result.config
     name = cfg["dataset"] or Path(cfg["skb"]).name  # no dataset name with --candidate-types
     console.print(f"[bold]STaRK {escape(str(name))}[/] split {escape(split)}, "
@@ -67,5 +84,3 @@ def stark(
                   f"answers outside the candidates: {cfg['answers_not_candidates']}  "
                   f"({cfg['seconds']} s)", highlight=False, markup=False)
     result.print(title=f"STaRK {name} {split} (metrics in %)")
-    if json_out is not None:
-        console.print(f"wrote {json_out}", highlight=False, markup=False)
