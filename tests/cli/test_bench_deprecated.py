@@ -93,6 +93,9 @@ def test_old_flags_beside_a_spec_or_their_new_names_are_refused() -> None:
         trecdl_flags(["--year", "dl20"], None, cv_folds=None, top_k=100, given={"split": True})
     with pytest.raises(InputError, match="no such option: --cv-fold"):
         trecdl_flags(["--cv-fold", "3"], None, cv_folds=None, top_k=100, given={})
+    with pytest.raises(InputError, match="--save-models"):  # checked as the old option was
+        trecdl_flags(["--reranker", "mlp", "--save-models", __file__], None, cv_folds=5,
+                     top_k=100, given={})
     assert impliret_flags(["--folds", "3", "--limit-per-pool=4"], None, fill=lambda s: s,
                           given={}) == (None, {"cv_folds": 3, "limit": 4})
 

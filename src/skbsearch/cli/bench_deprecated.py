@@ -29,6 +29,7 @@ from rich.text import Text
 
 from skbsearch.cli.output import err_console
 from skbsearch.errors import InputError
+from skbsearch.outfile import check_output_dir
 
 #: ``context_settings`` of a command with old flags: unknown options reach ``ctx.args``.
 OLD_FLAGS_CONTEXT = {"allow_extra_args": True, "ignore_unknown_options": True}
@@ -256,6 +257,8 @@ def trecdl_flags(args: Sequence[str], pipelines: list[str] | None, *, cv_folds: 
                         and TRECDL_OLD[t.split("=")[0]].dest not in RENAMED)
             raise InputError(f"{flag} is an old flag; with --pipeline SPEC write its setting "
                              "as a stage parameter in the spec (see 'skb stages')", field=flag)
+        if old.get("save_dir"):  # as the old option was checked: no input, no artefact
+            check_output_dir(old["save_dir"], field="--save-models")
         pipelines = [trecdl_spec(old, cv_folds=cv_folds, top_k=top_k)]
         new = ["--pipeline", _quote(pipelines[0]), *new]
     warn(tokens, new)
