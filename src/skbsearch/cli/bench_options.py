@@ -28,7 +28,7 @@ PIPELINE_HELP = ("A pipeline spec in the language of 'skb run' (see 'skb stages'
 
 def pipeline_option(what: str) -> Any:
     """``--pipeline SPEC`` (repeatable); ``what``: what the spec runs over, its default."""
-    return typer.Option(None, "--pipeline", metavar="SPEC", help=f"{PIPELINE_HELP} {what}")
+    return typer.Option(None, "--pipeline", metavar="<spec>", help=f"{PIPELINE_HELP} {what}")
 
 
 def cv_folds_option(default: int | None) -> Any:
