@@ -20,7 +20,6 @@ LONG_FUNCTIONS_LEFT = {
     ("skbsearch/cli/search.py", "index_cmd"),
     ("skbsearch/cli/search.py", "search_cmd"),
     ("skbsearch/index/sparse.py", "build"),
-    ("skbsearch/server/app.py", "create_app"),
     ("skbsearch/train/gnn.py", "train_gnn"),
 }
 
