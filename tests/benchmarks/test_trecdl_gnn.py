@@ -14,7 +14,7 @@ pytest.importorskip("torch_geometric")
 from skbsearch.benchmarks.trecdl import run_trecdl  # noqa: E402
 from skbsearch.errors import InputError  # noqa: E402
 from skbsearch.stages import stage  # noqa: E402
-from skbsearch.train.gnn_rows import GNNRowConfig, split_dev  # noqa: E402
+from skbsearch.train.gnn_rows import split_dev  # noqa: E402
 
 TOPICS = {
     "q1": ("how do volcanoes erupt", "magma rises through the crust and the volcano erupts lava"),
@@ -39,19 +39,6 @@ def tiny(tmp_path: Path) -> Path:
     (tmp_path / "dl19_bm25_top100.json").write_text(json.dumps(records), encoding="utf-8")
     (tmp_path / "dl19_qrels.json").write_text(json.dumps(qrels), encoding="utf-8")
     return tmp_path
-
-
-def test_rows_are_known_and_configured() -> None:
-    assert GNNRowConfig.for_row("grag-rl") == GNNRowConfig.for_row("gnn-rl")
-    rl = GNNRowConfig.for_row("gnn-rl", use_paths=False, first_stage_weight=0.1, epochs=3)
-    assert (rl.kind, rl.loss, rl.features.use_paths, rl.features.first_stage_weight,
-            rl.epochs) == ("grag", "pairwise", False, 0.1, 3)
-    sel = GNNRowConfig.for_row("gnn-rl", select_first_stage=[0.0, 0.2])
-    assert sel.select_first_stage == (0.0, 0.2) and sel.features.first_stage_weight == 0.2
-    assert GNNRowConfig.for_row("gnn").loss == "ce" and GNNRowConfig.for_row("gnn").features.use_paths
-    assert GNNRowConfig.for_row("mlp").kind == "mlp" and not GNNRowConfig.for_row("gcn").features.use_paths
-    with pytest.raises(InputError):
-        GNNRowConfig.for_row("transformer")
 
 
 def test_split_dev_is_seeded_and_disjoint() -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 import pytest
 
@@ -172,19 +170,6 @@ def test_steps_of_a_node(n: int, m: int, seed: int) -> None:
     for node in range(n):
         want = [s for s in steps if ref.degree(s, "out")[node] > 0]
         assert g.steps_of(node, steps) == want
-
-
-def test_edges_between_counts_multiplicity() -> None:
-    g, ref, _ = random_graph(7, 20, 2)
-    for a in range(7):
-        for b in range(7):
-            want = Counter()
-            for s, r, d in ref.edges:
-                if (s, d) == (a, b):
-                    want[r] += 1
-                if (d, s) == (a, b):
-                    want[r + "^-1"] += 1
-            assert Counter(g.edges_between(a, b)) == want
 
 
 def test_save_load_mmap_round_trip(tmp_path) -> None:

@@ -115,14 +115,13 @@ def test_per_text_is_saved_with_a_model_and_rebuilt_on_load(tmp_path) -> None:
     pytest.importorskip("torch_geometric")
     from skbsearch.rerank.gnn import GNNReranker, GraphFeaturizer
     from skbsearch.rerank.gnn_models import GNNConfig, GNNScorer, save_model
-    from skbsearch.train.gnn_rows import GNNFeatures, GNNRowConfig
+    from skbsearch.train.gnn_rows import GNNFeatures
 
     settings = GraphFeaturizer(parser=DependencyParser(per_text=True)).settings()
     assert settings["per_text"] is True
     assert GraphFeaturizer().settings()["per_text"] is False  # default stays pair mode
     assert GNNFeatures.from_settings(settings).per_text is True
     assert GNNFeatures().per_text is False
-    assert GNNRowConfig.for_row("gnn-rl", per_text=True).features.per_text is True
     for flag in (True, False):
         save_model(GNNScorer(GNNConfig(kind="mlp", in_dim=8)), tmp_path / str(flag),
                    {**settings, "per_text": flag})

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,7 +25,8 @@ from skbsearch.cli.output import (
     print_table,
 )
 from skbsearch.errors import IndexError_, InputError
-from skbsearch.index import available_kinds
+from skbsearch.index import available_kinds, get_kind
+from skbsearch.progress import ProgressFn
 
 _KINDS = "|".join(available_kinds())
 
@@ -52,8 +55,6 @@ def parse_field_weights(values: list[str] | None) -> dict[str, float]:
 
 def default_index_dir(skb_dir: Path, kind_name: str) -> Path:
     """``SKB_DIR/indexes/<kind>``: where ``skb index`` writes and ``skb search`` looks."""
-    from skbsearch.index import get_kind
-
     return skb_dir / "indexes" / get_kind(kind_name).index_dir_name
 
 
@@ -97,61 +98,20 @@ def index_cmd(
     quiet: QuietOpt = False,
 ) -> None:
     """Build an index over every node of an SKB (written atomically)."""
-    from skbsearch.devices import check_device_name, check_precision_name
-    from skbsearch.index import get_kind
-    from skbsearch.kb.store import SKB
-
-    spec = get_kind(kind)
-    if engine not in ("local", "ray"):
-        raise InputError(f"unknown engine {engine!r}; use local or ray", field="--engine")
-    if engine == "ray" and kind not in ("bm25", "dense"):
-        raise InputError(f"--engine ray builds bm25 and dense indexes, not {kind}", field="--engine")
-    if engine == "ray":  # the GPUs are the cluster's: only the names are checked here
-        device, precision = check_device_name(device), check_precision_name(precision)
-    else:
-        apply_device(device, precision)
+    device, precision = _check_engine(kind, engine, device, precision)
     out = out or default_index_dir(skb_dir, kind)
     check_replaceable(out, "index", inputs=[skb_dir])
     if out.exists() and not force:
         raise FileExistsError(f"{out} exists; pass --force to replace it")
-    params: dict[str, Any] = {}
-    if kind == "bm25":
-        params = {"k1": k1, "b": b, "method": method, "stemmer": stemmer}
-    elif kind in ("dense", "multivector"):
-        from skbsearch.encoders import default_cache_dir
-
-        params = {"encoder": encoder, "cache": default_cache_dir(), "device": device,
-                  "precision": precision}
-        if kind == "dense":
-            params["backend"] = backend
     field_list = [f.strip() for f in fields.split(",") if f.strip()] if fields else None
+    options = _build_options(kind, engine, field_list, add_rel, rel_weight)
+    options.update(_kind_params(kind, k1=k1, b=b, method=method, stemmer=stemmer, encoder=encoder,
+                                backend=backend, device=device, precision=precision))
     t0 = time.perf_counter()
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=err_console, transient=True,
-                  disable=quiet or json_out) as prog:
-        tasks: dict[str, Any] = {}
-
-        def progress(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = prog.add_task(stage, total=total or None)
-            prog.update(tasks[stage], completed=done, total=total or None)
-
-        progress("loading SKB", 0, 0)
-        skb = SKB.load(skb_dir)
-        prog.update(tasks["loading SKB"], completed=1, total=1)
-        builder = spec.build
-        if engine == "ray":
-            from skbsearch.index.ray_build import ray_builder
-
-            builder = ray_builder(kind, address=ray_address, shard_rows=shard_rows)
-        extra: dict[str, Any] = {}
-        if kind == "bm25" and engine == "local":
-            extra = {"add_rel": None if add_rel is None and not field_list else bool(add_rel),
-                     "rel_weight": rel_weight}
-        else:
-            extra = {"add_rel": bool(add_rel)}
-        index = builder(skb, fields=field_list, field_weights=parse_field_weights(field_weights),
-                        progress=progress, **extra, **params)
+    with _index_progress(disable=quiet or json_out) as progress:
+        index = _build_index(skb_dir, kind, engine, ray_address, shard_rows, progress,
+                             fields=field_list, field_weights=parse_field_weights(field_weights),
+                             **options)
         progress("saving", 0, 1)
         index.save(out, overwrite=True)
         progress("saving", 1, 1)
@@ -163,6 +123,80 @@ def index_cmd(
     elif not quiet:
         console.print(f"[green]built[/] {kind} index of {index.num_docs} documents at {escape(str(out))} "
                       f"in {summary['seconds']} s")
+
+
+def _check_engine(kind: str, engine: str, device: str | None,
+                  precision: str | None) -> tuple[str | None, str | None]:
+    """Refuse an engine that cannot build ``kind``; apply (local) or check (ray) the device."""
+    from skbsearch.devices import check_device_name, check_precision_name
+
+    get_kind(kind)  # an unknown kind is refused first
+    if engine not in ("local", "ray"):
+        raise InputError(f"unknown engine {engine!r}; use local or ray", field="--engine")
+    if engine == "ray" and kind not in ("bm25", "dense"):
+        raise InputError(f"--engine ray builds bm25 and dense indexes, not {kind}", field="--engine")
+    if engine == "ray":  # the GPUs are the cluster's: only the names are checked here
+        return check_device_name(device), check_precision_name(precision)
+    apply_device(device, precision)
+    return device, precision
+
+
+def _kind_params(kind: str, *, k1: float, b: float, method: str, stemmer: str, encoder: str,
+                 backend: str, device: str | None, precision: str | None) -> dict[str, Any]:
+    """The build parameters of one index kind (BM25's, or the encoder's and its device)."""
+    if kind == "bm25":
+        return {"k1": k1, "b": b, "method": method, "stemmer": stemmer}
+    if kind not in ("dense", "multivector"):
+        return {}
+    from skbsearch.encoders import default_cache_dir
+
+    params = {"encoder": encoder, "cache": default_cache_dir(), "device": device,
+              "precision": precision}
+    if kind == "dense":
+        params["backend"] = backend
+    return params
+
+
+def _build_options(kind: str, engine: str, field_list: list[str] | None, add_rel: bool | None,
+                   rel_weight: float | None) -> dict[str, Any]:
+    """``add_rel`` (and ``rel_weight``): a local BM25 build gets the default relation field
+    unless ``--fields`` or ``--no-add-rel`` say otherwise; other builds only when asked."""
+    if kind == "bm25" and engine == "local":
+        return {"add_rel": None if add_rel is None and not field_list else bool(add_rel),
+                "rel_weight": rel_weight}
+    return {"add_rel": bool(add_rel)}
+
+
+@contextmanager
+def _index_progress(disable: bool) -> Iterator[ProgressFn]:
+    """Transient bars on stderr, one a stage; yields ``progress(stage, done, total)``."""
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err_console, transient=True,
+                  disable=disable) as prog:
+        tasks: dict[str, Any] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = prog.add_task(stage, total=total or None)
+            prog.update(tasks[stage], completed=done, total=total or None)
+
+        yield progress
+
+
+def _build_index(skb_dir: Path, kind: str, engine: str, ray_address: str | None, shard_rows: int,
+                 progress: ProgressFn, **options: Any) -> Any:
+    """Load the SKB and build the index of ``kind`` over it, here or on Ray."""
+    from skbsearch.kb.store import SKB
+
+    progress("loading SKB", 0, 0)
+    skb = SKB.load(skb_dir)
+    progress("loading SKB", 1, 1)
+    builder = get_kind(kind).build
+    if engine == "ray":
+        from skbsearch.index.ray_build import ray_builder
+
+        builder = ray_builder(kind, address=ray_address, shard_rows=shard_rows)
+    return builder(skb, progress=progress, **options)
 
 
 def search_cmd(
@@ -183,13 +217,8 @@ def search_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Search an SKB: ranked nodes (rank, id, type, name, score) with evidence lines."""
-    from skbsearch.documents import DocumentRenderer
-    from skbsearch.index import get_kind
-    from skbsearch.index.base import build_hint, check_index_matches
-    from skbsearch.index.live import catch_up
     from skbsearch.kb.store import SKB
     from skbsearch.retrieve.filters import NodeFilter
-    from skbsearch.retrieve.sparse import evidence_lines
 
     if k < 1:
         raise InputError(f"k must be >= 1, got {k}", field="-k")
@@ -201,6 +230,34 @@ def search_cmd(
         return
     spec = get_kind(retriever)
     skb = SKB.load(skb_dir)
+    index = _load_index(spec, skb, skb_dir, retriever, index_dir)
+    flt = NodeFilter(tuple(types or ()), where)
+    try:
+        stage = spec.retriever(index, k=k, filter=flt, skb=skb)
+        hits = stage.search(query, k=k)
+    except InputError as e:
+        if e.field != "where":
+            raise
+        raise InputError(e.reason, file=e.file, line=e.line, field="--where") from None
+    rows = _result_rows(skb, index, query, hits, evidence)
+    if json_out:
+        print_json({"query": query, "retriever": retriever, "filter": str(flt), "k": k,
+                    "results": rows})
+        return
+    if not rows:
+        console.print(Text(f"no results for {query!r} ({flt})"), highlight=False)
+        return
+    cols = ["rank", "id", "type", "name", "score"] + (["evidence"] if evidence > 0 else [])
+    print_table([{**r, "evidence": "\n".join(r["evidence"])} for r in rows],
+                title=f"{retriever}: {query!r} ({flt})", columns=cols)
+
+
+def _load_index(spec: Any, skb: Any, skb_dir: Path, retriever: str, index_dir: Path | None) -> Any:
+    """The saved index of kind ``retriever`` (caught up with the SKB's generation), checked
+    against the SKB; a note on stderr when it loads an encoder."""
+    from skbsearch.index.base import build_hint, check_index_matches
+    from skbsearch.index.live import catch_up
+
     path = index_dir or default_index_dir(skb_dir, retriever)
     if not path.exists() and not recover_dir(path):
         raise IndexError_(f"{path}: no {retriever} index there; "
@@ -211,14 +268,16 @@ def search_cmd(
     if encoder:
         err_console.print(f"note: loading the {escape(str(encoder))} encoder (seconds on every call); "
                           f"'skb serve {escape(str(skb_dir))}' keeps it loaded", highlight=False)
-    flt = NodeFilter(tuple(types or ()), where)
-    try:
-        stage = spec.retriever(index, k=k, filter=flt, skb=skb)
-        hits = stage.search(query, k=k)
-    except InputError as e:
-        if e.field != "where":
-            raise
-        raise InputError(e.reason, file=e.file, line=e.line, field="--where") from None
+    return index
+
+
+def _result_rows(skb: Any, index: Any, query: str, hits: list[tuple[str, float]],
+                 evidence: int) -> list[dict[str, Any]]:
+    """One row a hit: rank, id, type, name, score and up to ``evidence`` lines of the node's
+    document (as the index rendered it) that match the query."""
+    from skbsearch.documents import DocumentRenderer
+    from skbsearch.retrieve.sparse import evidence_lines
+
     src = getattr(index, "source", {}) or {}
     text_fields = [f for f in (src.get("fields") or skb.schema.text_fields)
                    if f in skb.schema.text_fields]
@@ -237,16 +296,7 @@ def search_cmd(
             ev = evidence_lines(query, body, tokenize, max_lines=evidence)
         rows.append({"rank": rank, "id": doc_id, "type": node.type if node else "",
                      "name": node.name if node else "", "score": float(score), "evidence": ev})
-    if json_out:
-        print_json({"query": query, "retriever": retriever, "filter": str(flt), "k": k,
-                    "results": rows})
-        return
-    if not rows:
-        console.print(Text(f"no results for {query!r} ({flt})"), highlight=False)
-        return
-    cols = ["rank", "id", "type", "name", "score"] + (["evidence"] if evidence > 0 else [])
-    print_table([{**r, "evidence": "\n".join(r["evidence"])} for r in rows],
-                title=f"{retriever}: {query!r} ({flt})", columns=cols)
+    return rows
 
 
 def register(app: typer.Typer) -> None:

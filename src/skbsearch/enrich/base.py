@@ -101,10 +101,6 @@ class EnrichedDocument:
             return self.text
         return self.text + "\n" + " ".join(self.tokens)
 
-    def facts_of(self, kind: str) -> list[Fact]:
-        """The facts of one kind."""
-        return [f for f in self.facts if f.kind == kind]
-
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (facts as dicts)."""
         return {

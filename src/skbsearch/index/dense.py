@@ -16,7 +16,8 @@ Nothing is pickled.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -331,33 +332,22 @@ class DenseIndex(DocRows):
 
     def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
         """Write the index directory atomically (see the module docstring)."""
-        path = Path(path)
-        skb_dir = self.source.get("path")  # never replace the SKB it indexes
-        with atomic_dir(path, overwrite=overwrite, kind="index", inputs=[skb_dir]) as tmp:
+        with saving(self, path, KIND, FORMAT_VERSION, overwrite=overwrite) as tmp:
             np.save(tmp / "embeddings.npy", np.ascontiguousarray(self.embeddings, dtype=np.float32))
-            write_doc_ids(tmp, self.doc_ids)
-            if self.node_index is not None:
-                np.save(tmp / "node_index.npy", self.node_index)
             if self.backend == "faiss-hnsw":
                 _faiss().write_index(self.faiss_index, str(tmp / "faiss.index"))
-            write_manifest(tmp, Manifest(KIND, FORMAT_VERSION, len(self), self.params, self.source,
-                                         built_on=self.built_on))
-        self.path = path
-        return path
+        return Path(path)
 
     @classmethod
     def load(cls, path: str | Path, *, mmap: bool = True) -> DenseIndex:
         """Open a saved index; ``embeddings.npy`` is memory-mapped unless ``mmap=False``."""
         path = Path(path)
-        man = read_manifest(path, KIND, FORMAT_VERSION)
+        man, doc_ids, node_index = open_saved(path, KIND, FORMAT_VERSION)
         p = man.params
-        doc_ids = read_doc_ids(path, man.num_docs, KIND)
         emb = load_npy(path / "embeddings.npy", mmap)
         if emb.ndim != 2 or emb.shape != (man.num_docs, p.get("dim", emb.shape[-1])):
             raise IndexError_(f"{path / 'embeddings.npy'}: shape {emb.shape} does not match "
                               f"the manifest; {rebuild_hint(KIND)}")
-        node_file = path / "node_index.npy"
-        node_index = load_npy(node_file, False) if node_file.is_file() else None
         faiss_index = None
         if p.get("backend") == "faiss-hnsw":
             try:
@@ -387,3 +377,31 @@ def load_npy(path: Path, mmap: bool, kind: str = KIND) -> np.ndarray:
         raise IndexError_(f"{path} is missing; {rebuild_hint(kind)}") from None
     except (OSError, ValueError) as e:
         raise IndexError_(f"{path}: unreadable ({e}); {rebuild_hint(kind)}") from None
+
+
+@contextmanager
+def saving(index: Any, path: str | Path, kind: str, version: int, *,
+           overwrite: bool = True) -> Iterator[Path]:
+    """Write a vector index's directory atomically: yields the temporary directory for the
+    kind's own arrays, then adds what every vector index has (doc ids, the node index if
+    any, the manifest from ``index.params``) and renames it into place at ``path``."""
+    path = Path(path)
+    skb_dir = index.source.get("path")  # never replace the SKB it indexes
+    with atomic_dir(path, overwrite=overwrite, kind="index", inputs=[skb_dir]) as tmp:
+        yield tmp
+        write_doc_ids(tmp, index.doc_ids)
+        if index.node_index is not None:
+            np.save(tmp / "node_index.npy", index.node_index)
+        write_manifest(tmp, Manifest(kind, version, len(index), index.params, index.source,
+                                     built_on=index.built_on))
+    index.path = path
+
+
+def open_saved(path: Path, kind: str, version: int) -> tuple[Manifest, list[str], np.ndarray | None]:
+    """What :func:`saving` wrote besides the kind's arrays: the manifest, the doc ids and
+    the node index (``None`` when the index has none)."""
+    man = read_manifest(path, kind, version)
+    doc_ids = read_doc_ids(path, man.num_docs, kind)
+    node_file = path / "node_index.npy"
+    node_index = load_npy(node_file, False, kind) if node_file.is_file() else None
+    return man, doc_ids, node_index

@@ -36,6 +36,14 @@ from bm25s import scoring
 
 from skbsearch.errors import InputError
 from skbsearch.index.base import ProgressFn, no_progress
+from skbsearch.index.bm25_build import (
+    NONOCC_METHODS,
+    bm25_over,
+    bm25_params,
+    check_field_weights,
+    combine_fields,
+    make_tokenizer,
+)
 from skbsearch.index.distributed import (
     DocumentTexts,
     actor_pool,
@@ -44,7 +52,7 @@ from skbsearch.index.distributed import (
     read_shards,
     write_node_shards,
 )
-from skbsearch.index.sparse import _NONOCC_METHODS, METHODS, BM25Index, _make_tokenizer
+from skbsearch.index.sparse import METHODS, BM25Index
 
 
 class _Tokenize:
@@ -63,7 +71,7 @@ class _Tokenize:
                                                       "lengths", "df", "total")}
         for run in consecutive_runs(batch["row"]):
             for f, texts in self.texts(run).items():
-                tok = _make_tokenizer(self.stemmer, self.stopwords)
+                tok = make_tokenizer(self.stemmer, self.stopwords)
                 docs = list(tok.streaming_tokenize((t or "" for t in texts), update_vocab=True,
                                                    allow_empty=False))
                 terms = list(tok.get_vocab_dict())
@@ -189,14 +197,7 @@ def build_bm25_ray(
     if fields is not None and not fields:
         raise InputError("no fields given", field="fields")
     names = DocumentTexts(skb, fields, add_rel, max_per_relation).field_names
-    weights = {f: 1.0 for f in names}
-    for f, w in (field_weights or {}).items():
-        if f not in weights:
-            raise InputError(f"weight given for unknown field {f!r}; fields are {names}",
-                             field="field_weights")
-        if not w >= 0:
-            raise InputError(f"weight of {f!r} must be >= 0, got {w}", field="field_weights")
-        weights[f] = float(w)
+    weights = check_field_weights(names, field_weights)
     n = skb.num_nodes
     with tempfile.TemporaryDirectory(prefix="skb-ray-shards-") as tmp:
         shards = write_node_shards(skb, Path(tmp), shard_rows)
@@ -210,7 +211,7 @@ def build_bm25_ray(
                                    "stemmer": stemmer, "stopwords": stopwords},
             batch_format="numpy").materialize()
         progress("render + tokenize (ray)", n, n)
-        tokenizer = _make_tokenizer(stemmer, stopwords)
+        tokenizer = make_tokenizer(stemmer, stopwords)
         stats = _global_stats(pieces, names, tokenizer, part, n, progress)
         progress("score (ray)", 0, 1)
         entries = pieces.map_batches(
@@ -247,7 +248,7 @@ def _global_stats(pieces: Any, names: list[str], tokenizer: Any, part: Any, n: i
         doc_freqs = {t: int(c) for t, c in enumerate(df)}
         avgdl = np.float64(totals[f]) / np.float64(n) if n else np.float64("nan")
         nonocc = None
-        if part.method in _NONOCC_METHODS:
+        if part.method in NONOCC_METHODS:
             nonocc = scoring._build_nonoccurrence_array(
                 doc_frequencies=doc_freqs, n_docs=n, compute_idf_fn=idf_fn,
                 calculate_tfc_fn=scoring._select_tfc_scorer(part.method), l_d=avgdl, l_avg=avgdl,
@@ -279,31 +280,12 @@ def _assemble(matrices: dict[str, sp.csc_matrix], stats: dict[str, Any], weights
     """Weighted sum of the field matrices and the index object, as :meth:`BM25Index.build`."""
     n = skb.num_nodes
     n_vocab = max(len(stats["term_ids"]), 1)
-    matrix = sp.csc_matrix((n, n_vocab), dtype=np.float32)
-    nonocc = np.zeros(n_vocab, dtype=np.float32) if part.method in _NONOCC_METHODS else None
-    for f, m in matrices.items():
-        fs = stats["fields"][f]
-        if weights[f] == 0 or fs["total"] == 0:
-            continue
-        matrix = matrix + np.float32(weights[f]) * m.astype(np.float32)
-        if nonocc is not None and fs["nonocc"] is not None:
-            nonocc += np.float32(weights[f]) * fs["nonocc"]
-    matrix = sp.csc_matrix(matrix, dtype=np.float32)
-    matrix.sum_duplicates()
-    matrix.eliminate_zeros()
-    matrix.sort_indices()
-    bm = bm25s.BM25(k1=part.k1, b=part.b, delta=part.delta, method=part.method, backend="numpy")
-    bm.scores = {"data": matrix.data.astype(np.float32), "indices": matrix.indices.astype(np.int32),
-                 "indptr": matrix.indptr.astype(np.int64), "num_docs": n}
-    vocab = {str(k): int(v) for k, v in stats["term_ids"].items()}
-    bm.vocab_dict = vocab
-    bm.unique_token_ids_set = set(vocab.values())
-    bm.nonoccurrence_array = nonocc
-    params = {"k1": part.k1, "b": part.b, "method": part.method, "delta": part.delta,
-              "stemmer": stemmer,
-              "stopwords": stopwords if stopwords is None or isinstance(stopwords, str)
-              else list(stopwords),
-              "fields": list(matrices), "field_weights": weights}
+    per_field = {f: (m, stats["fields"][f]["nonocc"]) for f, m in matrices.items()
+                 if weights[f] != 0 and stats["fields"][f]["total"] != 0}
+    matrix, nonocc = combine_fields(per_field, weights, n, n_vocab, part.method)
+    settings = {"k1": part.k1, "b": part.b, "delta": part.delta, "method": part.method}
+    bm = bm25_over(matrix, nonocc, stats["term_ids"], settings)
+    params = bm25_params(part.k1, part.b, part.method, part.delta, stemmer, stopwords, weights)
     source = {"kind": "skb", "path": str(Path(skb.path).absolute()), "num_nodes": n,
               "skb_hash": (getattr(skb, "meta", None) or {}).get("content_hash"),
               "fields": list(fields) if fields is not None else None, "add_rel": add_rel,

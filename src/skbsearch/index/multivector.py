@@ -20,18 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.atomic import atomic_dir
 from skbsearch.devices import cpu_record, resolve
 from skbsearch.encoders import SentenceTransformerEncoder, encode_texts, load_encoder
 from skbsearch.errors import IndexError_, InputError
 from skbsearch.index.base import (
-    Manifest,
     ProgressFn,
-    read_doc_ids,
-    read_manifest,
     rebuild_hint,
-    write_doc_ids,
-    write_manifest,
 )
 from skbsearch.index.dense import (
     _BLOCK,
@@ -40,6 +34,8 @@ from skbsearch.index.dense import (
     Hits,
     load_npy,
     normalize,
+    open_saved,
+    saving,
     skb_renderer,
     top_k,
 )
@@ -263,30 +259,19 @@ class MultiVectorIndex(DocRows):
 
     def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
         """Write the index directory atomically."""
-        path = Path(path)
-        skb_dir = self.source.get("path")  # never replace the SKB it indexes
-        with atomic_dir(path, overwrite=overwrite, kind="index", inputs=[skb_dir]) as tmp:
+        with saving(self, path, KIND, FORMAT_VERSION, overwrite=overwrite) as tmp:
             np.save(tmp / "chunk_embeddings.npy", np.ascontiguousarray(self.embeddings, np.float32))
             np.save(tmp / "chunk_offsets.npy", self.offsets)
-            write_doc_ids(tmp, self.doc_ids)
-            if self.node_index is not None:
-                np.save(tmp / "node_index.npy", self.node_index)
-            write_manifest(tmp, Manifest(KIND, FORMAT_VERSION, len(self), self.params, self.source,
-                                         built_on=self.built_on))
-        self.path = path
-        return path
+        return Path(path)
 
     @classmethod
     def load(cls, path: str | Path, *, mmap: bool = True) -> MultiVectorIndex:
         """Open a saved index (chunk embeddings memory-mapped unless ``mmap=False``)."""
         path = Path(path)
-        man = read_manifest(path, KIND, FORMAT_VERSION)
+        man, doc_ids, node_index = open_saved(path, KIND, FORMAT_VERSION)
         p = man.params
-        doc_ids = read_doc_ids(path, man.num_docs, KIND)
         emb = load_npy(path / "chunk_embeddings.npy", mmap, KIND)
         offsets = load_npy(path / "chunk_offsets.npy", False, KIND)
-        node_file = path / "node_index.npy"
-        node_index = load_npy(node_file, False, KIND) if node_file.is_file() else None
         try:
             index = cls(doc_ids, emb, offsets, agg=p.get("agg", "max"), size=p.get("size", 100),
                         stride=p.get("stride", 75), encoder=p.get("encoder"),

@@ -27,7 +27,6 @@ from typing import Any
 
 import bm25s
 import numpy as np
-import scipy.sparse as sp
 from bm25s.tokenization import Tokenizer
 
 from skbsearch.atomic import atomic_dir
@@ -35,11 +34,19 @@ from skbsearch.csr import check_compressed
 from skbsearch.errors import IndexError_, InputError
 from skbsearch.index import base, bm25_live, kernels
 from skbsearch.index.base import Manifest, ProgressFn, no_progress
+from skbsearch.index.bm25_build import (
+    bm25_over,
+    bm25_params,
+    check_field_weights,
+    combine_fields,
+    make_tokenizer,
+    score_fields,
+    tokenize_fields,
+)
 
 KIND = "bm25"
 FORMAT_VERSION = 1
 METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
-_NONOCC_METHODS = ("bm25l", "bm25+")
 _STOPWORDS_FILE = "stopwords.tokenizer.json"
 #: weight of the relation field in the default index (the document field weighs 1):
 #: neighbours' names count as much as the node's own words, so a name query still finds
@@ -49,25 +56,6 @@ _STOPWORDS_FILE = "stopwords.tokenizer.json"
 DEFAULT_REL_WEIGHT = 1.0
 #: neighbour names listed per relation in the default index (hubs stay bounded)
 DEFAULT_MAX_PER_RELATION = 10
-
-
-def make_stemmer(name: str | None) -> Any:
-    """A PyStemmer stemmer for ``name`` (``english``, ``french``...); ``None``/``none``: no stemming."""
-    if name is None or str(name).lower() in ("", "none", "no", "off"):
-        return None
-    import Stemmer
-
-    try:
-        return Stemmer.Stemmer(str(name).lower())
-    except KeyError:
-        langs = ", ".join(Stemmer.algorithms())
-        raise InputError(f"unknown stemmer language {name!r}; use one of: {langs}, or 'none'",
-                         field="stemmer") from None
-
-
-def _make_tokenizer(stemmer: str | None, stopwords: str | Sequence[str] | None) -> Tokenizer:
-    sw = list(stopwords) if stopwords is not None and not isinstance(stopwords, str) else stopwords
-    return Tokenizer(lower=True, stopwords=sw, stemmer=make_stemmer(stemmer))
 
 
 def _check_scores(path: Path, bm: bm25s.BM25, tokenizer: Tokenizer, num_docs: int) -> None:
@@ -92,6 +80,21 @@ def _check_scores(path: Path, bm: bm25s.BM25, tokenizer: Tokenizer, num_docs: in
         if arr is not None and len(arr) and not (np.isfinite(arr.max()) and np.isfinite(arr.min())):
             raise IndexError_(f"{path}/{name}: damaged bm25 index (scores that are NaN or "
                               f"infinite); {hint}")
+
+
+def _check_build(parts: Mapping[str, Sequence[Any]], doc_ids: Sequence[str], k1: float, b: float,
+                 method: str) -> None:
+    """Refuse BM25 settings out of range, repeated ids, or a field without one text a document."""
+    if method not in METHODS:
+        raise InputError(f"unknown BM25 method {method!r}; use one of {METHODS}", field="method")
+    if not k1 >= 0 or not 0 <= b <= 1:
+        raise InputError(f"need k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}", field="k1/b")
+    n = len(doc_ids)
+    if len(set(doc_ids)) != n:
+        raise InputError("document ids are not unique", field="doc_id")
+    for f, texts in parts.items():
+        if len(texts) != n:
+            raise InputError(f"{len(texts)} texts for {n} documents", field=f)
 
 
 class BM25Index:
@@ -159,69 +162,19 @@ class BM25Index:
             progress: ``progress(stage, done, total)`` callback.
         """
         parts = {"document": fields} if not isinstance(fields, Mapping) else dict(fields)
-        weights = {f: 1.0 for f in parts}
-        for f, w in (field_weights or {}).items():
-            if f not in parts:
-                raise InputError(f"weight given for unknown field {f!r}; fields are {list(parts)}",
-                                 field="field_weights")
-            if not w >= 0:
-                raise InputError(f"weight of {f!r} must be >= 0, got {w}", field="field_weights")
-            weights[f] = float(w)
-        if method not in METHODS:
-            raise InputError(f"unknown BM25 method {method!r}; use one of {METHODS}", field="method")
-        if not k1 >= 0 or not 0 <= b <= 1:
-            raise InputError(f"need k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}", field="k1/b")
+        weights = check_field_weights(list(parts), field_weights)
+        _check_build(parts, doc_ids, k1, b, method)
         n = len(doc_ids)
-        if len(set(doc_ids)) != n:
-            raise InputError("document ids are not unique", field="doc_id")
-        for f, texts in parts.items():
-            if len(texts) != n:
-                raise InputError(f"{len(texts)} texts for {n} documents", field=f)
-
-        tokenizer = _make_tokenizer(stemmer, stopwords)
-        tokens: dict[str, list[list[int]]] = {}
-        for f, texts in parts.items():
-            out: list[list[int]] = []
-            stream = tokenizer.streaming_tokenize((t or "" for t in texts), update_vocab=True,
-                                                  allow_empty=False)
-            for i, ids in enumerate(stream, start=1):
-                out.append(ids)
-                if i % 20000 == 0:
-                    progress(f"tokenize {f}", i, n)
-            progress(f"tokenize {f}", n, n)
-            tokens[f] = out
-        vocab = {str(k): int(v) for k, v in tokenizer.get_vocab_dict().items()}
+        tokenizer = make_tokenizer(stemmer, stopwords)
+        tokens = tokenize_fields(parts, tokenizer, n, progress)
+        vocab = tokenizer.get_vocab_dict()
         n_vocab = max(len(vocab), 1)
-
-        per_field: dict[str, tuple[sp.csc_matrix, np.ndarray | None]] = {}
-        for f, ids in tokens.items():
-            progress(f"score {f}", 0, 1)
-            if weights[f] == 0 or not any(ids):
-                continue
-            part = bm25s.BM25(k1=k1, b=b, delta=delta, method=method, csc_backend="scipy")
-            s = part.build_index_from_ids(list(range(n_vocab)), ids, show_progress=False)
-            per_field[f] = (sp.csc_matrix((s["data"], s["indices"], s["indptr"]), shape=(n, n_vocab)),
-                            part.nonoccurrence_array)
-            progress(f"score {f}", 1, 1)
-        matrix, nonocc = _combine(per_field, weights, n, n_vocab, method)
-        bm = bm25s.BM25(k1=k1, b=b, delta=delta, method=method, backend="numpy")
-        bm.scores = {
-            "data": matrix.data.astype(np.float32),
-            "indices": matrix.indices.astype(np.int32),
-            # int64 like bm25s's own builder: numba's scoring loop is ~10% slower on int32
-            "indptr": matrix.indptr.astype(np.int64),
-            "num_docs": n,
-        }
-        bm.vocab_dict = vocab
-        bm.unique_token_ids_set = set(vocab.values())
-        bm.nonoccurrence_array = nonocc
-        params = {
-            "k1": k1, "b": b, "method": method, "delta": delta, "stemmer": stemmer,
-            "stopwords": stopwords if stopwords is None or isinstance(stopwords, str)
-            else list(stopwords),
-            "fields": list(parts), "field_weights": weights,
-        }
-        index = cls(bm, tokenizer, [str(d) for d in doc_ids], params, source)
+        settings = {"k1": k1, "b": b, "delta": delta, "method": method}
+        per_field = score_fields(tokens, weights, n, n_vocab, settings, progress)
+        matrix, nonocc = combine_fields(per_field, weights, n, n_vocab, method)
+        params = bm25_params(k1, b, method, delta, stemmer, stopwords, weights)
+        index = cls(bm25_over(matrix, nonocc, vocab, settings), tokenizer,
+                    [str(d) for d in doc_ids], params, source)
         # per-field term counts: what lets the index follow SKB updates (index.bm25_live)
         index.term_stats = {f: bm25_live.term_frequencies(ids, n_vocab) for f, ids in tokens.items()}
         index.warm()  # compile the one-query kernel now (once per machine: cached on disk)
@@ -237,14 +190,8 @@ class BM25Index:
         weights = dict(params["field_weights"])
         per_field = {f: bm25_live.field_scores(m, lengths, params, n_vocab)
                      for f, (m, lengths) in stats.items() if weights[f] != 0 and m.nnz}
-        matrix, nonocc = _combine(per_field, weights, n, n_vocab, params["method"])
-        bm = bm25s.BM25(k1=params["k1"], b=params["b"], delta=params.get("delta", 0.5),
-                        method=params["method"], backend="numpy")
-        bm.scores = {"data": matrix.data.astype(np.float32), "indices": matrix.indices.astype(np.int32),
-                     "indptr": matrix.indptr.astype(np.int64), "num_docs": n}
-        bm.vocab_dict = {str(k): int(v) for k, v in tokenizer.get_vocab_dict().items()}
-        bm.unique_token_ids_set = set(bm.vocab_dict.values())
-        bm.nonoccurrence_array = nonocc
+        matrix, nonocc = combine_fields(per_field, weights, n, n_vocab, params["method"])
+        bm = bm25_over(matrix, nonocc, tokenizer.get_vocab_dict(), params)
         index = cls(bm, tokenizer, list(doc_ids), params, source)
         index.term_stats = stats
         index.warm()
@@ -372,7 +319,7 @@ class BM25Index:
         try:
             bm = bm25s.BM25.load(path, mmap=mmap, load_corpus=False, show_progress=False,
                                  backend="numpy")
-            tokenizer = _make_tokenizer(m.params.get("stemmer"), None)
+            tokenizer = make_tokenizer(m.params.get("stemmer"), None)
             tokenizer.load_vocab(path)
             tokenizer.load_stopwords(path, _STOPWORDS_FILE)
         except EOFError:  # np.load of a 0-byte or truncated .npy
@@ -539,22 +486,6 @@ class BM25Index:
         p = self.params
         return (f"BM25Index({self.num_docs} docs, method={p.get('method')}, k1={p.get('k1')}, "
                 f"b={p.get('b')}, fields={p.get('field_weights')})")
-
-
-def _combine(per_field: Mapping[str, tuple[sp.csc_matrix, np.ndarray | None]], weights: Mapping[str, float],
-             n: int, n_vocab: int, method: str) -> tuple[sp.csc_matrix, np.ndarray | None]:
-    """``sum_f w_f S_f`` in float32 (and the weighted non-occurrence scores), sorted CSC."""
-    matrix = sp.csc_matrix((n, n_vocab), dtype=np.float32)
-    nonocc = np.zeros(n_vocab, dtype=np.float32) if method in _NONOCC_METHODS else None
-    for f, (m, part_nonocc) in per_field.items():
-        matrix = matrix + np.float32(weights[f]) * m.astype(np.float32)
-        if nonocc is not None and part_nonocc is not None:
-            nonocc += np.float32(weights[f]) * part_nonocc
-    matrix = sp.csc_matrix(matrix, dtype=np.float32)
-    matrix.sum_duplicates()
-    matrix.eliminate_zeros()
-    matrix.sort_indices()
-    return matrix, nonocc
 
 
 def top_k(values: np.ndarray, k: int) -> np.ndarray:

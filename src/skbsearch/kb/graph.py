@@ -388,12 +388,3 @@ class Graph:
             owners, nodes = key // self.n_nodes, key % self.n_nodes
         bounds = np.searchsorted(owners, np.arange(len(groups) + 1))
         return [nodes[bounds[i] : bounds[i + 1]].astype(np.int32) for i in range(len(groups))]
-
-    def edges_between(self, a: int, b: int) -> list[str]:
-        """Relation names (``r`` or ``r^-1``) of the edges from node ``a`` to node ``b``."""
-        out = []
-        for name, (indptr, indices) in self._csr.items():
-            (start,), (count,) = _spans(indptr, np.array([a]), self._rows.get(name))
-            row = indices[int(start) : int(start + count)]
-            out.extend([name] * int(np.count_nonzero(row == b)))
-        return out

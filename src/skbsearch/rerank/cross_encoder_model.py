@@ -93,6 +93,20 @@ def pack_three(tokenizer: Any, queries: Sequence[str], passages: Sequence[str],
     return {"input_ids": ids, "token_type_ids": tt, "attention_mask": mask}
 
 
+def encode_pairs(tokenizer: Any, queries: Sequence[str], passages: Sequence[str],
+                 contexts: Sequence[str] | None, max_length: int) -> dict[str, np.ndarray]:
+    """Padded int64 model inputs for aligned query/passage pairs: ``[CLS] q [SEP] p [SEP]``
+    (the longest side cut first), or with ``contexts`` :func:`pack_three`'s rows."""
+    if len(queries) != len(passages) or (contexts is not None and len(contexts) != len(queries)):
+        raise InputError("queries, passages (and contexts) must have the same length",
+                         field="passages")
+    if contexts is not None:
+        return pack_three(tokenizer, queries, passages, contexts, max_length)
+    enc = tokenizer(list(queries), list(passages), padding=True, truncation="longest_first",
+                    max_length=max_length, return_tensors="np")
+    return {k: np.asarray(v, dtype=np.int64) for k, v in enc.items()}
+
+
 class CrossEncoderModel:
     """A BERT-style sequence scorer (one logit) with its tokenizer.
 
@@ -201,24 +215,12 @@ class CrossEncoderModel:
     def tokenize(self, queries: Sequence[str], passages: Sequence[str],
                  contexts: Sequence[str] | None = None) -> dict[str, Any]:
         """Batch tensors (``input_ids``, ``token_type_ids``, ``attention_mask``), padded."""
-        if len(queries) != len(passages) or (contexts is not None and len(contexts) != len(queries)):
-            raise InputError("queries, passages (and contexts) must have the same length",
-                             field="passages")
-        if contexts is None:
-            batch = self.tokenizer(list(queries), list(passages), padding=True,
-                                   truncation="longest_first", max_length=self.max_length,
-                                   return_tensors="pt")
-        else:
-            batch = self._tokenize_three(queries, passages, contexts)
+        torch = _torch()
+        packed = encode_pairs(self.tokenizer, queries, passages, contexts, self.max_length)
+        batch = {k: torch.from_numpy(v) for k, v in packed.items()}
         if self.spec.is_cuda:
             batch = {k: v.to(self.spec.device, non_blocking=True) for k, v in batch.items()}
         return batch
-
-    def _tokenize_three(self, queries: Sequence[str], passages: Sequence[str],
-                        contexts: Sequence[str]) -> dict[str, Any]:
-        torch = _torch()
-        packed = pack_three(self.tokenizer, queries, passages, contexts, self.max_length)
-        return {k: torch.from_numpy(v) for k, v in packed.items()}
 
     # ------------------------------------------------------------------ scoring
     def forward(self, queries: Sequence[str], passages: Sequence[str],

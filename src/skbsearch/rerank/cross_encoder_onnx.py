@@ -35,8 +35,8 @@ from skbsearch.rerank.cross_encoder_model import (
     MARKER,
     CrossEncoderModel,
     _resolve_local,
+    encode_pairs,
     length_batches,
-    pack_three,
     pair_lengths,
 )
 
@@ -265,16 +265,7 @@ class OnnxCrossEncoder:
     def tokenize(self, queries: Sequence[str], passages: Sequence[str],
                  contexts: Sequence[str] | None = None) -> dict[str, np.ndarray]:
         """int64 input arrays for the session (only the inputs the model takes)."""
-        if len(queries) != len(passages) or (contexts is not None and len(contexts) != len(queries)):
-            raise InputError("queries, passages (and contexts) must have the same length",
-                             field="passages")
-        if contexts is None:
-            enc = self.tokenizer(list(queries), list(passages), padding=True,
-                                 truncation="longest_first", max_length=self.max_length,
-                                 return_tensors="np")
-            enc = {k: np.asarray(v, dtype=np.int64) for k, v in enc.items()}
-        else:
-            enc = pack_three(self.tokenizer, queries, passages, contexts, self.max_length)
+        enc = encode_pairs(self.tokenizer, queries, passages, contexts, self.max_length)
         return {n: enc[n] for n in self.input_names}
 
     def score(self, queries: Sequence[str], passages: Sequence[str],

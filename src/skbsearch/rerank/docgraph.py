@@ -43,18 +43,6 @@ class DocumentGraph:
         """Number of undirected edges."""
         return int(self.edge_index.shape[1] // 2)
 
-    def isolated(self) -> np.ndarray:
-        """Boolean mask of documents without any edge."""
-        mask = np.ones(self.num_nodes, dtype=bool)
-        mask[self.edge_index[0]] = False
-        return mask
-
-    def dense_features(self) -> np.ndarray:
-        """The ``(n, n, 2)`` edge-feature tensor E of the paper (zeros where no edge)."""
-        e = np.zeros((self.num_nodes, self.num_nodes, EDGE_DIM), dtype=np.float32)
-        e[self.edge_index[0], self.edge_index[1]] = self.edge_attr
-        return e
-
 
 def _incidence(sets: Sequence[set], vocab: dict) -> sparse.csr_matrix:
     rows, cols = [], []

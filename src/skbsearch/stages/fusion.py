@@ -76,6 +76,15 @@ class FusionStage(SpecStage):
             bind(c, context)
         return self
 
+    def judged_child_runs(self, queries: Sequence[Query], qrels: Qrels,
+                          run: Run | None) -> tuple[list[str], list[Run]]:
+        """What a fit searches over: the ids of the judged queries and each child's Run on them."""
+        judged = [q for q in queries if q.id in qrels]
+        if not judged:
+            raise InputError("fit needs judged queries (none of the queries is in the qrels)",
+                             field="qrels")
+        return [q.id for q in judged], [c(judged, run) for c in self.children]
+
 
 @register_stage
 class FuseStage(FusionStage):
@@ -101,12 +110,7 @@ class FuseStage(FusionStage):
 
     def fit(self, queries: Sequence[Query], qrels: Qrels, run: Run | None = None) -> SpecStage:
         """Choose the weights (simplex, step 0.1) and ``top`` (0, 1, 2, 4) that maximise MRR."""
-        queries = [q for q in queries if q.id in qrels]
-        if not queries:
-            raise InputError("fit needs judged queries (none of the queries is in the qrels)",
-                             field="qrels")
-        runs = [c(queries, run) for c in self.children]
-        qids = [q.id for q in queries]
+        qids, runs = self.judged_child_runs(queries, qrels, run)
         best, choice = -1.0, None
         for top in (2.0, 0.0, 1.0, 4.0):
             for w in _simplex(len(runs), 10):
@@ -164,16 +168,11 @@ class _WeightedStage(FusionStage):
 
     def fit(self, queries: Sequence[Query], qrels: Qrels, run: Run | None = None) -> SpecStage:
         """Choose the weights (grid over the simplex, step 0.1) that maximise MRR on ``qrels``."""
-        queries = [q for q in queries if q.id in qrels]
-        if not queries:
-            raise InputError("fit needs judged queries (none of the queries is in the qrels)",
-                             field="qrels")
-        runs = [c(queries, run) for c in self.children]
-
+        qids, runs = self.judged_child_runs(queries, qrels, run)
         best, best_w = -1.0, None
         for w in _simplex(len(runs), 10):
             fused = weighted_fusion(runs, list(w), self.norm, self.name)
-            score = _mrr(fused, qrels, [q.id for q in queries])
+            score = _mrr(fused, qrels, qids)
             if score > best + 1e-12:
                 best, best_w = score, w
         self.params.weights = tuple(round(x, 3) for x in best_w or ())

@@ -74,52 +74,57 @@ class BM25Stage(SpecStage):
             query.text, body, getattr(idx, "tokenize", None), max_lines=2)]
 
 
-@register_stage
-class DenseStage(SpecStage):
-    """Dense (bi-encoder) retrieval; after another stage it re-scores that stage's candidates."""
+@dataclass
+class _EncoderParams(_RetrieverParams):
+    encoder: str | None = field(default=None, metadata={
+        "help": "encoder name/path (default: the one the index was built with)"})
+    device: str | None = device_param()
+    precision: str | None = precision_param()
 
-    name = "dense"
-    aliases = ("bi-encoder",)
+    def check(self) -> None:
+        _RetrieverParams.check(self)
+        check_device_params(self)
 
-    @dataclass
-    class Params(_RetrieverParams):
-        encoder: str | None = field(default=None, metadata={
-            "help": "encoder name/path (default: the one the index was built with)"})
-        device: str | None = device_param()
-        precision: str | None = precision_param()
 
-        def check(self) -> None:
-            _RetrieverParams.check(self)
-            check_device_params(self)
+class _EncoderStage(SpecStage):
+    """A retriever over a saved vector index of kind :attr:`index_kind` (queries encoded
+    on ``device``)."""
+
+    index_kind: str
+    retriever: type
 
     def build(self, context: StageContext) -> Any:
         p = self.params
-        return DenseRetriever(context.index("dense"), k=p.k, encoder=p.encoder,
+        return self.retriever(context.index(self.index_kind), k=p.k, encoder=p.encoder,
                               filter=_filter(p.types, p.where), skb=context.kb,
                               device=p.device, precision=p.precision)
 
 
 @register_stage
-class MultiVectorStage(SpecStage):
+class DenseStage(_EncoderStage):
+    """Dense (bi-encoder) retrieval; after another stage it re-scores that stage's candidates."""
+
+    name = "dense"
+    aliases = ("bi-encoder",)
+    index_kind = "dense"
+    retriever = DenseRetriever
+
+    @dataclass
+    class Params(_EncoderParams):
+        pass
+
+
+@register_stage
+class MultiVectorStage(_EncoderStage):
     """Multi-vector retrieval: one embedding per chunk, a node scores by its best chunks."""
 
     name = "multivector"
+    index_kind = "multivector"
+    retriever = MultiVectorRetriever
 
     @dataclass
-    class Params(_RetrieverParams):
-        encoder: str | None = None
-        device: str | None = device_param()
-        precision: str | None = precision_param()
-
-        def check(self) -> None:
-            _RetrieverParams.check(self)
-            check_device_params(self)
-
-    def build(self, context: StageContext) -> Any:
-        p = self.params
-        return MultiVectorRetriever(context.index("multivector"), k=p.k, encoder=p.encoder,
-                                    filter=_filter(p.types, p.where), skb=context.kb,
-                                    device=p.device, precision=p.precision)
+    class Params(_EncoderParams):
+        pass
 
 
 @register_stage

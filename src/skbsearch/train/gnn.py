@@ -149,30 +149,13 @@ def train_gnn(
         if bar is not None:
             stack.callback(bar.stop)
         for epoch in range(1, config.epochs + 1):
-            model.train()
             rng.shuffle(order)
-            total = 0.0
-            for i in order:
-                g = train[i]
-                with amp.autocast():
-                    scores = model(g.x, g.edge_index, g.edge_attr, g.y)
-                loss = ranking_loss(config.loss, scores.float(), g.labels)  # type: ignore[arg-type]
-                if loss.requires_grad:
-                    amp.step(loss, opt)
-                else:
-                    opt.zero_grad()
-                total += loss.item()
+            mean_loss = _train_epoch(model, [train[i] for i in order], opt, amp, config.loss)
             dev_score = evaluate(model, dev, config.eval_k)
-            mean_loss = total / len(train)
             result.history.append({"epoch": epoch, "train_loss": mean_loss, "dev_ndcg": dev_score})
             if bar is not None:
-                bar.update(
-                    task,
-                    advance=1,
-                    description=(
-                        f"epoch {epoch} loss {mean_loss:.4f} dev nDCG@{config.eval_k} {dev_score:.4f}"
-                    ),
-                )
+                bar.update(task, advance=1, description=(
+                    f"epoch {epoch} loss {mean_loss:.4f} dev nDCG@{config.eval_k} {dev_score:.4f}"))
             if not math.isnan(mean_loss) and dev_score > result.best_dev + 1e-6:
                 result.best_dev, result.best_epoch, stale = dev_score, epoch, 0
                 best_state = copy.deepcopy(model.state_dict())
@@ -183,13 +166,35 @@ def train_gnn(
     model.load_state_dict(best_state)
     model.to("cpu").eval()  # saved and scored from the CPU; a re-ranker moves it to its device
     if out_dir is not None:
-        extra = dict(feature_settings or {})
-        extra["training"] = asdict(config) | {"device": amp.record(),
-            "best_epoch": result.best_epoch,
-            "best_dev_ndcg": result.best_dev,
-        }
-        result.model_dir = str(save_model(model, out_dir, extra))
+        result.model_dir = _save(model, out_dir, config, amp, result, feature_settings)
     return result
+
+
+def _train_epoch(model: GNNScorer, graphs: Sequence[QueryGraph], opt: torch.optim.Optimizer,
+                 amp: AmpTrainer, loss_name: str) -> float:
+    """One optimisation step a query graph, in the given order; the mean training loss."""
+    model.train()
+    total = 0.0
+    for g in graphs:
+        with amp.autocast():
+            scores = model(g.x, g.edge_index, g.edge_attr, g.y)
+        loss = ranking_loss(loss_name, scores.float(), g.labels)  # type: ignore[arg-type]
+        if loss.requires_grad:
+            amp.step(loss, opt)
+        else:
+            opt.zero_grad()
+        total += loss.item()
+    return total / len(graphs)
+
+
+def _save(model: GNNScorer, out_dir: str | Path, config: TrainConfig, amp: AmpTrainer,
+          result: TrainResult, feature_settings: dict[str, Any] | None) -> str:
+    """Save the model with its feature settings and how it was trained; its directory."""
+    extra = dict(feature_settings or {})
+    extra["training"] = asdict(config) | {"device": amp.record(),
+                                          "best_epoch": result.best_epoch,
+                                          "best_dev_ndcg": result.best_dev}
+    return str(save_model(model, out_dir, extra))
 
 
 def graphs_to(graphs: Sequence[QueryGraph], device: str) -> list[QueryGraph]:

@@ -56,26 +56,6 @@ class GNNRowConfig:
     device: str | None = None
     precision: str | None = None
 
-    @classmethod
-    def for_row(cls, row: str, **overrides: Any) -> GNNRowConfig:
-        """The paper's setting of ``row`` (see :data:`GNN_ROWS`; ``grag-rl`` = ``gnn-rl``), with ``overrides``.
-
-        ``use_paths``, ``min_common_nodes``, ``first_stage_weight`` and ``per_text`` go to
-        the features.
-        """
-        kind, loss, paths = GNN_ROWS[row_name(row)]
-        feats = {k: overrides.pop(k) for k in ("use_paths", "min_common_nodes",
-                                                "first_stage_weight", "per_text") if k in overrides}
-        feats = {k: v for k, v in feats.items() if v is not None}
-        overrides = {k: v for k, v in overrides.items() if v is not None}
-        select = tuple(overrides.get("select_first_stage") or ())
-        if select:  # the feature column must exist; its weight is chosen per fold
-            overrides["select_first_stage"] = select
-            feats["first_stage_weight"] = feats.get("first_stage_weight") or max(
-                select, key=abs) or 1.0
-        return cls(kind=kind, loss=loss, features=GNNFeatures(**{"use_paths": paths, **feats}),
-                   **overrides)
-
 
 def split_dev(ids: Sequence[str], fraction: float, seed: int = 0) -> tuple[list[str], list[str]]:
     """``(train, dev)`` query ids: a seeded ``fraction`` (at least one) held back as dev."""

@@ -51,26 +51,32 @@ class Codes:
 def _rescan(path: Path) -> None:
     """Raise the first problem of a triples file with its line and field."""
     file = str(path)
+    for ln, line in _lines(path):
+        if not line:
+            continue
+        parts = line.split("\t")
+        if len(parts) != 3:
+            raise InputError(
+                f"expected 3 tab-separated columns (head, relation, tail), found {len(parts)}",
+                file=file, line=ln, field=_COLUMNS[len(parts)] if len(parts) < 3 else "tail",
+            )
+        for col, val in zip(_COLUMNS, parts, strict=True):
+            if not val.strip():
+                raise InputError(f"empty {col}", file=file, line=ln, field=col)
+        if parts[1].endswith(INVERSE_SUFFIX):
+            raise InputError("'^-1' is reserved for walking a relation backwards",
+                             file=file, line=ln, field="relation")
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    """``(line number, text without the line break)`` of a UTF-8 file, lazily; a line that
+    is not UTF-8 raises :class:`InputError` naming it."""
     with open(path, "rb") as fh:
         for ln, raw in enumerate(fh, 1):
             try:
-                line = raw.decode("utf-8").rstrip("\r\n")
+                yield ln, raw.decode("utf-8").rstrip("\r\n")
             except UnicodeDecodeError as e:
-                raise InputError(f"not UTF-8 text ({e.reason})", file=file, line=ln) from None
-            if not line:
-                continue
-            parts = line.split("\t")
-            if len(parts) != 3:
-                raise InputError(
-                    f"expected 3 tab-separated columns (head, relation, tail), found {len(parts)}",
-                    file=file, line=ln, field=_COLUMNS[len(parts)] if len(parts) < 3 else "tail",
-                )
-            for col, val in zip(_COLUMNS, parts, strict=True):
-                if not val.strip():
-                    raise InputError(f"empty {col}", file=file, line=ln, field=col)
-            if parts[1].endswith(INVERSE_SUFFIX):
-                raise InputError("'^-1' is reserved for walking a relation backwards",
-                                 file=file, line=ln, field="relation")
+                raise InputError(f"not UTF-8 text ({e.reason})", file=str(path), line=ln) from None
 
 
 def _blocks(path: Path) -> Iterator[pa.RecordBatch]:
@@ -122,38 +128,35 @@ def read_triples(paths: list[Path], entities: Codes, relations: Codes,
 def read_columns(path: Path, min_columns: int = 2) -> Iterator[tuple[int, list[str]]]:
     """``(line, columns)`` of a tab-separated by-id file (blank lines skipped)."""
     file = str(path)
-    with open(path, "rb") as fh:
-        for ln, raw in enumerate(fh, 1):
-            try:
-                line = raw.decode("utf-8").rstrip("\r\n")
-            except UnicodeDecodeError as e:
-                raise InputError(f"not UTF-8 text ({e.reason})", file=file, line=ln) from None
-            if not line.strip():
-                continue
-            parts = line.split("\t")
-            if len(parts) < min_columns:
-                raise InputError(f"expected at least {min_columns} tab-separated columns (id, text), "
-                                 f"found {len(parts)}", file=file, line=ln, field="text")
-            if not parts[0].strip():
-                raise InputError("empty id", file=file, line=ln, field="id")
-            yield ln, parts
+    for ln, line in _lines(path):
+        if not line.strip():
+            continue
+        parts = line.split("\t")
+        if len(parts) < min_columns:
+            raise InputError(f"expected at least {min_columns} tab-separated columns (id, text), "
+                             f"found {len(parts)}", file=file, line=ln, field="text")
+        if not parts[0].strip():
+            raise InputError("empty id", file=file, line=ln, field="id")
+        yield ln, parts
 
 
-def _json(path: Path) -> object:
+def read_json(path: str | Path) -> object:
+    """A JSON file's value; unreadable or malformed files raise :class:`InputError` naming
+    the file (and the line of a syntax error)."""
+    file = str(path)
     try:
-        raw = json.loads(path.read_bytes().decode("utf-8"))
+        return json.loads(Path(path).read_bytes().decode("utf-8"))
     except json.JSONDecodeError as e:
-        raise InputError(f"malformed JSON ({e.msg})", file=path, line=e.lineno) from None
+        raise InputError(f"malformed JSON ({e.msg})", file=file, line=e.lineno) from None
     except UnicodeDecodeError as e:
-        raise InputError(f"not UTF-8 text ({e.reason})", file=path) from None
-    except (ValueError, RecursionError) as e:
-        raise InputError(f"unreadable JSON ({str(e)[:80]})", file=path) from None
-    return raw
+        raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=file) from None
+    except (ValueError, RecursionError) as e:  # a number too long, nesting too deep
+        raise InputError(f"unreadable JSON ({str(e)[:80] or type(e).__name__})", file=file) from None
 
 
 def read_json_values(path: Path) -> dict[str, list[str]]:
     """CoDEx-style ``{id: [value, …]}`` (``entity2types.json``)."""
-    raw = _json(path)
+    raw = read_json(path)
     if not isinstance(raw, dict) or not all(isinstance(v, list) for v in raw.values()):
         raise InputError('expected a JSON object {"id": ["type id", ...]}', file=path)
     return {str(k): [str(x) for x in v] for k, v in raw.items()}
@@ -161,7 +164,7 @@ def read_json_values(path: Path) -> dict[str, list[str]]:
 
 def read_json_texts(path: Path) -> dict[str, dict[str, str]]:
     """CoDEx-style ``{id: {"label": …, "description": …}}`` (values may also be strings)."""
-    raw = _json(path)
+    raw = read_json(path)
     if not isinstance(raw, dict):
         raise InputError('expected a JSON object {"id": {"label": ..., "description": ...}}', file=path)
     out: dict[str, dict[str, str]] = {}

@@ -22,13 +22,13 @@ Node types come from the (relation, role) positions an entity occupies:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from skbsearch.errors import InputError
+from skbsearch.kb.loaders.kg_read import read_json
 from skbsearch.kb.store import SKB
 
 #: Node types for MetaQA's WikiMovies KB (``kb.tsv``): relation -> (head type, tail type).
@@ -65,14 +65,7 @@ def read_types(spec: str | Path | Mapping[str, Sequence[str]]) -> dict[str, tupl
                 f"types mapping not found; give a JSON file or one of {sorted(BUILTIN_TYPES)}",
                 file=file,
             )
-        try:
-            raw = json.loads(path.read_bytes().decode("utf-8"))
-        except json.JSONDecodeError as e:
-            raise InputError(f"malformed JSON ({e.msg})", file=file, line=e.lineno) from None
-        except UnicodeDecodeError as e:
-            raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=file) from None
-        except (ValueError, RecursionError) as e:  # a number too long, nesting too deep
-            raise InputError(f"unreadable JSON ({str(e)[:80] or type(e).__name__})", file=file) from None
+        raw = read_json(path)
     if not isinstance(raw, Mapping):
         raise InputError('types must be a JSON object {"relation": ["head_type", "tail_type"]}', file=file)
     out: dict[str, tuple[str, str]] = {}

@@ -1,0 +1,144 @@
+"""The steps of building a BM25 score matrix, shared by the single-process build
+(:meth:`skbsearch.index.sparse.BM25Index.build`), the rescoring of a live index
+(:meth:`~skbsearch.index.sparse.BM25Index.from_term_stats`) and the Ray build
+(:mod:`skbsearch.index.distributed_bm25`): the tokenizer, the field-weight checks,
+per-field scoring, the weighted sum of the field matrices and the ``bm25s.BM25`` object
+over it (see :mod:`skbsearch.index.sparse` for the multi-field model)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import bm25s
+import numpy as np
+import scipy.sparse as sp
+from bm25s.tokenization import Tokenizer
+
+from skbsearch.errors import InputError
+from skbsearch.progress import ProgressFn
+
+#: BM25 variants that add a per-term constant to every document (kept aside as
+#: ``nonoccurrence_array``)
+NONOCC_METHODS = ("bm25l", "bm25+")
+
+
+def make_stemmer(name: str | None) -> Any:
+    """A PyStemmer stemmer for ``name`` (``english``, ``french``...); ``None``/``none``: no stemming."""
+    if name is None or str(name).lower() in ("", "none", "no", "off"):
+        return None
+    import Stemmer
+
+    try:
+        return Stemmer.Stemmer(str(name).lower())
+    except KeyError:
+        langs = ", ".join(Stemmer.algorithms())
+        raise InputError(f"unknown stemmer language {name!r}; use one of: {langs}, or 'none'",
+                         field="stemmer") from None
+
+
+def make_tokenizer(stemmer: str | None, stopwords: str | Sequence[str] | None) -> Tokenizer:
+    """A fresh bm25s tokenizer: lower-cased, ``stopwords`` (``"en"``, a list or ``None``)
+    dropped, stemmed in the ``stemmer`` language (``None``: not stemmed)."""
+    sw = list(stopwords) if stopwords is not None and not isinstance(stopwords, str) else stopwords
+    return Tokenizer(lower=True, stopwords=sw, stemmer=make_stemmer(stemmer))
+
+
+def check_field_weights(names: Sequence[str],
+                        given: Mapping[str, float] | None) -> dict[str, float]:
+    """The weight of every field in ``names``: 1.0 unless ``given`` (each >= 0, each
+    naming one of ``names``)."""
+    weights = {f: 1.0 for f in names}
+    for f, w in (given or {}).items():
+        if f not in weights:
+            raise InputError(f"weight given for unknown field {f!r}; fields are {list(names)}",
+                             field="field_weights")
+        if not w >= 0:
+            raise InputError(f"weight of {f!r} must be >= 0, got {w}", field="field_weights")
+        weights[f] = float(w)
+    return weights
+
+
+def tokenize_fields(parts: Mapping[str, Sequence[str | None]], tokenizer: Tokenizer, n: int,
+                    progress: ProgressFn) -> dict[str, list[list[int]]]:
+    """Token ids of every text of every field (the vocabulary grows in field, then
+    document order); a missing text (``None`` or ``""``) is an empty document."""
+    tokens: dict[str, list[list[int]]] = {}
+    for f, texts in parts.items():
+        out: list[list[int]] = []
+        stream = tokenizer.streaming_tokenize((t or "" for t in texts), update_vocab=True,
+                                              allow_empty=False)
+        for i, ids in enumerate(stream, start=1):
+            out.append(ids)
+            if i % 20000 == 0:
+                progress(f"tokenize {f}", i, n)
+        progress(f"tokenize {f}", n, n)
+        tokens[f] = out
+    return tokens
+
+
+def score_fields(tokens: Mapping[str, list[list[int]]], weights: Mapping[str, float], n: int,
+                 n_vocab: int, settings: Mapping[str, Any],
+                 progress: ProgressFn) -> dict[str, tuple[sp.csc_matrix, np.ndarray | None]]:
+    """Each field's own BM25 scores (documents x terms) and non-occurrence scores, with
+    its own statistics; fields weighted 0 or with no token are left out. ``settings``:
+    ``k1``, ``b``, ``delta``, ``method``."""
+    per_field: dict[str, tuple[sp.csc_matrix, np.ndarray | None]] = {}
+    for f, ids in tokens.items():
+        progress(f"score {f}", 0, 1)
+        if weights[f] == 0 or not any(ids):
+            continue
+        part = bm25s.BM25(k1=settings["k1"], b=settings["b"], delta=settings["delta"],
+                          method=settings["method"], csc_backend="scipy")
+        s = part.build_index_from_ids(list(range(n_vocab)), ids, show_progress=False)
+        per_field[f] = (sp.csc_matrix((s["data"], s["indices"], s["indptr"]), shape=(n, n_vocab)),
+                        part.nonoccurrence_array)
+        progress(f"score {f}", 1, 1)
+    return per_field
+
+
+def combine_fields(per_field: Mapping[str, tuple[sp.csc_matrix, np.ndarray | None]],
+                   weights: Mapping[str, float], n: int, n_vocab: int,
+                   method: str) -> tuple[sp.csc_matrix, np.ndarray | None]:
+    """``sum_f w_f S_f`` in float32 (and the weighted non-occurrence scores), sorted CSC."""
+    matrix = sp.csc_matrix((n, n_vocab), dtype=np.float32)
+    nonocc = np.zeros(n_vocab, dtype=np.float32) if method in NONOCC_METHODS else None
+    for f, (m, part_nonocc) in per_field.items():
+        matrix = matrix + np.float32(weights[f]) * m.astype(np.float32)
+        if nonocc is not None and part_nonocc is not None:
+            nonocc += np.float32(weights[f]) * part_nonocc
+    matrix = sp.csc_matrix(matrix, dtype=np.float32)
+    matrix.sum_duplicates()
+    matrix.eliminate_zeros()
+    matrix.sort_indices()
+    return matrix, nonocc
+
+
+def bm25_over(matrix: sp.csc_matrix, nonocc: np.ndarray | None, vocab: Mapping[Any, Any],
+              settings: Mapping[str, Any]) -> bm25s.BM25:
+    """A ``bm25s.BM25`` (numpy backend) whose scores are ``matrix`` (documents x terms)."""
+    bm = bm25s.BM25(k1=settings["k1"], b=settings["b"], delta=settings.get("delta", 0.5),
+                    method=settings["method"], backend="numpy")
+    bm.scores = {
+        "data": matrix.data.astype(np.float32),
+        "indices": matrix.indices.astype(np.int32),
+        # int64 like bm25s's own builder: numba's scoring loop is ~10% slower on int32
+        "indptr": matrix.indptr.astype(np.int64),
+        "num_docs": matrix.shape[0],
+    }
+    bm.vocab_dict = {str(k): int(v) for k, v in vocab.items()}
+    bm.unique_token_ids_set = set(bm.vocab_dict.values())
+    bm.nonoccurrence_array = nonocc
+    return bm
+
+
+def bm25_params(k1: float, b: float, method: str, delta: float, stemmer: str | None,
+                stopwords: str | Sequence[str] | None,
+                weights: Mapping[str, float]) -> dict[str, Any]:
+    """The build settings a BM25 index records in its manifest."""
+    return {
+        "k1": k1, "b": b, "method": method, "delta": delta, "stemmer": stemmer,
+        "stopwords": stopwords if stopwords is None or isinstance(stopwords, str)
+        else list(stopwords),
+        "fields": list(weights), "field_weights": dict(weights),
+    }
