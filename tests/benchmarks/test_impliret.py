@@ -152,6 +152,10 @@ def test_oracle_context_and_reader_protocol(tiny: Path) -> None:
     assert r.groups["k=all temporal_multispeaker"]["em"] == pytest.approx(0.75)
     e2e = run_impliret_reader(tiny, reader="extractive", ks=[1], source="retriever")
     assert e2e.groups["k=1 temporal_multispeaker"]["em"] == pytest.approx(0.75)
+    assert e2e.config["pipeline"] == "enrich"  # a spec (the tiny folder has no gazetteer)
+    plain = run_impliret_reader(tiny, reader="extractive", ks=[1], source="retriever",
+                                pipeline="bm25 % 1")
+    assert plain.config["pipeline"] == "bm25 % 1" and "bm25 % 1" in plain.config["protocol"]
 
 
 def test_cli_tiny(tiny: Path, tmp_path: Path) -> None:
@@ -165,6 +169,13 @@ def test_cli_tiny(tiny: Path, tmp_path: Path) -> None:
     assert json.loads(out.read_text())["benchmark"] == "impliret"
     bad = CliRunner().invoke(app, ["bench", "impliret", "--data", str(tmp_path / "none")])
     assert bad.exit_code == 2
+    read = ["bench", "impliret", "--data", str(tiny), "--reader", "extractive", "--reader-k", "1"]
+    two = CliRunner().invoke(app, [*read, "--reader-source", "retriever", "--pipeline", "bm25",
+                                   "--pipeline", "enrich", "--json", "-", "-q"])
+    assert two.exit_code == 0, two.output  # one reader result a retriever spec
+    assert [r["config"]["pipeline"] for r in json.loads(two.stdout)] == ["bm25", "enrich"]
+    oracle = CliRunner().invoke(app, [*read, "--pipeline", "bm25"])
+    assert oracle.exit_code == 2 and "oracle reader" in oracle.output
 
 
 @pytest.mark.data
