@@ -27,6 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from skbsearch.errors import IndexError_
+from skbsearch.index.bm25_docs import source_texts
 from skbsearch.kb.arrays import positions
 from skbsearch.kb.generations import SEGMENTS_DIR, read_generation
 from skbsearch.kb.segments import read_segment
@@ -136,39 +137,44 @@ def field_scores(tf: sp.csr_matrix, lengths: np.ndarray, params: dict[str, Any],
 
 
 # ---------------------------------------------------------------------- catching up
-def pending_changes(skb: Any, index_hash: str | None, root: Path | None = None) -> set[str] | None:
-    """Ids upserted or deleted by the segments applied since the generation ``index_hash``
-    (``None``: that generation is not an ancestor of ``skb``'s). ``root``: the SKB directory
-    (default ``skb.path``; a server's snapshot is detached from it)."""
+def pending_segments(skb: Any, index_hash: str | None, root: Path | None = None) -> list[Any] | None:
+    """The segments applied since the generation ``index_hash``, in order (``None``: that
+    generation is not an ancestor of ``skb``'s). ``root``: the SKB directory (default
+    ``skb.path``; a server's snapshot is detached from it)."""
     lineage = list(skb.meta.get("lineage") or [])
     root = Path(root) if root is not None else (Path(skb.path) if skb.path is not None else None)
     if not index_hash or index_hash not in lineage or root is None:
         return None
     gen = read_generation(root, int(skb.meta["generation"]))
+    return [read_segment(root / SEGMENTS_DIR / s["name"], s["content_hash"])
+            for s in gen.segments[lineage.index(index_hash):]]
+
+
+def pending_changes(skb: Any, index_hash: str | None, root: Path | None = None) -> set[str] | None:
+    """Ids upserted or deleted by the segments applied since the generation ``index_hash``
+    (``None``: that generation is not an ancestor of ``skb``'s; see :func:`pending_segments`)."""
+    segs = pending_segments(skb, index_hash, root)
+    return None if segs is None else upserted_or_deleted(segs)
+
+
+def upserted_or_deleted(segments: Sequence[Any]) -> set[str]:
+    """Ids the segments upserted or deleted."""
     changed: set[str] = set()
-    for s in gen.segments[lineage.index(index_hash):]:
-        seg = read_segment(root / SEGMENTS_DIR / s["name"], s["content_hash"])
+    for seg in segments:
         changed.update(seg.nodes.column("id").to_pylist())
         changed.update(seg.deleted_nodes)
     return changed
 
 
-def _documents(skb: Any, rows: np.ndarray, source: dict[str, Any], fields: list[str]) -> dict[str, list[str]]:
-    """The texts of ``rows`` as the index was built from them: the rendered node document
-    (no ``fields``), one column per field, or one column as the single field ``document``
-    (the name index)."""
-    from skbsearch.documents import DocumentRenderer
-
-    cols = source.get("fields")
-    if cols is None:
-        renderer = DocumentRenderer(add_rel=False, max_per_relation=int(source.get("max_per_relation", 10)))
-        return {"document": renderer.render_many(rows_only(skb, rows))}
-    if fields == ["document"] and len(cols) == 1:
-        fields, cols = ["document"], [cols[0]]
-    elif list(cols) != fields:
-        raise IndexError_(f"index fields {fields} do not match its source's {cols}; rebuild the index")
-    return {f: [skb.cell(c, int(r)) if c in skb.nodes.column_names else None for r in rows]
-            for f, c in zip(fields, cols, strict=True)}
+def pending_affected(segments: Sequence[Any]) -> set[str] | None:
+    """Ids whose relation lines the segments changed (``None`` when one of them predates
+    that record: see :attr:`skbsearch.kb.segments.Segment.affected`)."""
+    out: set[str] = set()
+    for seg in segments:
+        if seg.affected is None:
+            return None
+        out.update(seg.affected)
+    return out
 
 
 def _first_positions(stats: TermStats, tok: Any, n_vocab: int, skb: Any, source: dict[str, Any],
@@ -197,7 +203,7 @@ def _first_positions(stats: TermStats, tok: Any, n_vocab: int, skb: Any, source:
                        if k in shared and first_f[t] == fi})
         if not rows:
             continue
-        texts = _documents(skb, np.asarray(rows), source, fields)[fields[fi]]
+        texts = source_texts(skb, np.asarray(rows), source, fields)[fields[fi]]
         for r, ids in zip(rows, tok.streaming_tokenize((t or "" for t in texts), update_vocab=False,
                                                        allow_empty=False), strict=True):
             for p_, t in enumerate(ids):
@@ -254,18 +260,24 @@ def reindex(index: Any, skb: Any) -> Any:
 
 def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
     """``index`` (built at an earlier generation of ``skb``) brought to ``skb``'s generation,
-    or ``index`` itself when it is current or not an ancestor (the caller then refuses it)."""
+    or ``index`` itself when it is current or not an ancestor (the caller then refuses it).
+
+    The documents tokenised again: new and upserted nodes, and for an index with relation
+    lines (``add_rel``: a node's document holds its neighbours' names) every node whose
+    neighbourhood the segments changed (:func:`pending_affected`)."""
     src = dict(index.source or {})
     now = (skb.meta or {}).get("content_hash")
     if src.get("kind") != "skb" or not now or src.get("skb_hash") == now:
         return index
-    changed = pending_changes(skb, src.get("skb_hash"), root)
-    if changed is None:
+    segs = pending_segments(skb, src.get("skb_hash"), root)
+    if segs is None:
         return index
+    changed = upserted_or_deleted(segs)
     if src.get("add_rel"):
-        # A node's relation lines hold its neighbours' names: an update reaches documents far
-        # beyond the upserted rows. Re-index from the recorded settings (a rebuild's scores).
-        return reindex(index, skb)
+        affected = pending_affected(segs)
+        if affected is None:  # a segment from before affected ids were recorded
+            return reindex(index, skb)
+        changed |= affected
     stats = index.term_stats
     if stats is None:
         raise IndexError_(f"{index.path}: this bm25 index predates live updates (no term statistics); "
@@ -276,17 +288,23 @@ def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
     if changed:
         touched = positions(sorted(changed), ids)
         fresh[touched[touched >= 0]] = True
-    new_rows = np.flatnonzero(fresh)
+    return _rebuilt(index, skb, stats, pos, np.flatnonzero(fresh), src, now)
+
+
+def _rebuilt(index: Any, skb: Any, stats: TermStats, pos: np.ndarray, new_rows: np.ndarray,
+             src: dict[str, Any], now: str) -> Any:
+    """The index over ``skb``: rows ``new_rows`` tokenised anew, the others' term counts
+    taken from row ``pos`` of ``stats``; every posting rescored with the live statistics."""
     tok = copy.copy(index.tokenizer)
     tok.word_to_id, tok.word_to_stem, tok.stem_to_sid = (
         dict(tok.word_to_id), dict(tok.word_to_stem), dict(tok.stem_to_sid))
-    texts = _documents(skb, new_rows, src, list(stats))
+    texts = source_texts(skb, new_rows, src, list(stats))
     new_tokens = {f: list(tok.streaming_tokenize((t or "" for t in texts[f]), update_vocab=True,
                                                  allow_empty=False)) for f in stats}
     n_vocab = max(len(tok.get_vocab_dict()), 1)
-    take = np.where(fresh, 0, pos)
+    take = np.where(pos < 0, 0, pos)
     take[new_rows] = index.num_docs + np.arange(len(new_rows))
-    live: dict[str, tuple[sp.csr_matrix, np.ndarray]] = {}
+    live: TermStats = {}
     for f, (m, lengths) in stats.items():
         base = sp.csr_matrix((m.data, m.indices, m.indptr), shape=(m.shape[0], n_vocab))
         add, add_len = term_frequencies(new_tokens[f], n_vocab)
