@@ -49,7 +49,7 @@ from skbsearch.kb.loaders import load
 from skbsearch.kb.update import compact, update
 from skbsearch.stages import pipeline
 from skbsearch.stages.context import StageContext
-from skbsearch.synth.catalogue import generate_catalogue
+from skbsearch.synth.catalogue import CatalogueDataset, generate_catalogue
 
 
 def log(msg: str) -> None:
@@ -118,23 +118,34 @@ def one_update(skb_dir: Path, files: dict[str, Path]) -> dict[str, float]:
     _, t_commit = timed(lambda: update(skb_dir, **files))
     live, t_open = timed(lambda: SKB.load(skb_dir))
     _, t_graph = timed(lambda: live.graph)
-    _, t_bm25 = timed(lambda: catch_up(BM25Index.load(skb_dir / "indexes" / "bm25"), live))
+    _, t_bm25 = timed(lambda: catch_up(BM25Index.load(skb_dir / "indexes" / "bm25"), live).warm())
     return {"commit_s": t_commit, "open_s": t_open, "graph_s": t_graph, "bm25_catch_up_s": t_bm25,
             "bm25_graph_total_s": t_commit + t_open + t_graph + t_bm25}
 
 
-def rebuild(skb: SKB, work: Path) -> float:
-    """Seconds for ``skb kb build`` + ``skb index`` of ``skb``'s data from JSONL files."""
-    src = work / "final"
-    src.mkdir()
-    write_jsonl(src / "nodes.jsonl", records(skb, np.arange(skb.num_nodes)))
+def write_final(skb: SKB, out: Path) -> Path:
+    """``skb``'s data as ``skb kb build`` input (flat JSONL node and edge records)."""
+    out.mkdir()
+    with open(out / "nodes.jsonl", "w", encoding="utf-8") as fh:
+        for batch in skb.nodes.to_batches(max_chunksize=50_000):
+            for rec in batch.to_pylist():
+                fh.write(json.dumps({k: v for k, v in rec.items() if v is not None}) + "\n")
     t = skb.edges_table()
-    write_jsonl(src / "edges.jsonl", [{"source": s, "relation": r, "target": d} for s, r, d in zip(
-        t.column("src").to_pylist(), t.column("relation").to_pylist(), t.column("dst").to_pylist(), strict=True)])
+    with open(out / "edges.jsonl", "w", encoding="utf-8") as fh:
+        for b in t.to_batches(max_chunksize=200_000):
+            cols = [b.column(c).to_pylist() for c in ("src", "relation", "dst")]
+            fh.writelines(f'{{"source": {json.dumps(x)}, "relation": {json.dumps(r)}, "target": {json.dumps(y)}}}\n'
+                          for x, r, y in zip(*cols, strict=True))
+    return out
+
+
+def rebuild(skb: SKB, work: Path) -> float:
+    """Seconds for ``skb kb build`` + ``skb index`` (the default BM25 index) of ``skb``'s data."""
+    src = write_final(skb, work / "final")
     t0 = time.perf_counter()
     built = load(src, "jsonl")
     built.save(work / "rebuilt")
-    BM25Index.from_skb(SKB.load(work / "rebuilt")).save(work / "rebuilt" / "indexes" / "bm25")
+    BM25Index.default_for_skb(SKB.load(work / "rebuilt")).save(work / "rebuilt" / "indexes" / "bm25")
     return time.perf_counter() - t0
 
 
@@ -174,11 +185,51 @@ def dense_part(n: int, work: Path, rng: np.random.Generator) -> dict[str, float]
     return {"dense_products": n, "dense_full_build_s": t_full, "dense_catch_up_s": t_cu}
 
 
+def prepare(a: argparse.Namespace, skb_dir: Path) -> tuple[Any, dict[str, float]]:
+    """The base SKB with its default BM25 index at ``skb_dir``: a copy of ``--dataset``, or
+    generated; ``(dataset, build timings)``."""
+    metrics: dict[str, float] = {}
+    if a.dataset is not None:
+        log(f"copying {a.dataset}")
+        ds = CatalogueDataset.load(a.dataset)
+        shutil.copytree(a.dataset / "skb", skb_dir)
+    else:
+        log(f"generating {a.products:,} products")
+        ds = generate_catalogue(a.products, seed=a.seed, n_queries=a.n_queries)
+        _, metrics["initial_build_s"] = timed(lambda: ds.skb.save(skb_dir))
+    if not (skb_dir / "indexes" / "bm25").is_dir():
+        _, metrics["initial_bm25_s"] = timed(lambda: BM25Index.default_for_skb(SKB.load(skb_dir)).save(
+            skb_dir / "indexes" / "bm25"))
+    return ds, metrics
+
+
+def pending_vs_compacted(skb_dir: Path, queries: list[Any], work: Path, rng: np.random.Generator,
+                         metrics: dict[str, float]) -> None:
+    """Nine more updates (10 pending segments), latency; compaction, latency again."""
+    for k in range(1, 10):
+        update(skb_dir, **make_update(SKB.load(skb_dir), rng, f"u{k}", 50, 50, 10, work))
+    specs = ["bm25", "bm25(where='price < 100')", "graph"]
+    log("latency with 10 pending segments")
+    pending = latency(skb_dir, queries, specs)
+    _, metrics["compact_s"] = timed(lambda: compact(skb_dir, before_commit=compact_indexes))
+    log("latency after compaction")
+    compacted = latency(skb_dir, queries, specs)
+    for k, v in pending.items():
+        metrics[f"pending {k}"] = v
+        metrics[f"compacted {k}"] = compacted[k]
+    for s in specs:
+        metrics[f"{s} p95 ratio"] = pending[f"{s} p95_ms"] / compacted[f"{s} p95_ms"]
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the protocol; print and optionally write the result."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--products", type=int, default=100_000)
+    p.add_argument("--dataset", type=Path, default=None,
+                   help="reuse a catalogue saved by 'skb synth catalogue' (its skb/ is copied; an index "
+                        "saved under skb/indexes/bm25 by 'skb index' is the base index)")
     p.add_argument("--n-queries", type=int, default=200)
+    p.add_argument("--no-rebuild", action="store_true", help="skip the full rebuild")
     p.add_argument("--dense", action="store_true", help="also time the dense index (CPU)")
     p.add_argument("--dense-products", type=int, default=20_000)
     p.add_argument("--seed", type=int, default=0)
@@ -188,36 +239,26 @@ def main(argv: list[str] | None = None) -> None:
     work = Path(tempfile.mkdtemp(prefix="skb-live-", dir=a.work))
     rng = np.random.default_rng(a.seed)
     try:
-        log(f"generating {a.products:,} products")
-        ds = generate_catalogue(a.products, seed=a.seed, n_queries=a.n_queries)
         skb_dir = work / "skb"
-        _, t_build = timed(lambda: ds.skb.save(skb_dir))
-        _, t_index = timed(lambda: BM25Index.from_skb(SKB.load(skb_dir)).save(skb_dir / "indexes" / "bm25"))
-        log(f"built {t_build:.1f} s + bm25 {t_index:.1f} s; updating")
-        metrics: dict[str, float] = {"initial_build_s": t_build, "initial_bm25_s": t_index}
+        ds, metrics = prepare(a, skb_dir)
+        log(f"base ready {metrics}; updating")
         files = make_update(SKB.load(skb_dir), rng, "u0", 500, 500, 100, work)
         metrics.update(one_update(skb_dir, files))
-        log(f"update: {metrics['bm25_graph_total_s']:.2f} s; rebuilding the final data")
-        metrics["full_rebuild_s"] = rebuild(SKB.load(skb_dir), work)
-        shutil.rmtree(work / "rebuilt", ignore_errors=True)
+        log(f"update: {metrics}")
+        if not a.no_rebuild:
+            log("rebuilding the final data")
+            metrics["full_rebuild_s"] = rebuild(SKB.load(skb_dir), work)
+            shutil.rmtree(work / "rebuilt", ignore_errors=True)
+            shutil.rmtree(work / "final", ignore_errors=True)
         if a.dense:
             log("dense part")
             metrics.update(dense_part(a.dense_products, work, rng))
-        for k in range(1, 10):  # 10 pending segments in all
-            update(skb_dir, **make_update(SKB.load(skb_dir), rng, f"u{k}", 50, 50, 10, work))
-        specs = ["bm25", "bm25(where='price < 100')", "graph"]
         queries = ds.queries[: a.n_queries]
-        log("latency with 10 pending segments")
-        pending = latency(skb_dir, queries, specs)
-        _, metrics["compact_s"] = timed(lambda: compact(skb_dir, before_commit=compact_indexes))
-        log("latency after compaction")
-        compacted = latency(skb_dir, queries, specs)
-        for k, v in pending.items():
-            metrics[f"pending {k}"] = v
-            metrics[f"compacted {k}"] = compacted[k]
-        for s in specs:
-            metrics[f"{s} p95 ratio"] = pending[f"{s} p95_ms"] / compacted[f"{s} p95_ms"]
-        cfg = {"products": a.products, "n_queries": len(queries), "seed": a.seed,
+        pending_vs_compacted(skb_dir, queries, work, rng, metrics)
+        cfg = {"products": int(ds.config.get("n_products", a.products)),
+               "dataset": str(a.dataset) if a.dataset is not None else None,
+               "bm25_index": "default (skb index --kind bm25: document + relation lines)",
+               "n_queries": len(queries), "seed": a.seed,
                "update": "500 changed + 500 new products (with edges) + 100 deleted",
                "pending": "10 segments", "machine": platform.platform(), "cpus": os.cpu_count(),
                "command": "python benchmarks/live_updates.py " + " ".join(sys.argv[1:] if argv is None else argv)}

@@ -34,15 +34,17 @@ EDGES = [{"source": "p1", "relation": "brand", "target": "b1"},
          {"source": "p3", "relation": "also_bought", "target": "p1"},
          {"source": "p6", "relation": "also_bought", "target": "p5"}]
 #: the brand renamed (its products' relation lines change), a neighbour of p1 deleted, one
-#: edge removed and one added: every way a document can change without being upserted
+#: edge removed and one added: every way a document can change without being upserted; p5
+#: keeps its name, so its neighbours' documents (p6, b3) stay as they are
 UPSERT = [{"id": "b1", "type": "brand", "name": "Apex"},
+          {"id": "p5", "type": "product", "name": "Grey sock", "description": "a thick wool sock", "price": 9},
           {"id": "p4", "type": "product", "name": "Red hat", "description": "a red wool hat", "price": 30}]
 ADD = [{"source": "p4", "relation": "brand", "target": "b1"},
        {"source": "p1", "relation": "similar", "target": "p4"}]
 DELETE = ["p3"]
 UNLINK = [{"source": "p2", "relation": "brand", "target": "b1"}]
 QUERIES = ["acme", "acme shoe", "apex", "red hat", "green hat", "blue walking", "similar red", "also bought green",
-           "orbit sock", "leather belt"]
+           "orbit sock", "leather belt", "thick wool"]
 
 
 def _all_scores(index: BM25Index, ids: list[str]) -> dict[str, dict[str, float]]:
@@ -86,7 +88,8 @@ def test_segment_records_the_nodes_whose_relation_lines_change(kb: Path, tmp_pat
     _update(tmp_path, kb)
     s = current(kb).segments[-1]
     seg = read_segment(kb / SEGMENTS_DIR / s["name"], s["content_hash"])
-    # b1's neighbours (p1, p2), p3's neighbour (p1), ends of the removed and added edges
+    # b1's neighbours (p1, p2), p3's neighbour (p1), ends of the removed and added edges; not
+    # p5's neighbours (p5 was replaced under the same name)
     assert set(seg.affected) == {"p1", "p2", "b1", "p4"}
 
 
@@ -103,7 +106,7 @@ def test_relation_line_index_catches_up_without_reindexing(kb: Path, tmp_path: P
     monkeypatch.setattr(bm25_live, "_rebuilt", spy)
     monkeypatch.setattr(bm25_live, "reindex", lambda *a: pytest.fail("re-indexed every document"))
     caught = catch_up(BM25Index.load(kb / "indexes" / "bm25"), SKB.load(kb))
-    assert tokenised == [4]  # p1, p2, b1 (their neighbours changed) and p4 (new); not p5, p6, b3
+    assert tokenised == [5]  # p1, p2, b1 (their neighbours changed), p5 (replaced), p4 (new); not p6, b3
     _check_against_rebuild(tmp_path, kb, caught)
 
 

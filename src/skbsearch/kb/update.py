@@ -212,13 +212,21 @@ def read_update(skb: SKB, *, nodes: PathLike | None = None, edges: PathLike | No
 def _affected(skb: SKB, ids_arr: pa.Array, new: SKB | None, deleted_rows: np.ndarray,
               del_edges: list[Triple], added: list[Triple]) -> list[str]:
     """Ids whose relation lines the update changes (see :attr:`Segment.affected`): the
-    current neighbours (both directions) of replaced and deleted nodes, and both ends of
-    every added or deleted edge."""
+    current neighbours (both directions) of renamed and deleted nodes, and both ends of
+    every added or deleted edge (a replaced node's own document is re-read anyway)."""
     out: set[str] = set()
     for s, _, t in [*del_edges, *added]:
         out.update((s, t))
-    replaced = positions(new.ids, ids_arr) if new is not None and new.num_nodes else np.zeros(0, np.int64)
-    seeds = np.unique(np.concatenate([replaced[replaced >= 0], np.asarray(deleted_rows, np.int64)]))
+    renamed = np.zeros(0, np.int64)
+    if new is not None and new.num_nodes:
+        rows = positions(new.ids, ids_arr)
+        hit = np.flatnonzero(rows >= 0)
+        old = skb.nodes.column("name").take(rows[hit]).to_pylist()
+        now = new.nodes.column("name").take(hit).to_pylist()
+        # a neighbour's relation lines show the node's name (its id when it has none)
+        renamed = rows[hit][[(a or new.ids[i]) != (b or new.ids[i]) for i, a, b in zip(hit.tolist(), old, now,
+                                                                                      strict=True)]]
+    seeds = np.unique(np.concatenate([renamed, np.asarray(deleted_rows, np.int64)]))
     if len(seeds) and skb.num_edges:
         nb = skb.graph.neighbor_set(seeds, None, "both")
         out.update(skb.nodes.column("id").take(np.asarray(nb, np.int64)).to_pylist())
