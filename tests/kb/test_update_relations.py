@@ -96,17 +96,19 @@ def test_segment_records_the_nodes_whose_relation_lines_change(kb: Path, tmp_pat
 def test_relation_line_index_catches_up_without_reindexing(kb: Path, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     _update(tmp_path, kb)
-    tokenised: list[int] = []
+    tokenised: list[dict[str, int]] = []
     real = bm25_live._rebuilt
 
     def spy(index, skb, stats, pos, new_rows, src, now):  # noqa: ANN001, ANN202
-        tokenised.append(len(new_rows))
+        tokenised.append({f: len(r) for f, r in new_rows.items()})
         return real(index, skb, stats, pos, new_rows, src, now)
 
     monkeypatch.setattr(bm25_live, "_rebuilt", spy)
     monkeypatch.setattr(bm25_live, "reindex", lambda *a: pytest.fail("re-indexed every document"))
     caught = catch_up(BM25Index.load(kb / "indexes" / "bm25"), SKB.load(kb))
-    assert tokenised == [5]  # p1, p2, b1 (their neighbours changed), p5 (replaced), p4 (new); not p6, b3
+    # the documents of b1, p5 (replaced) and p4 (new); the relation lines of those and of
+    # p1, p2 (their neighbours changed); nothing of p6 and b3
+    assert tokenised == [{"document": 3, "relations": 5}]
     _check_against_rebuild(tmp_path, kb, caught)
 
 

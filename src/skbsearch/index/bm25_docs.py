@@ -41,38 +41,46 @@ def relation_texts(skb: Any, rows: np.ndarray | None, max_per_relation: int) -> 
 
 
 def field_texts(skb: Any, rows: np.ndarray | None = None, *, fields: Sequence[str] | None = None,
-                add_rel: bool = False, rel_weight: float | None = None,
-                max_per_relation: int = 10) -> dict[str, list[Any]]:
+                add_rel: bool = False, rel_weight: float | None = None, max_per_relation: int = 10,
+                only: str | None = None) -> dict[str, list[Any]]:
     """``{field: texts}`` of ``rows`` (all nodes when ``None``), in the layout the arguments
-    name (see the module docstring)."""
+    name (see the module docstring); ``only``: just that field."""
     from skbsearch.documents import DocumentRenderer
 
     split = fields is None and add_rel and rel_weight is not None
     if fields is None and not split:
         renderer = DocumentRenderer(add_rel=add_rel, max_per_relation=max_per_relation)
         return {"document": renderer.render_many(skb, rows)}
-    if split:
-        return {"document": DocumentRenderer().render_many(skb, rows),
-                "relations": relation_texts(skb, rows, max_per_relation)}
-    fields = [f.strip() for f in fields or () if f.strip()]
-    if not fields:
-        raise InputError("no fields given", field="fields")
-    parts = {f: _column(skb, f, rows) for f in fields}
-    if add_rel:
-        parts["relations"] = relation_texts(skb, rows, max_per_relation)
-    return parts
+    if fields is None:
+        names = ["document", "relations"]
+    else:
+        names = [f.strip() for f in fields if f.strip()]
+        if not names:
+            raise InputError("no fields given", field="fields")
+        names += ["relations"] if add_rel else []
+    out: dict[str, list[Any]] = {}
+    for f in names if only is None else [only]:
+        if f == "relations" and add_rel:
+            out[f] = relation_texts(skb, rows, max_per_relation)
+        elif fields is None:
+            out[f] = DocumentRenderer().render_many(skb, rows)
+        else:
+            out[f] = _column(skb, f, rows)
+    return out
 
 
-def source_texts(skb: Any, rows: np.ndarray, source: dict[str, Any], fields: list[str]) -> dict[str, list[Any]]:
-    """The texts of ``rows`` as an index with this ``source`` (its manifest) and these
-    ``fields`` was built from them; an index over one column as the single field
-    ``document`` (the linker's name index) included."""
+def source_texts(skb: Any, rows: np.ndarray, source: dict[str, Any], fields: list[str],
+                 only: str) -> list[Any]:
+    """The texts of field ``only`` of ``rows`` as an index with this ``source`` (its
+    manifest) and these ``fields`` was built from them; an index over one column as the
+    single field ``document`` (the linker's name index) included."""
     cols = source.get("fields")
     if cols is not None and fields == ["document"] and len(cols) == 1:
-        return {"document": _column(skb, cols[0], rows)}
-    out = field_texts(skb, rows, fields=cols, add_rel=bool(source.get("add_rel")),
-                      rel_weight=source.get("rel_weight"),
-                      max_per_relation=int(source.get("max_per_relation", 10)))
-    if list(out) != fields:
-        raise IndexError_(f"index fields {fields} do not match its source's {list(out)}; rebuild the index")
-    return out
+        return _column(skb, cols[0], rows)
+    add_rel, split = bool(source.get("add_rel")), source.get("rel_weight") is not None
+    layout = (["document"] if cols is None and not split else ["document", "relations"] if cols is None
+              else [c for c in cols] + (["relations"] if add_rel else []))
+    if layout != fields:
+        raise IndexError_(f"index fields {fields} do not match its source's {layout}; rebuild the index")
+    return field_texts(skb, rows, fields=cols, add_rel=add_rel, rel_weight=source.get("rel_weight"),
+                       max_per_relation=int(source.get("max_per_relation", 10)), only=only)[only]

@@ -203,7 +203,7 @@ def _first_positions(stats: TermStats, tok: Any, n_vocab: int, skb: Any, source:
                        if k in shared and first_f[t] == fi})
         if not rows:
             continue
-        texts = source_texts(skb, np.asarray(rows), source, fields)[fields[fi]]
+        texts = source_texts(skb, np.asarray(rows), source, fields, only=fields[fi])
         for r, ids in zip(rows, tok.streaming_tokenize((t or "" for t in texts), update_vocab=False,
                                                        allow_empty=False), strict=True):
             for p_, t in enumerate(ids):
@@ -262,9 +262,9 @@ def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
     """``index`` (built at an earlier generation of ``skb``) brought to ``skb``'s generation,
     or ``index`` itself when it is current or not an ancestor (the caller then refuses it).
 
-    The documents tokenised again: new and upserted nodes, and for an index with relation
-    lines (``add_rel``: a node's document holds its neighbours' names) every node whose
-    neighbourhood the segments changed (:func:`pending_affected`)."""
+    Tokenised again: the new and upserted nodes' documents, and for an index with relation
+    lines (``add_rel``: a node's document lists its neighbours' names) the relation field of
+    every node whose neighbourhood the segments changed (:func:`pending_affected`)."""
     src = dict(index.source or {})
     now = (skb.meta or {}).get("content_hash")
     if src.get("kind") != "skb" or not now or src.get("skb_hash") == now:
@@ -272,40 +272,42 @@ def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
     segs = pending_segments(skb, src.get("skb_hash"), root)
     if segs is None:
         return index
-    changed = upserted_or_deleted(segs)
-    if src.get("add_rel"):
-        affected = pending_affected(segs)
-        if affected is None:  # a segment from before affected ids were recorded
-            return reindex(index, skb)
-        changed |= affected
+    affected = pending_affected(segs) if src.get("add_rel") else set()
+    if affected is None:  # a segment from before affected ids were recorded
+        return reindex(index, skb)
     stats = index.term_stats
     if stats is None:
         raise IndexError_(f"{index.path}: this bm25 index predates live updates (no term statistics); "
                           "rebuild it once with 'skb index SKB_DIR --kind bm25 --force'")
     ids = skb.nodes.column("id").combine_chunks()
     pos = positions(ids, index.doc_ids)
-    fresh = pos < 0
-    if changed:
-        touched = positions(sorted(changed), ids)
-        fresh[touched[touched >= 0]] = True
-    return _rebuilt(index, skb, stats, pos, np.flatnonzero(fresh), src, now)
+    fresh = {f: pos < 0 for f in stats}
+    for f, touched in ((f, upserted_or_deleted(segs)) for f in stats):
+        if f == "relations" or (f == "document" and src.get("rel_weight") is None and src.get("add_rel")
+                                and src.get("fields") is None):
+            touched = touched | affected  # the field that holds the relation lines
+        rows = positions(sorted(touched), ids) if touched else np.zeros(0, np.int64)
+        fresh[f][rows[rows >= 0]] = True
+    return _rebuilt(index, skb, stats, pos, {f: np.flatnonzero(m) for f, m in fresh.items()}, src, now)
 
 
-def _rebuilt(index: Any, skb: Any, stats: TermStats, pos: np.ndarray, new_rows: np.ndarray,
+def _rebuilt(index: Any, skb: Any, stats: TermStats, pos: np.ndarray, new_rows: dict[str, np.ndarray],
              src: dict[str, Any], now: str) -> Any:
-    """The index over ``skb``: rows ``new_rows`` tokenised anew, the others' term counts
-    taken from row ``pos`` of ``stats``; every posting rescored with the live statistics."""
+    """The index over ``skb``: per field, rows ``new_rows[field]`` tokenised anew, the others'
+    term counts taken from row ``pos`` of ``stats``; every posting rescored with the live
+    statistics."""
     tok = copy.copy(index.tokenizer)
     tok.word_to_id, tok.word_to_stem, tok.stem_to_sid = (
         dict(tok.word_to_id), dict(tok.word_to_stem), dict(tok.stem_to_sid))
-    texts = source_texts(skb, new_rows, src, list(stats))
-    new_tokens = {f: list(tok.streaming_tokenize((t or "" for t in texts[f]), update_vocab=True,
-                                                 allow_empty=False)) for f in stats}
+    new_tokens = {}
+    for f in stats:
+        texts = source_texts(skb, new_rows[f], src, list(stats), only=f)
+        new_tokens[f] = list(tok.streaming_tokenize((t or "" for t in texts), update_vocab=True, allow_empty=False))
     n_vocab = max(len(tok.get_vocab_dict()), 1)
-    take = np.where(pos < 0, 0, pos)
-    take[new_rows] = index.num_docs + np.arange(len(new_rows))
     live: TermStats = {}
     for f, (m, lengths) in stats.items():
+        take = np.where(pos < 0, 0, pos)
+        take[new_rows[f]] = index.num_docs + np.arange(len(new_rows[f]))
         base = sp.csr_matrix((m.data, m.indices, m.indptr), shape=(m.shape[0], n_vocab))
         add, add_len = term_frequencies(new_tokens[f], n_vocab)
         both = sp.vstack([base, add], format="csr")
