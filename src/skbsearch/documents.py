@@ -71,7 +71,8 @@ class DocumentRenderer:
             for rel in self._relations(skb):
                 rel_lines[rel] = skb.graph.neighbors(idx, [rel], "out")
         few = indices is not None and 8 * len(idx) < skb.num_nodes
-        name_rows = np.concatenate([idx, *(nb for _, nb in rel_lines.values())]) if few else idx
+        name_rows = np.concatenate([idx, *(_shown(off, nb, self.max_per_relation) for off, nb in rel_lines.values())
+                                    ]) if few else idx
         names = _values(skb, "name", name_rows, few)
         ids = _values(skb, "id", name_rows, few) if few else skb.ids
         cols = {f: _values(skb, f, idx, few) for f in field_names}
@@ -107,3 +108,14 @@ def _values(skb: SKB, column: str, rows: np.ndarray, few: bool) -> Mapping[int, 
         skb.column(column)  # raises the usual InputError naming the columns
     rows = np.unique(np.asarray(rows, dtype=np.int64))
     return dict(zip(rows.tolist(), skb.nodes.column(column).take(rows).to_pylist(), strict=True))
+
+
+def _shown(offsets: np.ndarray, nbrs: np.ndarray, cap: int) -> np.ndarray:
+    """The neighbours a relation line names: the first ``cap`` of each seed's list (a hub's
+    100,000 neighbours are counted, not named)."""
+    starts = np.asarray(offsets[:-1], np.int64)
+    counts = np.minimum(np.diff(offsets), cap)
+    if not counts.sum():
+        return np.zeros(0, np.int64)
+    pos = np.repeat(starts - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts) + np.arange(counts.sum())
+    return np.asarray(nbrs)[pos]

@@ -113,6 +113,30 @@ def _tfc(method: str, tf: np.ndarray, l_d: np.ndarray, l_avg: float, k1: float, 
     return ((k1 + 1) * tf) / (k1 * norm + tf) + delta  # bm25+
 
 
+#: the most (term frequency, document length) pairs tabulated by :func:`_posting_tfc`
+_TABLE_MAX = 4_000_000
+
+
+def _posting_tfc(tf: sp.csr_matrix, lengths: np.ndarray, p: tuple[str, float, float, float, float]) -> np.ndarray:
+    """bm25s's term-frequency component of every posting (float64). It depends only on the
+    pair (term frequency, document length), of which there are few: computed once per pair
+    of a table and gathered (the same float64 values as computing it per posting)."""
+    method, l_avg, k1, b, delta = p
+    if not tf.nnz:
+        return np.zeros(0, np.float64)
+    lens = np.repeat(np.asarray(lengths, np.int64), np.diff(tf.indptr))
+    data = np.asarray(tf.data)
+    width = int(lens.max(initial=0)) + 1
+    cells = (int(data.max(initial=0)) + 1) * width
+    if cells > _TABLE_MAX:
+        return _tfc(method, data.astype(np.float32).astype(np.float64), lens.astype(np.float64), l_avg, k1, b, delta)
+    grid_tf, grid_len = np.divmod(np.arange(cells, dtype=np.int64), width)
+    table = _tfc(method, grid_tf.astype(np.float32).astype(np.float64), grid_len.astype(np.float64),
+                 l_avg, k1, b, delta)
+    lens += data.astype(np.int64) * width
+    return table[lens]
+
+
 def field_scores(tf: sp.csr_matrix, lengths: np.ndarray, params: dict[str, Any],
                  n_vocab: int) -> tuple[sp.csc_matrix, np.ndarray | None]:
     """One field's BM25 score matrix (documents x terms, CSC) and non-occurrence scores, as
@@ -122,10 +146,7 @@ def field_scores(tf: sp.csr_matrix, lengths: np.ndarray, params: dict[str, Any],
     l_avg = float(np.asarray(lengths, np.int64).mean()) if n else 0.0
     df = np.bincount(np.asarray(tf.indices), minlength=n_vocab)[:n_vocab]
     idf = _idf(method, df, n)
-    rows = np.repeat(np.arange(n), np.diff(tf.indptr))
-    tf64 = np.asarray(tf.data).astype(np.float32).astype(np.float64)
-    l_d = np.asarray(lengths)[rows].astype(np.float64)
-    scores = idf[tf.indices].astype(np.float64) * _tfc(method, tf64, l_d, l_avg, k1, b, delta)
+    scores = idf[tf.indices].astype(np.float64) * _posting_tfc(tf, lengths, (method, l_avg, k1, b, delta))
     nonocc = None
     if method in ("bm25l", "bm25+"):
         zero = _tfc(method, np.zeros(1), np.array([l_avg]), l_avg, k1, b, delta)[0]
