@@ -139,9 +139,8 @@ def write_final(skb: SKB, out: Path) -> Path:
     return out
 
 
-def rebuild(skb: SKB, work: Path) -> float:
-    """Seconds for ``skb kb build`` + ``skb index`` (the default BM25 index) of ``skb``'s data."""
-    src = write_final(skb, work / "final")
+def rebuild(src: Path, work: Path) -> float:
+    """Seconds for ``skb kb build`` + ``skb index`` (the default BM25 index) of the files in ``src``."""
     t0 = time.perf_counter()
     built = load(src, "jsonl")
     built.save(work / "rebuilt")
@@ -241,29 +240,42 @@ def main(argv: list[str] | None = None) -> None:
     try:
         skb_dir = work / "skb"
         ds, metrics = prepare(a, skb_dir)
-        log(f"base ready {metrics}; updating")
-        files = make_update(SKB.load(skb_dir), rng, "u0", 500, 500, 100, work)
-        metrics.update(one_update(skb_dir, files))
-        log(f"update: {metrics}")
-        if not a.no_rebuild:
-            log("rebuilding the final data")
-            metrics["full_rebuild_s"] = rebuild(SKB.load(skb_dir), work)
-            shutil.rmtree(work / "rebuilt", ignore_errors=True)
-            shutil.rmtree(work / "final", ignore_errors=True)
-        if a.dense:
-            log("dense part")
-            metrics.update(dense_part(a.dense_products, work, rng))
         queries = ds.queries[: a.n_queries]
-        pending_vs_compacted(skb_dir, queries, work, rng, metrics)
         cfg = {"products": int(ds.config.get("n_products", a.products)),
                "dataset": str(a.dataset) if a.dataset is not None else None,
                "bm25_index": "default (skb index --kind bm25: document + relation lines)",
                "n_queries": len(queries), "seed": a.seed,
                "update": "500 changed + 500 new products (with edges) + 100 deleted",
                "pending": "10 segments", "machine": platform.platform(), "cpus": os.cpu_count(),
+               "load_average_at_start": list(os.getloadavg()),
                "command": "python benchmarks/live_updates.py " + " ".join(sys.argv[1:] if argv is None else argv)}
-        res = BenchmarkResult("live_updates", cfg, {k: round(v, 4) for k, v in metrics.items()})
-        print(res.to_json(a.json))
+
+        def report(done: bool) -> None:  # after every phase: a long run killed still leaves numbers
+            cfg["complete"] = done
+            cfg["load_average_now"] = list(os.getloadavg())
+            res = BenchmarkResult("live_updates", cfg, {k: round(v, 4) for k, v in metrics.items()})
+            text = res.to_json(a.json)
+            if done:
+                print(text)
+
+        log(f"base ready {metrics}; updating")
+        files = make_update(SKB.load(skb_dir), rng, "u0", 500, 500, 100, work)
+        metrics.update(one_update(skb_dir, files))
+        log(f"update: {metrics}")
+        report(False)
+        if not a.no_rebuild:  # the data after the first update, as files for the rebuild (timed last)
+            final = write_final(SKB.load(skb_dir), work / "final")
+        pending_vs_compacted(skb_dir, queries, work, rng, metrics)
+        report(False)
+        if a.dense:
+            log("dense part")
+            metrics.update(dense_part(a.dense_products, work, rng))
+            report(False)
+        if not a.no_rebuild:
+            log("rebuilding the data after the first update from files")
+            metrics["full_rebuild_s"] = rebuild(final, work)
+            metrics["full_rebuild_nodes"] = float(SKB.load(work / "rebuilt").num_nodes)
+        report(True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
