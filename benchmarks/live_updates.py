@@ -1,25 +1,31 @@
 """Live SKB updates (issue 25): one update of 1,000 upserts + 100 deletions, timed against a
 full rebuild, and query latency with 10 pending delta segments vs after compaction.
 
-Protocol (``--products N``, default 100,000; the issue's target size is 1,000,000):
+Protocol (``--products N``, default 100,000; the issue's target size is 1,000,000, e.g. a
+catalogue saved by ``skb synth catalogue DIR -n 1000000`` + ``skb index DIR/skb``, reused with
+``--dataset DIR``):
 
-1. Generate the seeded synthetic catalogue (:func:`skbsearch.synth.catalogue.generate_catalogue`)
-   and save it with its CSR graph and a BM25 index (``skb kb build`` + ``skb index``).
+1. The seeded synthetic catalogue (:func:`skbsearch.synth.catalogue.generate_catalogue`) with
+   its CSR graph and the default BM25 index (``skb index --kind bm25``: the node document plus
+   its relation lines, the neighbours' names); generated, or copied from ``--dataset``.
 2. One update (``skb kb update`` semantics, :func:`skbsearch.kb.update.update`): 500 existing
    products changed (description and price), 500 new products (copies of random products
    under new ids, with the template's out-edges), 100 products deleted. Timed parts: the
    commit (read + validate + write the segment + manifest), opening the new generation
    (merge), the CSR graph of the generation, the BM25 catch-up. "BM25 + graph" = all four.
-3. The same final data rebuilt from scratch: JSONL nodes + edges loaded, saved with the
-   graph, BM25 built and saved (``skb kb build`` + ``skb index``).
-4. With ``--dense``: a dense (MiniLM, CPU, numpy) index over a ``--dense-products`` catalogue,
-   the same kind of update scaled down (1,000 upserts + 100 deletions), catch-up time vs a
-   full re-embedding (embedding cache off for both, so the rebuild really encodes).
-5. Ten more updates of 100 upserts + 10 deletions each (10 pending segments), then query
+3. Nine more updates of 100 upserts + 10 deletions each (10 pending segments), then query
    latency (single queries, one thread, after an untimed pass over the same queries) of ``bm25``,
    ``bm25(where='price < 100')`` and ``graph`` over ``--n-queries`` catalogue queries; then
    ``skb kb compact`` (indexes rewritten) and the same latency again. p95 ratio = pending /
    compacted.
+4. With ``--dense``: a dense (MiniLM, CPU, numpy) index over a ``--dense-products`` catalogue,
+   the same kind of update (1,000 upserts + 100 deletions), catch-up time vs a full
+   re-embedding (embedding cache off for both, so the rebuild really encodes).
+5. Last (unless ``--no-rebuild``): the data after the first update rebuilt from scratch from
+   JSONL files (``skb kb build`` + ``skb index``: load, save with the graph, default BM25).
+
+The result JSON is rewritten after every phase (``config.complete`` says whether all ran),
+with the machine's load average at the start and at the end.
 
 Usage::
 
