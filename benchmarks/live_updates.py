@@ -187,17 +187,24 @@ def dense_part(n: int, work: Path, rng: np.random.Generator) -> dict[str, float]
     """Dense catch-up after 1,000 upserts + 100 deletions vs a full re-embedding (CPU)."""
     from skbsearch.index.dense import DenseIndex
 
+    before = os.environ.get("SKB_CACHE_DIR")
     os.environ["SKB_CACHE_DIR"] = str(work / "cache")  # a cold embedding cache for both
-    ds = generate_catalogue(n, seed=1, n_queries=10)
-    d = work / "dense-skb"
-    ds.skb.save(d)
-    skb = SKB.load(d)
-    _, t_full = timed(lambda: DenseIndex.from_skb(skb).save(d / "indexes" / "dense"))
-    files = make_update(skb, rng, "d", 500, 500, 100, work)
-    update(d, **files)
-    live = SKB.load(d)
-    idx, t_cu = timed(lambda: catch_up(DenseIndex.load(d / "indexes" / "dense"), live))
-    assert idx.source["skb_hash"] == live.meta["content_hash"]
+    try:
+        ds = generate_catalogue(n, seed=1, n_queries=10)
+        d = work / "dense-skb"
+        ds.skb.save(d)
+        skb = SKB.load(d)
+        _, t_full = timed(lambda: DenseIndex.from_skb(skb).save(d / "indexes" / "dense"))
+        files = make_update(skb, rng, "d", 500, 500, 100, work)
+        update(d, **files)
+        live = SKB.load(d)
+        idx, t_cu = timed(lambda: catch_up(DenseIndex.load(d / "indexes" / "dense"), live))
+        assert idx.source["skb_hash"] == live.meta["content_hash"]
+    finally:  # the rest of the run keeps its caches (numba's compiled kernels live there too)
+        if before is None:
+            os.environ.pop("SKB_CACHE_DIR", None)
+        else:
+            os.environ["SKB_CACHE_DIR"] = before
     return {"dense_products": n, "dense_full_build_s": t_full, "dense_catch_up_s": t_cu}
 
 
