@@ -138,8 +138,8 @@ def _posting_tfc(tf: sp.csr_matrix, lengths: np.ndarray, p: tuple[str, float, fl
 
 
 def field_scores(tf: sp.csr_matrix, lengths: np.ndarray, params: dict[str, Any],
-                 n_vocab: int) -> tuple[sp.csc_matrix, np.ndarray | None]:
-    """One field's BM25 score matrix (documents x terms, CSC) and non-occurrence scores, as
+                 n_vocab: int) -> tuple[sp.csr_matrix, np.ndarray | None]:
+    """One field's BM25 score matrix (documents x terms, CSR) and non-occurrence scores, as
     bm25s's ``build_index_from_ids`` computes them over these documents."""
     method, k1, b, delta = params["method"], params["k1"], params["b"], params.get("delta", 0.5)
     n = tf.shape[0]
@@ -154,7 +154,7 @@ def field_scores(tf: sp.csr_matrix, lengths: np.ndarray, params: dict[str, Any],
         scores = scores - nonocc[tf.indices]
     m = sp.csr_matrix((scores.astype(np.float32), np.asarray(tf.indices), np.asarray(tf.indptr)),
                       shape=(n, n_vocab))
-    return m.tocsc(), nonocc
+    return m, nonocc  # CSR: the fields are summed first, then converted to CSC once
 
 
 # ---------------------------------------------------------------------- catching up
@@ -257,6 +257,33 @@ def _canonical_vocabulary(stats: TermStats, tok: Any, n_vocab: int, skb: Any,
     return out
 
 
+def gather_rows(base: sp.csr_matrix, add: sp.csr_matrix, take: np.ndarray, n_cols: int) -> sp.csr_matrix:
+    """Rows ``take`` of ``vstack([base, add])`` (``n_cols`` columns) in one copy: runs of
+    consecutive source rows (almost all of a large index after an update) are copied as
+    whole slices of the memory-mapped arrays, without stacking first."""
+    nb = base.shape[0]
+    ips = (np.asarray(base.indptr, np.int64), np.asarray(add.indptr, np.int64))
+    arrays = ((np.asarray(base.indices), np.asarray(base.data)), (np.asarray(add.indices), np.asarray(add.data)))
+    take = np.asarray(take, np.int64)
+    in_add = take >= nb
+    local = np.where(in_add, take - nb, take)
+    start = np.where(in_add, ips[1][np.minimum(local, len(ips[1]) - 1)], ips[0][np.minimum(local, nb)])
+    end = np.where(in_add, ips[1][np.minimum(local + 1, len(ips[1]) - 1)], ips[0][np.minimum(local + 1, nb)])
+    indptr = np.zeros(len(take) + 1, np.int64)
+    np.cumsum(end - start, out=indptr[1:])
+    indices = np.empty(int(indptr[-1]), np.int32)
+    data = np.empty(int(indptr[-1]), np.asarray(base.data).dtype)
+    breaks = np.flatnonzero((np.diff(take) != 1) | (in_add[1:] != in_add[:-1])) + 1
+    for a, b in zip([0, *breaks.tolist()], [*breaks.tolist(), len(take)], strict=True):
+        if a == b:
+            continue
+        src = arrays[int(in_add[a])]
+        lo, hi = int(start[a]), int(end[b - 1])
+        indices[indptr[a]:indptr[b]] = src[0][lo:hi]
+        data[indptr[a]:indptr[b]] = src[1][lo:hi]
+    return sp.csr_matrix((data, indices, indptr), shape=(len(take), n_cols))
+
+
 def rows_only(skb: Any, rows: np.ndarray) -> Any:
     """An edgeless SKB of just ``rows`` (same schema): rendering a few documents without
     materialising every column of a large SKB."""
@@ -329,10 +356,8 @@ def _rebuilt(index: Any, skb: Any, stats: TermStats, pos: np.ndarray, new_rows: 
     for f, (m, lengths) in stats.items():
         take = np.where(pos < 0, 0, pos)
         take[new_rows[f]] = index.num_docs + np.arange(len(new_rows[f]))
-        base = sp.csr_matrix((m.data, m.indices, m.indptr), shape=(m.shape[0], n_vocab))
         add, add_len = term_frequencies(new_tokens[f], n_vocab)
-        both = sp.vstack([base, add], format="csr")
-        live[f] = (both[take], np.concatenate([np.asarray(lengths), add_len])[take])
+        live[f] = (gather_rows(m, add, take, n_vocab), np.concatenate([np.asarray(lengths), add_len])[take])
     live = _canonical_vocabulary(live, tok, n_vocab, skb, src)
     source = {**src, "skb_hash": now, "num_nodes": skb.num_nodes, "generation": skb.meta.get("generation"),
               "node_order": True}
