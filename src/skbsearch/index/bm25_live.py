@@ -207,17 +207,20 @@ def _first_positions(stats: TermStats, tok: Any, n_vocab: int, skb: Any, source:
     first_f = np.full(n_vocab, nf, np.int64)
     first_r = np.zeros(n_vocab, np.int64)
     for fi, (m, _) in enumerate(stats.values()):
-        rows = np.repeat(np.arange(m.shape[0], dtype=np.int64), np.diff(m.indptr))
+        idx = np.asarray(m.indices)
+        at = np.full(n_vocab, -1, np.int64)
+        at[idx[::-1]] = np.arange(len(idx) - 1, -1, -1, dtype=np.int64)  # the last write, the earliest posting, wins
         first = np.full(n_vocab, -1, np.int64)
-        first[np.asarray(m.indices)[::-1]] = rows[::-1]  # the last write, the earliest row, wins
+        seen = np.flatnonzero(at >= 0)
+        first[seen] = np.searchsorted(np.asarray(m.indptr), at[seen], side="right") - 1  # its row
         has = np.flatnonzero((first >= 0) & (first_f == nf))
         first_f[has] = fi
         first_r[has] = first[has]
     pos = np.zeros(n_vocab, np.int64)
     used = np.flatnonzero(first_f < nf)
     key = first_f[used] * (int(first_r.max(initial=0)) + 1) + first_r[used]
-    uniq, counts = np.unique(key, return_counts=True)
-    shared = set(uniq[counts > 1].tolist())
+    k = np.sort(key)  # (not np.unique: numpy >= 2.3 hashes large int arrays, far slower)
+    shared = set(k[1:][k[1:] == k[:-1]].tolist())
     fields = list(stats)
     for fi in range(nf):
         rows = sorted({int(first_r[t]) for t, k in zip(used, key, strict=True)
