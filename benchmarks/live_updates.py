@@ -1,25 +1,32 @@
 """Live SKB updates (issue 25): one update of 1,000 upserts + 100 deletions, timed against a
 full rebuild, and query latency with 10 pending delta segments vs after compaction.
 
-Protocol (``--products N``, default 100,000; the issue's target size is 1,000,000):
+Protocol (``--products N``, default 100,000; the issue's target size is 1,000,000, e.g. a
+catalogue saved by ``skb synth catalogue DIR -n 1000000`` + ``skb index DIR/skb``, reused with
+``--dataset DIR``):
 
-1. Generate the seeded synthetic catalogue (:func:`skbsearch.synth.catalogue.generate_catalogue`)
-   and save it with its CSR graph and a BM25 index (``skb kb build`` + ``skb index``).
+1. The seeded synthetic catalogue (:func:`skbsearch.synth.catalogue.generate_catalogue`) with
+   its CSR graph and the default BM25 index (``skb index --kind bm25``: the node document plus
+   its relation lines, the neighbours' names); generated, or copied from ``--dataset``.
 2. One update (``skb kb update`` semantics, :func:`skbsearch.kb.update.update`): 500 existing
    products changed (description and price), 500 new products (copies of random products
    under new ids, with the template's out-edges), 100 products deleted. Timed parts: the
    commit (read + validate + write the segment + manifest), opening the new generation
    (merge), the CSR graph of the generation, the BM25 catch-up. "BM25 + graph" = all four.
-3. The same final data rebuilt from scratch: JSONL nodes + edges loaded, saved with the
-   graph, BM25 built and saved (``skb kb build`` + ``skb index``).
+3. Nine more updates of 100 upserts + 10 deletions each (10 pending segments); that
+   generation is opened (its indexes caught up), then ``skb kb compact`` (indexes rewritten) and
+   the compacted generation opened too; query latency (single queries, one thread, after an
+   untimed pass over the same queries) of ``bm25``, ``bm25(where='price < 100')`` and ``graph``
+   over ``--n-queries`` catalogue queries on both, interleaved query by query so that the
+   machine's changing load weighs on both alike. p95 ratio = pending / compacted.
 4. With ``--dense``: a dense (MiniLM, CPU, numpy) index over a ``--dense-products`` catalogue,
-   the same kind of update scaled down (1,000 upserts + 100 deletions), catch-up time vs a
-   full re-embedding (embedding cache off for both, so the rebuild really encodes).
-5. Ten more updates of 100 upserts + 10 deletions each (10 pending segments), then query
-   latency (single queries, one thread, after an untimed pass over the same queries) of ``bm25``,
-   ``bm25(where='price < 100')`` and ``graph`` over ``--n-queries`` catalogue queries; then
-   ``skb kb compact`` (indexes rewritten) and the same latency again. p95 ratio = pending /
-   compacted.
+   the same kind of update (1,000 upserts + 100 deletions), catch-up time vs a full
+   re-embedding (embedding cache off for both, so the rebuild really encodes).
+5. Last (unless ``--no-rebuild``): the data after the first update rebuilt from scratch from
+   JSONL files (``skb kb build`` + ``skb index``: load, save with the graph, default BM25).
+
+The result JSON is rewritten after every phase (``config.complete`` says whether all ran),
+with the machine's load average at the start and at the end.
 
 Usage::
 
@@ -49,7 +56,7 @@ from skbsearch.kb.loaders import load
 from skbsearch.kb.update import compact, update
 from skbsearch.stages import pipeline
 from skbsearch.stages.context import StageContext
-from skbsearch.synth.catalogue import generate_catalogue
+from skbsearch.synth.catalogue import CatalogueDataset, generate_catalogue
 
 
 def log(msg: str) -> None:
@@ -118,67 +125,134 @@ def one_update(skb_dir: Path, files: dict[str, Path]) -> dict[str, float]:
     _, t_commit = timed(lambda: update(skb_dir, **files))
     live, t_open = timed(lambda: SKB.load(skb_dir))
     _, t_graph = timed(lambda: live.graph)
-    _, t_bm25 = timed(lambda: catch_up(BM25Index.load(skb_dir / "indexes" / "bm25"), live))
+    _, t_bm25 = timed(lambda: catch_up(BM25Index.load(skb_dir / "indexes" / "bm25"), live).warm())
     return {"commit_s": t_commit, "open_s": t_open, "graph_s": t_graph, "bm25_catch_up_s": t_bm25,
             "bm25_graph_total_s": t_commit + t_open + t_graph + t_bm25}
 
 
-def rebuild(skb: SKB, work: Path) -> float:
-    """Seconds for ``skb kb build`` + ``skb index`` of ``skb``'s data from JSONL files."""
-    src = work / "final"
-    src.mkdir()
-    write_jsonl(src / "nodes.jsonl", records(skb, np.arange(skb.num_nodes)))
+def write_final(skb: SKB, out: Path) -> Path:
+    """``skb``'s data as ``skb kb build`` input (flat JSONL node and edge records)."""
+    out.mkdir()
+    with open(out / "nodes.jsonl", "w", encoding="utf-8") as fh:
+        for batch in skb.nodes.to_batches(max_chunksize=50_000):
+            for rec in batch.to_pylist():
+                fh.write(json.dumps({k: v for k, v in rec.items() if v is not None}) + "\n")
     t = skb.edges_table()
-    write_jsonl(src / "edges.jsonl", [{"source": s, "relation": r, "target": d} for s, r, d in zip(
-        t.column("src").to_pylist(), t.column("relation").to_pylist(), t.column("dst").to_pylist(), strict=True)])
+    with open(out / "edges.jsonl", "w", encoding="utf-8") as fh:
+        for b in t.to_batches(max_chunksize=200_000):
+            cols = [b.column(c).to_pylist() for c in ("src", "relation", "dst")]
+            fh.writelines(f'{{"source": {json.dumps(x)}, "relation": {json.dumps(r)}, "target": {json.dumps(y)}}}\n'
+                          for x, r, y in zip(*cols, strict=True))
+    return out
+
+
+def rebuild(src: Path, work: Path) -> float:
+    """Seconds for ``skb kb build`` + ``skb index`` (the default BM25 index) of the files in ``src``."""
     t0 = time.perf_counter()
     built = load(src, "jsonl")
     built.save(work / "rebuilt")
-    BM25Index.from_skb(SKB.load(work / "rebuilt")).save(work / "rebuilt" / "indexes" / "bm25")
+    BM25Index.default_for_skb(SKB.load(work / "rebuilt")).save(work / "rebuilt" / "indexes" / "bm25")
     return time.perf_counter() - t0
 
 
-def latency(skb_dir: Path, queries: list[Any], specs: list[str]) -> dict[str, float]:
-    """p50/p95 ms of single queries per spec (after one untimed pass over the same queries)."""
-    ctx = StageContext(SKB.load(skb_dir), notify=lambda m: None)
+def latency(pending: StageContext, compacted: StageContext, queries: list[Any],
+            specs: list[str]) -> dict[str, float]:
+    """p50/p95 ms of single queries per spec on both generations, interleaved query by query
+    (the pending one first, then the compacted one, alternately): a shared machine's changing
+    load weighs on both alike. After one untimed pass over the same queries on each."""
     out = {}
     for spec in specs:
-        p = pipeline(spec, ctx)
-        for q in queries:  # a full warm-up pass: memory-mapped pages in, caches built
-            p([q])
-        ms = []
+        pipes = {"pending": pipeline(spec, pending), "compacted": pipeline(spec, compacted)}
+        for p in pipes.values():
+            for q in queries:  # a full warm-up pass: memory-mapped pages in, caches built
+                p([q])
+        ms: dict[str, list[float]] = {k: [] for k in pipes}
         for q in queries:
-            t0 = time.perf_counter()
-            p([q])
-            ms.append((time.perf_counter() - t0) * 1000)
-        out[f"{spec} p50_ms"] = float(np.percentile(ms, 50))
-        out[f"{spec} p95_ms"] = float(np.percentile(ms, 95))
+            for k, p in pipes.items():
+                t0 = time.perf_counter()
+                p([q])
+                ms[k].append((time.perf_counter() - t0) * 1000)
+        for k, v in ms.items():
+            out[f"{k} {spec} p50_ms"] = float(np.percentile(v, 50))
+            out[f"{k} {spec} p95_ms"] = float(np.percentile(v, 95))
     return out
+
+
+def context(skb_dir: Path) -> StageContext:
+    """A stage context on the newest generation (its indexes caught up on first use)."""
+    return StageContext(SKB.load(skb_dir), notify=lambda m: None)
 
 
 def dense_part(n: int, work: Path, rng: np.random.Generator) -> dict[str, float]:
     """Dense catch-up after 1,000 upserts + 100 deletions vs a full re-embedding (CPU)."""
     from skbsearch.index.dense import DenseIndex
 
+    before = os.environ.get("SKB_CACHE_DIR")
     os.environ["SKB_CACHE_DIR"] = str(work / "cache")  # a cold embedding cache for both
-    ds = generate_catalogue(n, seed=1, n_queries=10)
-    d = work / "dense-skb"
-    ds.skb.save(d)
-    skb = SKB.load(d)
-    _, t_full = timed(lambda: DenseIndex.from_skb(skb).save(d / "indexes" / "dense"))
-    files = make_update(skb, rng, "d", 500, 500, 100, work)
-    update(d, **files)
-    live = SKB.load(d)
-    idx, t_cu = timed(lambda: catch_up(DenseIndex.load(d / "indexes" / "dense"), live))
-    assert idx.source["skb_hash"] == live.meta["content_hash"]
+    try:
+        ds = generate_catalogue(n, seed=1, n_queries=10)
+        d = work / "dense-skb"
+        ds.skb.save(d)
+        skb = SKB.load(d)
+        _, t_full = timed(lambda: DenseIndex.from_skb(skb).save(d / "indexes" / "dense"))
+        files = make_update(skb, rng, "d", 500, 500, 100, work)
+        update(d, **files)
+        live = SKB.load(d)
+        idx, t_cu = timed(lambda: catch_up(DenseIndex.load(d / "indexes" / "dense"), live))
+        assert idx.source["skb_hash"] == live.meta["content_hash"]
+    finally:  # the rest of the run keeps its caches (numba's compiled kernels live there too)
+        if before is None:
+            os.environ.pop("SKB_CACHE_DIR", None)
+        else:
+            os.environ["SKB_CACHE_DIR"] = before
     return {"dense_products": n, "dense_full_build_s": t_full, "dense_catch_up_s": t_cu}
+
+
+def prepare(a: argparse.Namespace, skb_dir: Path) -> tuple[Any, dict[str, float]]:
+    """The base SKB with its default BM25 index at ``skb_dir``: a copy of ``--dataset``, or
+    generated; ``(dataset, build timings)``."""
+    metrics: dict[str, float] = {}
+    if a.dataset is not None:
+        log(f"copying {a.dataset}")
+        ds = CatalogueDataset.load(a.dataset)
+        shutil.copytree(a.dataset / "skb", skb_dir)
+    else:
+        log(f"generating {a.products:,} products")
+        ds = generate_catalogue(a.products, seed=a.seed, n_queries=a.n_queries)
+        _, metrics["initial_build_s"] = timed(lambda: ds.skb.save(skb_dir))
+    if not (skb_dir / "indexes" / "bm25").is_dir():
+        _, metrics["initial_bm25_s"] = timed(lambda: BM25Index.default_for_skb(SKB.load(skb_dir)).save(
+            skb_dir / "indexes" / "bm25"))
+    return ds, metrics
+
+
+def pending_vs_compacted(skb_dir: Path, queries: list[Any], work: Path, rng: np.random.Generator,
+                         metrics: dict[str, float]) -> None:
+    """Nine more updates (10 pending segments); compaction; latency of both generations
+    (the pending one stays open: its files outlive the compaction while it reads them)."""
+    for k in range(1, 10):
+        update(skb_dir, **make_update(SKB.load(skb_dir), rng, f"u{k}", 50, 50, 10, work))
+    specs = ["bm25", "bm25(where='price < 100')", "graph"]
+    log("opening the generation with 10 pending segments")
+    pending = context(skb_dir)
+    for spec in specs:
+        pipeline(spec, pending)([queries[0]])  # indexes caught up now, before the compaction
+    _, metrics["compact_s"] = timed(lambda: compact(skb_dir, before_commit=compact_indexes))
+    log("latency: pending vs compacted, interleaved")
+    metrics.update(latency(pending, context(skb_dir), queries, specs))
+    for s in specs:
+        metrics[f"{s} p95 ratio"] = metrics[f"pending {s} p95_ms"] / metrics[f"compacted {s} p95_ms"]
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the protocol; print and optionally write the result."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--products", type=int, default=100_000)
+    p.add_argument("--dataset", type=Path, default=None,
+                   help="reuse a catalogue saved by 'skb synth catalogue' (its skb/ is copied; an index "
+                        "saved under skb/indexes/bm25 by 'skb index' is the base index)")
     p.add_argument("--n-queries", type=int, default=200)
+    p.add_argument("--no-rebuild", action="store_true", help="skip the full rebuild")
     p.add_argument("--dense", action="store_true", help="also time the dense index (CPU)")
     p.add_argument("--dense-products", type=int, default=20_000)
     p.add_argument("--seed", type=int, default=0)
@@ -188,41 +262,44 @@ def main(argv: list[str] | None = None) -> None:
     work = Path(tempfile.mkdtemp(prefix="skb-live-", dir=a.work))
     rng = np.random.default_rng(a.seed)
     try:
-        log(f"generating {a.products:,} products")
-        ds = generate_catalogue(a.products, seed=a.seed, n_queries=a.n_queries)
         skb_dir = work / "skb"
-        _, t_build = timed(lambda: ds.skb.save(skb_dir))
-        _, t_index = timed(lambda: BM25Index.from_skb(SKB.load(skb_dir)).save(skb_dir / "indexes" / "bm25"))
-        log(f"built {t_build:.1f} s + bm25 {t_index:.1f} s; updating")
-        metrics: dict[str, float] = {"initial_build_s": t_build, "initial_bm25_s": t_index}
+        ds, metrics = prepare(a, skb_dir)
+        queries = ds.queries[: a.n_queries]
+        cfg = {"products": int(ds.config.get("n_products", a.products)),
+               "dataset": str(a.dataset) if a.dataset is not None else None,
+               "bm25_index": "default (skb index --kind bm25: document + relation lines)",
+               "n_queries": len(queries), "seed": a.seed,
+               "update": "500 changed + 500 new products (with edges) + 100 deleted",
+               "pending": "10 segments", "machine": platform.platform(), "cpus": os.cpu_count(),
+               "load_average_at_start": list(os.getloadavg()),
+               "command": "python benchmarks/live_updates.py " + " ".join(sys.argv[1:] if argv is None else argv)}
+
+        def report(done: bool) -> None:  # after every phase: a long run killed still leaves numbers
+            cfg["complete"] = done
+            cfg["load_average_now"] = list(os.getloadavg())
+            res = BenchmarkResult("live_updates", cfg, {k: round(v, 4) for k, v in metrics.items()})
+            text = res.to_json(a.json)
+            if done:
+                print(text)
+
+        log(f"base ready {metrics}; updating")
         files = make_update(SKB.load(skb_dir), rng, "u0", 500, 500, 100, work)
         metrics.update(one_update(skb_dir, files))
-        log(f"update: {metrics['bm25_graph_total_s']:.2f} s; rebuilding the final data")
-        metrics["full_rebuild_s"] = rebuild(SKB.load(skb_dir), work)
-        shutil.rmtree(work / "rebuilt", ignore_errors=True)
+        log(f"update: {metrics}")
+        report(False)
+        if not a.no_rebuild:  # the data after the first update, as files for the rebuild (timed last)
+            final = write_final(SKB.load(skb_dir), work / "final")
+        pending_vs_compacted(skb_dir, queries, work, rng, metrics)
+        report(False)
         if a.dense:
             log("dense part")
             metrics.update(dense_part(a.dense_products, work, rng))
-        for k in range(1, 10):  # 10 pending segments in all
-            update(skb_dir, **make_update(SKB.load(skb_dir), rng, f"u{k}", 50, 50, 10, work))
-        specs = ["bm25", "bm25(where='price < 100')", "graph"]
-        queries = ds.queries[: a.n_queries]
-        log("latency with 10 pending segments")
-        pending = latency(skb_dir, queries, specs)
-        _, metrics["compact_s"] = timed(lambda: compact(skb_dir, before_commit=compact_indexes))
-        log("latency after compaction")
-        compacted = latency(skb_dir, queries, specs)
-        for k, v in pending.items():
-            metrics[f"pending {k}"] = v
-            metrics[f"compacted {k}"] = compacted[k]
-        for s in specs:
-            metrics[f"{s} p95 ratio"] = pending[f"{s} p95_ms"] / compacted[f"{s} p95_ms"]
-        cfg = {"products": a.products, "n_queries": len(queries), "seed": a.seed,
-               "update": "500 changed + 500 new products (with edges) + 100 deleted",
-               "pending": "10 segments", "machine": platform.platform(), "cpus": os.cpu_count(),
-               "command": "python benchmarks/live_updates.py " + " ".join(sys.argv[1:] if argv is None else argv)}
-        res = BenchmarkResult("live_updates", cfg, {k: round(v, 4) for k, v in metrics.items()})
-        print(res.to_json(a.json))
+            report(False)
+        if not a.no_rebuild:
+            log("rebuilding the data after the first update from files")
+            metrics["full_rebuild_s"] = rebuild(final, work)
+            metrics["full_rebuild_nodes"] = float(SKB.load(work / "rebuilt").num_nodes)
+        report(True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -63,19 +63,23 @@ class DocumentRenderer:
     def render_many(self, skb: SKB, indices: Iterable[int] | None = None) -> list[str]:
         """Documents for many nodes (all nodes when ``indices`` is None)."""
         idx = np.arange(skb.num_nodes) if indices is None else np.asarray(list(indices), dtype=np.int64)
-        names = skb.column("name")
         types = skb.type_names
         codes = skb.node_type_codes
         field_names = list(self.fields) if self.fields is not None else list(skb.schema.text_fields)
-        cols = {f: skb.column(f) for f in field_names}
         rel_lines: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         if self.add_rel and len(idx):
             for rel in self._relations(skb):
                 rel_lines[rel] = skb.graph.neighbors(idx, [rel], "out")
+        few = indices is not None and 8 * len(idx) < skb.num_nodes
+        name_rows = np.concatenate([idx, *(_shown(off, nb, self.max_per_relation) for off, nb in rel_lines.values())
+                                    ]) if few else idx
+        names = _values(skb, "name", name_rows, few)
+        ids = _values(skb, "id", name_rows, few) if few else skb.ids
+        cols = {f: _values(skb, f, idx, few) for f in field_names}
         docs = []
         for pos, i in enumerate(idx):
             i = int(i)
-            head = names[i] or skb.ids[i]
+            head = names[i] or ids[i]
             lines = [f"{types[int(codes[i])]}: {head}" if self.include_type else head]
             for f in field_names:
                 v = cols[f][i]
@@ -87,9 +91,31 @@ class DocumentRenderer:
                 nb = nbrs[offsets[pos] : offsets[pos + 1]]
                 if len(nb) == 0:
                     continue
-                shown = [names[int(j)] or skb.ids[int(j)] for j in nb[: self.max_per_relation]]
+                shown = [names[int(j)] or ids[int(j)] for j in nb[: self.max_per_relation]]
                 more = len(nb) - len(shown)
                 tail = f" (+{more} more)" if more > 0 else ""
                 lines.append(f"{relation_label(rel, self.labels)}: {', '.join(shown)}{tail}")
             docs.append("\n".join(lines))
         return docs
+
+
+def _values(skb: SKB, column: str, rows: np.ndarray, few: bool) -> Mapping[int, object] | list[object]:
+    """``row -> value`` of ``column``: the cached whole column, or (``few``: a handful of rows
+    of a large SKB) just those rows, taken from the Arrow table (no million-string list)."""
+    if not few:
+        return skb.column(column)
+    if column not in skb.nodes.column_names:
+        skb.column(column)  # raises the usual InputError naming the columns
+    rows = np.unique(np.asarray(rows, dtype=np.int64))
+    return dict(zip(rows.tolist(), skb.nodes.column(column).take(rows).to_pylist(), strict=True))
+
+
+def _shown(offsets: np.ndarray, nbrs: np.ndarray, cap: int) -> np.ndarray:
+    """The neighbours a relation line names: the first ``cap`` of each seed's list (a hub's
+    100,000 neighbours are counted, not named)."""
+    starts = np.asarray(offsets[:-1], np.int64)
+    counts = np.minimum(np.diff(offsets), cap)
+    if not counts.sum():
+        return np.zeros(0, np.int64)
+    pos = np.repeat(starts - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts) + np.arange(counts.sum())
+    return np.asarray(nbrs)[pos]

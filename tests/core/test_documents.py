@@ -45,3 +45,26 @@ def test_render_many_all_nodes_and_truncation():
     docs = DocumentRenderer(include_type=False, max_field_chars=6).render_many(skb)
     assert len(docs) == skb.num_nodes
     assert docs[0] == "Kismet\nplot: A poet..."
+
+
+def test_render_a_few_rows_of_a_large_skb_equals_rendering_all() -> None:
+    """A handful of rows (live-update catch-up) is rendered from those rows and the names
+    shown, not from whole columns: the same documents, hubs and unnamed nodes included."""
+    import numpy as np
+
+    from skbsearch.kb import SKB
+
+    n = 400
+    ids = [f"n{i}" for i in range(n)]
+    names = [None if i % 7 == 0 else f"Node {i}" for i in range(n)]
+    plot = [None if i % 3 else f"text {i}" for i in range(n)]
+    src = np.array([i for i in range(1, n)] + [i for i in range(2, n, 5)])
+    dst = np.array([0] * (n - 1) + [i - 1 for i in range(2, n, 5)])
+    rel = ["member_of"] * (n - 1) + ["next_to"] * len(range(2, n, 5))
+    skb = SKB.from_columns(ids, ["hub" if i == 0 else "item" for i in range(n)], names,
+                           fields={"plot": plot}, edges=(src, rel, dst))
+    rows = [0, 1, 7, 12, 42, 399]
+    for r in (DocumentRenderer(add_rel=True, max_per_relation=3), DocumentRenderer(),
+              DocumentRenderer(fields=[], add_rel=True, include_type=False)):
+        assert r.render_many(skb, rows) == [r.render_many(skb)[i] for i in rows]
+    assert "(+396 more)" in DocumentRenderer(add_rel=True, max_per_relation=3).render(skb, 0)

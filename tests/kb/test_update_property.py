@@ -1,7 +1,9 @@
 """Property (issue 25): after random sequences of upserts and deletions, every index that
 follows the SKB answers exactly as a full build of the final data does.
 
-The base is the shop SKB of ``tests/retrieve/kg_fixtures.py``, with a BM25 and a dense index,
+The base is the shop SKB of ``tests/retrieve/kg_fixtures.py``, with the default BM25 index
+(relation lines: a node's document lists its neighbours' names, so a renamed or deleted
+neighbour changes it), a plain BM25 index (no relation lines) and a dense index,
 the name index and a ``graph`` model fitted *before* any update. Each example applies 1-3 random updates
 (``skb kb update`` semantics) and compares ``bm25``, ``dense`` (MiniLM on CPU), their
 ``where`` filters and the fitted ``graph`` stage (ids and scores, to 1e-6) with a from-scratch build of the final records.
@@ -22,6 +24,7 @@ from kg_fixtures import ALSO_BOUGHT, BRANDS, CATEGORIES, PRODUCTS, shop_queries 
 from live_data import apply, build, write_jsonl  # noqa: E402
 
 from skbsearch.index.dense import DenseIndex  # noqa: E402
+from skbsearch.index.live import catch_up  # noqa: E402
 from skbsearch.index.sparse import BM25Index  # noqa: E402
 from skbsearch.kb import SKB  # noqa: E402
 from skbsearch.kb.update import update  # noqa: E402
@@ -50,7 +53,8 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("live")
     build(root / "src", NODES, EDGES, root / "kb")
     skb = SKB.load(root / "kb")
-    BM25Index.from_skb(skb).save(root / "kb" / "indexes" / "bm25")
+    BM25Index.default_for_skb(skb).save(root / "kb" / "indexes" / "bm25")
+    BM25Index.from_skb(skb).save(root / "kb" / "plain-bm25")
     DenseIndex.from_skb(skb).save(root / "kb" / "indexes" / "dense")
     queries, qrels = shop_queries()
     p = pipeline("graph(k=100)", StageContext(skb, notify=lambda m: None))
@@ -131,6 +135,17 @@ def test_indexes_follow_updates_exactly(base: tuple[Path, Path], tmp_path_factor
                              delete_nodes=s["delete"], delete_edges=s["unlink"])
     ref = work / "ref"
     build(work / "final", nodes, edges, ref)
-    BM25Index.from_skb(SKB.load(ref)).save(ref / "indexes" / "bm25")
+    BM25Index.default_for_skb(SKB.load(ref)).save(ref / "indexes" / "bm25")
     DenseIndex.from_skb(SKB.load(ref)).save(ref / "indexes" / "dense")
     _same(_answers(live, model), _answers(ref, model))
+    plain = catch_up(BM25Index.load(live / "plain-bm25"), SKB.load(live))
+    _same(_plain(plain), _plain(BM25Index.from_skb(SKB.load(ref))))
+
+
+def _plain(index: BM25Index) -> dict[str, dict[str, dict[str, float]]]:
+    """The plain index's answers to the queries: ``{"plain": {query: {id: score}}}``."""
+    out = {}
+    for q in QUERIES:
+        rows, scores = index.top_rows(index.tokenize([q.text])[0], 100)
+        out[q.id] = {index.doc_ids[int(r)]: float(s) for r, s in zip(rows, scores, strict=True)}
+    return {"plain": out}

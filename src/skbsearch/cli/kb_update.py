@@ -30,6 +30,8 @@ def update_cmd(
     quiet: QuietOpt = False,
 ) -> None:
     """Upsert and delete nodes and edges by id, as one new generation (no rebuild)."""
+    from skbsearch.index.live import stale_indexes
+    from skbsearch.kb.generations import current
     from skbsearch.kb.update import update
 
     t0 = time.perf_counter()
@@ -37,9 +39,15 @@ def update_cmd(
     res = update(path, nodes=nodes, edges=edges, delete_nodes=delete_nodes, delete_edges=delete_edges,
                  attributes=attrs, default_type=default_type).to_dict()
     res["seconds"] = round(time.perf_counter() - t0, 3)
+    gen = current(path)
+    res["stale_indexes"] = stale_indexes(path, gen.lineage, gen.content_hash) if gen is not None else []
     if json_out:
         print_json(res)
-    elif not quiet:
+        return
+    for s in res["stale_indexes"]:  # even with --quiet: a stale index is never silent
+        console.print(f"[yellow]warning:[/] {escape(s['path'])} is stale: {escape(s['why'])}; "
+                      f"rebuild it with '{escape(s['rebuild'])}'", highlight=False)
+    if not quiet:
         console.print(
             f"[green]generation {res['generation']}[/] of {escape(str(path))}: {res['upserted']:,} nodes "
             f"upserted, {res['deleted_nodes']:,} deleted, {res['added_edges']:,} edges added, "

@@ -97,16 +97,21 @@ def score_fields(tokens: Mapping[str, list[list[int]]], weights: Mapping[str, fl
     return per_field
 
 
-def combine_fields(per_field: Mapping[str, tuple[sp.csc_matrix, np.ndarray | None]],
+def combine_fields(per_field: Mapping[str, tuple[sp.spmatrix, np.ndarray | None]],
                    weights: Mapping[str, float], n: int, n_vocab: int,
                    method: str) -> tuple[sp.csc_matrix, np.ndarray | None]:
-    """``sum_f w_f S_f`` in float32 (and the weighted non-occurrence scores), sorted CSC."""
-    matrix = sp.csc_matrix((n, n_vocab), dtype=np.float32)
+    """``sum_f w_f S_f`` in float32 (and the weighted non-occurrence scores), sorted CSC. The
+    field matrices may be CSC or CSR (converted once, after the sum); a weight of 1 and a
+    float32 matrix are taken as they are (no copy: the same values)."""
+    matrix: Any = None
     nonocc = np.zeros(n_vocab, dtype=np.float32) if method in NONOCC_METHODS else None
     for f, (m, part_nonocc) in per_field.items():
-        matrix = matrix + np.float32(weights[f]) * m.astype(np.float32)
+        w = np.float32(weights[f])
+        term = m if w == 1 and m.dtype == np.float32 else w * m.astype(np.float32)
+        matrix = term if matrix is None else matrix + term
         if nonocc is not None and part_nonocc is not None:
-            nonocc += np.float32(weights[f]) * part_nonocc
+            nonocc += w * part_nonocc
+    matrix = sp.csc_matrix((n, n_vocab), dtype=np.float32) if matrix is None else matrix.tocsc()
     matrix = sp.csc_matrix(matrix, dtype=np.float32)
     matrix.sum_duplicates()
     matrix.eliminate_zeros()

@@ -27,6 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from skbsearch.errors import IndexError_
+from skbsearch.index.bm25_docs import source_texts
 from skbsearch.kb.arrays import positions
 from skbsearch.kb.generations import SEGMENTS_DIR, read_generation
 from skbsearch.kb.segments import read_segment
@@ -112,19 +113,40 @@ def _tfc(method: str, tf: np.ndarray, l_d: np.ndarray, l_avg: float, k1: float, 
     return ((k1 + 1) * tf) / (k1 * norm + tf) + delta  # bm25+
 
 
+#: the most (term frequency, document length) pairs tabulated by :func:`_posting_tfc`
+_TABLE_MAX = 4_000_000
+
+
+def _posting_tfc(tf: sp.csr_matrix, lengths: np.ndarray, p: tuple[str, float, float, float, float]) -> np.ndarray:
+    """bm25s's term-frequency component of every posting (float64). It depends only on the
+    pair (term frequency, document length), of which there are few: computed once per pair
+    of a table and gathered (the same float64 values as computing it per posting)."""
+    method, l_avg, k1, b, delta = p
+    if not tf.nnz:
+        return np.zeros(0, np.float64)
+    lens = np.repeat(np.asarray(lengths, np.int64), np.diff(tf.indptr))
+    data = np.asarray(tf.data)
+    width = int(lens.max(initial=0)) + 1
+    cells = (int(data.max(initial=0)) + 1) * width
+    if cells > _TABLE_MAX:
+        return _tfc(method, data.astype(np.float32).astype(np.float64), lens.astype(np.float64), l_avg, k1, b, delta)
+    grid_tf, grid_len = np.divmod(np.arange(cells, dtype=np.int64), width)
+    table = _tfc(method, grid_tf.astype(np.float32).astype(np.float64), grid_len.astype(np.float64),
+                 l_avg, k1, b, delta)
+    lens += data.astype(np.int64) * width
+    return table[lens]
+
+
 def field_scores(tf: sp.csr_matrix, lengths: np.ndarray, params: dict[str, Any],
-                 n_vocab: int) -> tuple[sp.csc_matrix, np.ndarray | None]:
-    """One field's BM25 score matrix (documents x terms, CSC) and non-occurrence scores, as
+                 n_vocab: int) -> tuple[sp.csr_matrix, np.ndarray | None]:
+    """One field's BM25 score matrix (documents x terms, CSR) and non-occurrence scores, as
     bm25s's ``build_index_from_ids`` computes them over these documents."""
     method, k1, b, delta = params["method"], params["k1"], params["b"], params.get("delta", 0.5)
     n = tf.shape[0]
     l_avg = float(np.asarray(lengths, np.int64).mean()) if n else 0.0
     df = np.bincount(np.asarray(tf.indices), minlength=n_vocab)[:n_vocab]
     idf = _idf(method, df, n)
-    rows = np.repeat(np.arange(n), np.diff(tf.indptr))
-    tf64 = np.asarray(tf.data).astype(np.float32).astype(np.float64)
-    l_d = np.asarray(lengths)[rows].astype(np.float64)
-    scores = idf[tf.indices].astype(np.float64) * _tfc(method, tf64, l_d, l_avg, k1, b, delta)
+    scores = idf[tf.indices].astype(np.float64) * _posting_tfc(tf, lengths, (method, l_avg, k1, b, delta))
     nonocc = None
     if method in ("bm25l", "bm25+"):
         zero = _tfc(method, np.zeros(1), np.array([l_avg]), l_avg, k1, b, delta)[0]
@@ -132,43 +154,48 @@ def field_scores(tf: sp.csr_matrix, lengths: np.ndarray, params: dict[str, Any],
         scores = scores - nonocc[tf.indices]
     m = sp.csr_matrix((scores.astype(np.float32), np.asarray(tf.indices), np.asarray(tf.indptr)),
                       shape=(n, n_vocab))
-    return m.tocsc(), nonocc
+    return m, nonocc  # CSR: the fields are summed first, then converted to CSC once
 
 
 # ---------------------------------------------------------------------- catching up
-def pending_changes(skb: Any, index_hash: str | None, root: Path | None = None) -> set[str] | None:
-    """Ids upserted or deleted by the segments applied since the generation ``index_hash``
-    (``None``: that generation is not an ancestor of ``skb``'s). ``root``: the SKB directory
-    (default ``skb.path``; a server's snapshot is detached from it)."""
+def pending_segments(skb: Any, index_hash: str | None, root: Path | None = None) -> list[Any] | None:
+    """The segments applied since the generation ``index_hash``, in order (``None``: that
+    generation is not an ancestor of ``skb``'s). ``root``: the SKB directory (default
+    ``skb.path``; a server's snapshot is detached from it)."""
     lineage = list(skb.meta.get("lineage") or [])
     root = Path(root) if root is not None else (Path(skb.path) if skb.path is not None else None)
     if not index_hash or index_hash not in lineage or root is None:
         return None
     gen = read_generation(root, int(skb.meta["generation"]))
+    return [read_segment(root / SEGMENTS_DIR / s["name"], s["content_hash"])
+            for s in gen.segments[lineage.index(index_hash):]]
+
+
+def pending_changes(skb: Any, index_hash: str | None, root: Path | None = None) -> set[str] | None:
+    """Ids upserted or deleted by the segments applied since the generation ``index_hash``
+    (``None``: that generation is not an ancestor of ``skb``'s; see :func:`pending_segments`)."""
+    segs = pending_segments(skb, index_hash, root)
+    return None if segs is None else upserted_or_deleted(segs)
+
+
+def upserted_or_deleted(segments: Sequence[Any]) -> set[str]:
+    """Ids the segments upserted or deleted."""
     changed: set[str] = set()
-    for s in gen.segments[lineage.index(index_hash):]:
-        seg = read_segment(root / SEGMENTS_DIR / s["name"], s["content_hash"])
+    for seg in segments:
         changed.update(seg.nodes.column("id").to_pylist())
         changed.update(seg.deleted_nodes)
     return changed
 
 
-def _documents(skb: Any, rows: np.ndarray, source: dict[str, Any], fields: list[str]) -> dict[str, list[str]]:
-    """The texts of ``rows`` as the index was built from them: the rendered node document
-    (no ``fields``), one column per field, or one column as the single field ``document``
-    (the name index)."""
-    from skbsearch.documents import DocumentRenderer
-
-    cols = source.get("fields")
-    if cols is None:
-        renderer = DocumentRenderer(add_rel=False, max_per_relation=int(source.get("max_per_relation", 10)))
-        return {"document": renderer.render_many(rows_only(skb, rows))}
-    if fields == ["document"] and len(cols) == 1:
-        fields, cols = ["document"], [cols[0]]
-    elif list(cols) != fields:
-        raise IndexError_(f"index fields {fields} do not match its source's {cols}; rebuild the index")
-    return {f: [skb.cell(c, int(r)) if c in skb.nodes.column_names else None for r in rows]
-            for f, c in zip(fields, cols, strict=True)}
+def pending_affected(segments: Sequence[Any]) -> set[str] | None:
+    """Ids whose relation lines the segments changed (``None`` when one of them predates
+    that record: see :attr:`skbsearch.kb.segments.Segment.affected`)."""
+    out: set[str] = set()
+    for seg in segments:
+        if seg.affected is None:
+            return None
+        out.update(seg.affected)
+    return out
 
 
 def _first_positions(stats: TermStats, tok: Any, n_vocab: int, skb: Any, source: dict[str, Any],
@@ -180,24 +207,27 @@ def _first_positions(stats: TermStats, tok: Any, n_vocab: int, skb: Any, source:
     first_f = np.full(n_vocab, nf, np.int64)
     first_r = np.zeros(n_vocab, np.int64)
     for fi, (m, _) in enumerate(stats.values()):
-        rows = np.repeat(np.arange(m.shape[0], dtype=np.int64), np.diff(m.indptr))
+        idx = np.asarray(m.indices)
+        at = np.full(n_vocab, -1, np.int64)
+        at[idx[::-1]] = np.arange(len(idx) - 1, -1, -1, dtype=np.int64)  # the last write, the earliest posting, wins
         first = np.full(n_vocab, -1, np.int64)
-        first[np.asarray(m.indices)[::-1]] = rows[::-1]  # the last write, the earliest row, wins
+        seen = np.flatnonzero(at >= 0)
+        first[seen] = np.searchsorted(np.asarray(m.indptr), at[seen], side="right") - 1  # its row
         has = np.flatnonzero((first >= 0) & (first_f == nf))
         first_f[has] = fi
         first_r[has] = first[has]
     pos = np.zeros(n_vocab, np.int64)
     used = np.flatnonzero(first_f < nf)
     key = first_f[used] * (int(first_r.max(initial=0)) + 1) + first_r[used]
-    uniq, counts = np.unique(key, return_counts=True)
-    shared = set(uniq[counts > 1].tolist())
+    k = np.sort(key)  # (not np.unique: numpy >= 2.3 hashes large int arrays, far slower)
+    shared = set(k[1:][k[1:] == k[:-1]].tolist())
     fields = list(stats)
     for fi in range(nf):
         rows = sorted({int(first_r[t]) for t, k in zip(used, key, strict=True)
                        if k in shared and first_f[t] == fi})
         if not rows:
             continue
-        texts = _documents(skb, np.asarray(rows), source, fields)[fields[fi]]
+        texts = source_texts(skb, np.asarray(rows), source, fields, only=fields[fi])
         for r, ids in zip(rows, tok.streaming_tokenize((t or "" for t in texts), update_vocab=False,
                                                        allow_empty=False), strict=True):
             for p_, t in enumerate(ids):
@@ -230,6 +260,33 @@ def _canonical_vocabulary(stats: TermStats, tok: Any, n_vocab: int, skb: Any,
     return out
 
 
+def gather_rows(base: sp.csr_matrix, add: sp.csr_matrix, take: np.ndarray, n_cols: int) -> sp.csr_matrix:
+    """Rows ``take`` of ``vstack([base, add])`` (``n_cols`` columns) in one copy: runs of
+    consecutive source rows (almost all of a large index after an update) are copied as
+    whole slices of the memory-mapped arrays, without stacking first."""
+    nb = base.shape[0]
+    ips = (np.asarray(base.indptr, np.int64), np.asarray(add.indptr, np.int64))
+    arrays = ((np.asarray(base.indices), np.asarray(base.data)), (np.asarray(add.indices), np.asarray(add.data)))
+    take = np.asarray(take, np.int64)
+    in_add = take >= nb
+    local = np.where(in_add, take - nb, take)
+    start = np.where(in_add, ips[1][np.minimum(local, len(ips[1]) - 1)], ips[0][np.minimum(local, nb)])
+    end = np.where(in_add, ips[1][np.minimum(local + 1, len(ips[1]) - 1)], ips[0][np.minimum(local + 1, nb)])
+    indptr = np.zeros(len(take) + 1, np.int64)
+    np.cumsum(end - start, out=indptr[1:])
+    indices = np.empty(int(indptr[-1]), np.int32)
+    data = np.empty(int(indptr[-1]), np.asarray(base.data).dtype)
+    breaks = np.flatnonzero((np.diff(take) != 1) | (in_add[1:] != in_add[:-1])) + 1
+    for a, b in zip([0, *breaks.tolist()], [*breaks.tolist(), len(take)], strict=True):
+        if a == b:
+            continue
+        src = arrays[int(in_add[a])]
+        lo, hi = int(start[a]), int(end[b - 1])
+        indices[indptr[a]:indptr[b]] = src[0][lo:hi]
+        data[indptr[a]:indptr[b]] = src[1][lo:hi]
+    return sp.csr_matrix((data, indices, indptr), shape=(len(take), n_cols))
+
+
 def rows_only(skb: Any, rows: np.ndarray) -> Any:
     """An edgeless SKB of just ``rows`` (same schema): rendering a few documents without
     materialising every column of a large SKB."""
@@ -254,17 +311,20 @@ def reindex(index: Any, skb: Any) -> Any:
 
 def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
     """``index`` (built at an earlier generation of ``skb``) brought to ``skb``'s generation,
-    or ``index`` itself when it is current or not an ancestor (the caller then refuses it)."""
+    or ``index`` itself when it is current or not an ancestor (the caller then refuses it).
+
+    Tokenised again: the new and upserted nodes' documents, and for an index with relation
+    lines (``add_rel``: a node's document lists its neighbours' names) the relation field of
+    every node whose neighbourhood the segments changed (:func:`pending_affected`)."""
     src = dict(index.source or {})
     now = (skb.meta or {}).get("content_hash")
     if src.get("kind") != "skb" or not now or src.get("skb_hash") == now:
         return index
-    changed = pending_changes(skb, src.get("skb_hash"), root)
-    if changed is None:
+    segs = pending_segments(skb, src.get("skb_hash"), root)
+    if segs is None:
         return index
-    if src.get("add_rel"):
-        # A node's relation lines hold its neighbours' names: an update reaches documents far
-        # beyond the upserted rows. Re-index from the recorded settings (a rebuild's scores).
+    affected = pending_affected(segs) if src.get("add_rel") else set()
+    if affected is None:  # a segment from before affected ids were recorded
         return reindex(index, skb)
     stats = index.term_stats
     if stats is None:
@@ -272,26 +332,35 @@ def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
                           "rebuild it once with 'skb index SKB_DIR --kind bm25 --force'")
     ids = skb.nodes.column("id").combine_chunks()
     pos = positions(ids, index.doc_ids)
-    fresh = pos < 0
-    if changed:
-        touched = positions(sorted(changed), ids)
-        fresh[touched[touched >= 0]] = True
-    new_rows = np.flatnonzero(fresh)
+    fresh = {f: pos < 0 for f in stats}
+    for f, touched in ((f, upserted_or_deleted(segs)) for f in stats):
+        if f == "relations" or (f == "document" and src.get("rel_weight") is None and src.get("add_rel")
+                                and src.get("fields") is None):
+            touched = touched | affected  # the field that holds the relation lines
+        rows = positions(sorted(touched), ids) if touched else np.zeros(0, np.int64)
+        fresh[f][rows[rows >= 0]] = True
+    return _rebuilt(index, skb, stats, pos, {f: np.flatnonzero(m) for f, m in fresh.items()}, src, now)
+
+
+def _rebuilt(index: Any, skb: Any, stats: TermStats, pos: np.ndarray, new_rows: dict[str, np.ndarray],
+             src: dict[str, Any], now: str) -> Any:
+    """The index over ``skb``: per field, rows ``new_rows[field]`` tokenised anew, the others'
+    term counts taken from row ``pos`` of ``stats``; every posting rescored with the live
+    statistics."""
     tok = copy.copy(index.tokenizer)
     tok.word_to_id, tok.word_to_stem, tok.stem_to_sid = (
         dict(tok.word_to_id), dict(tok.word_to_stem), dict(tok.stem_to_sid))
-    texts = _documents(skb, new_rows, src, list(stats))
-    new_tokens = {f: list(tok.streaming_tokenize((t or "" for t in texts[f]), update_vocab=True,
-                                                 allow_empty=False)) for f in stats}
+    new_tokens = {}
+    for f in stats:
+        texts = source_texts(skb, new_rows[f], src, list(stats), only=f)
+        new_tokens[f] = list(tok.streaming_tokenize((t or "" for t in texts), update_vocab=True, allow_empty=False))
     n_vocab = max(len(tok.get_vocab_dict()), 1)
-    take = np.where(fresh, 0, pos)
-    take[new_rows] = index.num_docs + np.arange(len(new_rows))
-    live: dict[str, tuple[sp.csr_matrix, np.ndarray]] = {}
+    live: TermStats = {}
     for f, (m, lengths) in stats.items():
-        base = sp.csr_matrix((m.data, m.indices, m.indptr), shape=(m.shape[0], n_vocab))
+        take = np.where(pos < 0, 0, pos)
+        take[new_rows[f]] = index.num_docs + np.arange(len(new_rows[f]))
         add, add_len = term_frequencies(new_tokens[f], n_vocab)
-        both = sp.vstack([base, add], format="csr")
-        live[f] = (both[take], np.concatenate([np.asarray(lengths), add_len])[take])
+        live[f] = (gather_rows(m, add, take, n_vocab), np.concatenate([np.asarray(lengths), add_len])[take])
     live = _canonical_vocabulary(live, tok, n_vocab, skb, src)
     source = {**src, "skb_hash": now, "num_nodes": skb.num_nodes, "generation": skb.meta.get("generation"),
               "node_order": True}

@@ -75,7 +75,9 @@ def exact_topk(matrix: np.ndarray, queries: np.ndarray, k: int) -> list[Hits]:
     step = max(1, _BLOCK // max(matrix.shape[0], 1))
     out: list[Hits] = []
     for start in range(0, len(queries), step):
-        scores = queries[start : start + step] @ matrix.T
+        block = queries[start : start + step]
+        # a matrix that followed an update (index.rowmap) scores its base and appended rows itself
+        scores = matrix.inner(block) if hasattr(matrix, "inner") else block @ matrix.T
         out.extend(top_k(row, k) for row in scores)
     return out
 

@@ -1,12 +1,14 @@
 """Dense indexes that follow a changing SKB: vectors for new and changed nodes only.
 
-:func:`catch_up` keeps the stored vector of every node the pending segments did not touch
-(a row gather from the memory-mapped matrix), embeds the documents of upserted nodes (through
-the on-disk embedding cache, as ``skb index --kind dense`` does) and drops deleted nodes (the
-new matrix simply has no row for them), in the SKB's row order: the result is an ordinary
-:class:`~skbsearch.index.dense.DenseIndex` that scores exactly as a rebuild does (the same
-encoder on the same texts). FAISS flat indexes are rebuilt from the matrix on first use; an
-HNSW graph is rebuilt over all vectors (slow on large SKBs: compact, or prefer ``numpy``).
+:func:`catch_up` embeds the documents of new and upserted nodes (through the on-disk
+embedding cache, as ``skb index --kind dense`` does) and appends them: the stored matrix stays
+memory-mapped and is not copied; each live row points at its vector (a base row, or an
+appended one), deleted and replaced rows are simply not pointed at (tombstones), in the SKB's
+row order (:class:`~skbsearch.index.rowmap.RowMappedMatrix`). The result is an ordinary
+:class:`~skbsearch.index.dense.DenseIndex` that scores as a rebuild does (the same encoder on
+the same texts); saving it (``skb kb compact``) folds the matrix into one. The torch and FAISS
+backends take one contiguous matrix (folded on catch-up); an HNSW graph is rebuilt over all
+vectors (slow on large SKBs: compact, or prefer ``numpy``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 
 from skbsearch.errors import IndexError_
 from skbsearch.index.bm25_live import pending_changes, rows_only
+from skbsearch.index.rowmap import RowMappedMatrix
 from skbsearch.kb.arrays import positions
 
 
@@ -66,10 +69,20 @@ def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
         raise IndexError_(f"{index.path}: encoder {index.encoder!r} now gives model {enc.model_id}, "
                           f"the index holds {index.model_id}; rebuild it")
     fresh = encode_texts(enc, texts, default_cache_dir()) if len(texts) else np.zeros((0, index.dim), np.float32)
-    matrix = np.empty((skb.num_nodes, index.dim), np.float32)
-    keep = np.flatnonzero(pos >= 0)
-    matrix[keep] = np.asarray(index.embeddings)[pos[keep]]
-    matrix[new_rows] = fresh
+    # append-only: the stored vectors stay where they are (memory-mapped, not copied); the
+    # new ones are appended and each live row points at its vector (index.rowmap)
+    base = index.embeddings
+    if isinstance(base, RowMappedMatrix):  # caught up before: fold the two levels of mapping
+        pos = np.where(pos >= 0, base.pos[np.maximum(pos, 0)], -1)
+        nb = len(base.base)
+        base, appended_before = base.base, base.appended
+    else:
+        nb, appended_before = len(base), np.zeros((0, index.dim), np.float32)
+    where = pos.copy()
+    where[new_rows] = nb + len(appended_before) + np.arange(len(new_rows))
+    matrix: Any = RowMappedMatrix(base, np.concatenate([appended_before, np.asarray(fresh, np.float32)]), where)
+    if index.backend != "numpy":  # torch and FAISS take one contiguous matrix
+        matrix = np.asarray(matrix)
     source = {**index.source, "skb_hash": skb.meta.get("content_hash"), "num_nodes": skb.num_nodes,
               "generation": skb.meta.get("generation")}
     out = DenseIndex(skb.ids, matrix, backend=index.backend, encoder=index.encoder, model_id=index.model_id,

@@ -12,8 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from skbsearch.errors import IndexError_
 from skbsearch.index import bm25_live, dense_live, get_kind
-from skbsearch.index.base import MANIFEST_FILE, read_manifest
+from skbsearch.index.base import MANIFEST_FILE, read_manifest, rebuild_command
+from skbsearch.index.bm25_live import LIVE_DIR
 
 #: index kind -> function(index, skb) -> index at skb's generation
 CATCH_UP = {"bm25": bm25_live.catch_up, "dense": dense_live.catch_up}
@@ -44,3 +46,38 @@ def compact_indexes(skb: Any) -> list[Path]:
             fresh.save(d)
             done.append(d)
     return done
+
+
+def _why_stale(kind: str, source: dict[str, Any], directory: Path) -> str | None:
+    """Why an index of this kind and source cannot follow updates (``None``: it can)."""
+    if kind not in CATCH_UP:
+        return f"{kind} indexes do not follow updates yet"
+    if kind == "dense" and source.get("add_rel"):
+        return "dense indexes with related nodes' names (--add-rel) do not follow updates yet"
+    if kind == "bm25" and not (directory / LIVE_DIR / "fields.json").is_file():
+        return "this bm25 index predates live updates (no term statistics)"
+    return None
+
+
+def stale_indexes(skb_dir: str | Path, lineage: list[str], content_hash: str) -> list[dict[str, str]]:
+    """The indexes under ``SKB_DIR/indexes`` that an update left behind: built at an earlier
+    generation of this lineage (``lineage``, ending at ``content_hash``) by a kind or with
+    settings that cannot catch up. Each as ``{"path", "kind", "why", "rebuild"}`` (the
+    command that rebuilds it); what ``skb kb update`` reports, so no index goes stale silently."""
+    root = Path(skb_dir) / "indexes"
+    out: list[dict[str, str]] = []
+    if not root.is_dir():
+        return out
+    for d in sorted(p for p in root.iterdir() if (p / MANIFEST_FILE).is_file()):
+        try:
+            m = read_manifest(d)
+        except IndexError_:
+            continue
+        src = dict(m.source or {})
+        h = src.get("skb_hash")
+        why = _why_stale(m.kind, src, d)
+        if src.get("kind") != "skb" or not h or h == content_hash or h not in lineage or why is None:
+            continue
+        out.append({"path": str(d), "kind": m.kind, "why": why,
+                    "rebuild": rebuild_command(m.kind, skb_dir, d, src, dict(m.params or {})) + " --force"})
+    return out

@@ -233,29 +233,17 @@ class BM25Index:
                 weighted ``rel_weight`` (the node's own words count more than its neighbours').
             params: BM25 parameters, as for :meth:`build`.
         """
-        from skbsearch.documents import DocumentRenderer
+        from skbsearch.index.bm25_docs import field_texts
 
         n = skb.num_nodes
         progress("render", 0, n)
         split = fields is None and add_rel and rel_weight is not None
-        if fields is None and not split:
-            renderer = DocumentRenderer(add_rel=add_rel, max_per_relation=max_per_relation)
-            parts: dict[str, Sequence[str]] = {"document": renderer.render_many(skb)}
-        elif split:
-            parts = {"document": DocumentRenderer().render_many(skb)}
-            rel = DocumentRenderer(fields=[], add_rel=True, include_type=False,
-                                   max_per_relation=max_per_relation).render_many(skb)
-            parts["relations"] = [d.partition("\n")[2] for d in rel]  # drop the name line
-            field_weights = {"document": 1.0, "relations": float(rel_weight), **(field_weights or {})}
-        else:
+        if fields is not None:
             fields = [f.strip() for f in fields if f.strip()]
-            if not fields:
-                raise InputError("no fields given", field="fields")
-            parts = {f: skb.column(f) for f in fields}
-            if add_rel:
-                rel = DocumentRenderer(fields=[], add_rel=True, include_type=False,
-                                       max_per_relation=max_per_relation).render_many(skb)
-                parts["relations"] = [d.partition("\n")[2] for d in rel]  # drop the name line
+        parts = field_texts(skb, fields=fields, add_rel=add_rel, rel_weight=rel_weight,
+                            max_per_relation=max_per_relation)
+        if split:
+            field_weights = {"document": 1.0, "relations": float(rel_weight), **(field_weights or {})}
         progress("render", n, n)
         source = {
             "kind": "skb",

@@ -141,7 +141,8 @@ class _Merge:
             names = list(code)
             rel.append(np.array([code[r[i]] for i in idx], np.int64))
         s_all, r_all, d_all = (np.concatenate(x) for x in (src, rel, dst))
-        used = sorted({names[c] for c in np.unique(r_all)})
+        # bincount, not np.unique: numpy >= 2.3 hashes large int arrays, ~100x slower
+        used = sorted({names[c] for c in np.flatnonzero(np.bincount(r_all, minlength=len(names)))})
         self._graph_delta(new_of_base, len(s_all) - len(src[0]), s_all, r_all, d_all, names, used)
         remap = np.full(len(names), -1, np.int64)
         for i, nm in enumerate(used):

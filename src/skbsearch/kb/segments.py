@@ -3,7 +3,7 @@
 A segment directory ``segments/seg-NNNNNNNN`` holds ``nodes.parquet`` (the upserted nodes, in
 the node-table layout of :class:`skbsearch.kb.SKB`), ``edges.parquet`` (added edges as string
 ids: ``src``, ``relation``, ``dst``), ``deletes.json`` (``{"nodes": [...], "edges": [[s, r,
-t], ...]}``) and ``segment.json`` (the marker, with the content hash of the three files and
+t], ...], "affected": [...]}``, see :attr:`Segment.affected`) and ``segment.json`` (the marker, with the content hash of the three files and
 the update's schema). Within one segment deletions apply first, then upserts and new edges.
 """
 
@@ -38,6 +38,11 @@ class Segment:
     deleted_edges: list[tuple[str, str, str]] = field(default_factory=list)
     text_fields: list[str] = field(default_factory=list)
     name: str = ""
+    #: ids whose neighbourhood the update changed (neighbours of replaced and deleted nodes
+    #: before the update, ends of added and deleted edges): the nodes whose relation lines
+    #: (neighbours' names) an index must render again. ``None``: a segment written before
+    #: this was recorded (indexes with relation lines then re-index).
+    affected: list[str] | None = None
 
     @property
     def is_empty(self) -> bool:
@@ -59,7 +64,10 @@ def write_segment(path: Path, seg: Segment) -> str:
     with atomic_dir(path, overwrite=False, kind="skb-segment") as tmp:
         pq.write_table(seg.nodes, tmp / "nodes.parquet")
         pq.write_table(seg.edges.cast(EDGE_SCHEMA), tmp / "edges.parquet")
-        deletes = {"nodes": list(seg.deleted_nodes), "edges": [list(e) for e in seg.deleted_edges]}
+        deletes: dict[str, Any] = {"nodes": list(seg.deleted_nodes),
+                                   "edges": [list(e) for e in seg.deleted_edges]}
+        if seg.affected is not None:
+            deletes["affected"] = list(seg.affected)
         (tmp / "deletes.json").write_text(json.dumps(deletes), encoding="utf-8")
         digest = files_hash(tmp)
         marker = {"artefact": "skb-segment", "content_hash": digest, "text_fields": seg.text_fields,
@@ -83,4 +91,5 @@ def read_segment(path: Path, content_hash: str) -> Segment:
         raise IndexError_(f"{path}: unreadable segment ({type(e).__name__}: {str(e)[:120]}); {hint}") from None
     return Segment(nodes=nodes, edges=edges, deleted_nodes=[str(x) for x in deletes["nodes"]],
                    deleted_edges=[(str(a), str(b), str(c)) for a, b, c in deletes["edges"]],
-                   text_fields=[str(x) for x in marker.get("text_fields", [])], name=path.name)
+                   text_fields=[str(x) for x in marker.get("text_fields", [])], name=path.name,
+                   affected=[str(x) for x in deletes["affected"]] if "affected" in deletes else None)

@@ -263,7 +263,7 @@ class SKB:
         rel = self.edge_rel.astype(np.int64)
         sides = []
         for ends in (self.edge_src, self.edge_dst):
-            pairs = unique_sorted(rel * n_types + types[ends])
+            pairs = unique_sorted(rel * n_types + types[ends], bound=max(len(self.schema.relations), 1) * n_types)
             r, t = pairs // n_types, pairs % n_types
             count = np.bincount(r, minlength=len(self.schema.relations))
             only = np.full(len(self.schema.relations), -1, np.int64)

@@ -199,12 +199,38 @@ def read_update(skb: SKB, *, nodes: PathLike | None = None, edges: PathLike | No
                 if nid not in new_ids and (j < 0 or nid in dead):
                     raise InputError(f"edge {s!r} -{r}-> {t!r} points to unknown node {nid!r}; "
                                      "add the node in this update or fix the id", file=f, line=ln, field=fld)
+    affected = _affected(skb, ids_arr, new, rows, del_edges, [t for t, _, _ in added])
     edge_table = pa.table({"src": [e[0][0] for e in added], "relation": [e[0][1] for e in added],
                            "dst": [e[0][2] for e in added]}, schema=EDGE_SCHEMA)
     empty = SKB.from_columns([], [], [])
     node_table = new.nodes if new is not None else empty.nodes
     return Segment(nodes=node_table, edges=edge_table, deleted_nodes=deleted, deleted_edges=del_edges,
-                   text_fields=list(new.schema.text_fields) if new is not None else [])
+                   text_fields=list(new.schema.text_fields) if new is not None else [],
+                   affected=affected)
+
+
+def _affected(skb: SKB, ids_arr: pa.Array, new: SKB | None, deleted_rows: np.ndarray,
+              del_edges: list[Triple], added: list[Triple]) -> list[str]:
+    """Ids whose relation lines the update changes (see :attr:`Segment.affected`): the
+    current neighbours (both directions) of renamed and deleted nodes, and both ends of
+    every added or deleted edge (a replaced node's own document is re-read anyway)."""
+    out: set[str] = set()
+    for s, _, t in [*del_edges, *added]:
+        out.update((s, t))
+    renamed = np.zeros(0, np.int64)
+    if new is not None and new.num_nodes:
+        rows = positions(new.ids, ids_arr)
+        hit = np.flatnonzero(rows >= 0)
+        old = skb.nodes.column("name").take(rows[hit]).to_pylist()
+        now = new.nodes.column("name").take(hit).to_pylist()
+        # a neighbour's relation lines show the node's name (its id when it has none)
+        renamed = rows[hit][[(a or new.ids[i]) != (b or new.ids[i]) for i, a, b in zip(hit.tolist(), old, now,
+                                                                                      strict=True)]]
+    seeds = np.unique(np.concatenate([renamed, np.asarray(deleted_rows, np.int64)]))
+    if len(seeds) and skb.num_edges:
+        nb = skb.graph.neighbor_set(seeds, None, "both")
+        out.update(skb.nodes.column("id").take(np.asarray(nb, np.int64)).to_pylist())
+    return sorted(out)
 
 
 # ---------------------------------------------------------------------- committing

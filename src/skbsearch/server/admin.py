@@ -52,6 +52,8 @@ def authorised(header: str | None, token: str) -> bool:
 
 def apply_update(skb_dir: Path, body: dict[str, Any]) -> dict[str, Any]:
     """Write the body's lists as JSONL files (ids one a line) and run the update on them."""
+    from skbsearch.index.live import stale_indexes
+    from skbsearch.kb.generations import current
     from skbsearch.kb.update import update
 
     unknown = sorted(set(body) - set(_LISTS))
@@ -70,7 +72,10 @@ def apply_update(skb_dir: Path, body: dict[str, Any]) -> dict[str, Any]:
             path.write_text("".join(x + "\n" for x in lines), encoding="utf-8")
             files[key] = path
         try:
-            return update(skb_dir, **files).to_dict()
+            out = update(skb_dir, **files).to_dict()
+            gen = current(skb_dir)
+            out["stale_indexes"] = stale_indexes(skb_dir, gen.lineage, gen.content_hash) if gen else []
+            return out
         except InputError as e:
             where = Path(str(e.file)).stem if e.file is not None else None
             at = f"{where}[{e.line - 1}]" if where and e.line else (where or "body")
