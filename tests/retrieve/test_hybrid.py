@@ -126,14 +126,32 @@ def test_score_fusion_keeps_a_confident_lists_top():
     assert [d for d, _ in rrf([sure, other]).ranked("q")[:2]] == ["x1", "x2"]
     fused = score_fusion([sure, other])
     assert {d for d, _ in fused.ranked("q")[:2]} == {"g1", "y"}
-    # hand-computed: g1 = 1 + 2 * 1; x1 = 0.1 + 0.5 + 2 * 0.5
+    # hand-computed: g1 = 61/61 + 2 * 1; x1 = 61/62 + 61/63 (ranks 2 and 3) + 2 * max(0.1, 0.5)
     assert fused["q"]["g1"] == pytest.approx(3.0)
-    assert fused["q"]["x1"] == pytest.approx(0.1 + 0.5 + 1.0)
+    assert fused["q"]["x1"] == pytest.approx(61 / 62 + 61 / 63 + 1.0)
     both = score_fusion([Run({"q": {"a": 2.0, "b": 1.0, "c": 0.0}}), Run({"q": {"a": 3.0, "d": 0.0}})])
     assert both.ranked("q")[0] == ("a", pytest.approx(4.0))
     assert score_fusion([sure, other], weights=[1.0, 0.0])["q"]["y"] == 0.0
     with pytest.raises(InputError):
         score_fusion([sure], top=-1.0)
+
+
+def test_score_fusion_a_steep_list_does_not_outvote_two_lists():
+    """A list whose scores fall off fast after its first (BM25 beside dense or graph lists)
+    put its first, s, above g, which the two other lists both rank first, when the sum was
+    over min-max scores (s = 1 + .9 + .9 + 2 = 4.8 > g = .1 + 1 + 1 + 2 = 4.1); the rank
+    sum follows the two lists, as RRF does."""
+    steep = Run({"q": {"s": 10.0, "g": 1.9, "o": 1.0, "p": 0.9}})
+    flat = Run({"q": {"g": 0.60, "o": 0.59, "s": 0.59 - 1e-9, "p": 0.5}})
+    flat2 = Run({"q": {"g": 0.70, "o": 0.69, "s": 0.69 - 1e-9, "p": 0.6}})
+    assert rrf([steep, flat, flat2]).ranked("q")[0][0] == "g"
+    fused = score_fusion([steep, flat, flat2])
+    assert fused.ranked("q")[0][0] == "g"
+    assert fused["q"]["g"] == pytest.approx(61 / 62 + 1 + 1 + 2.0)
+    assert score_fusion([steep, flat, flat2], top=0.0)["q"]["g"] == pytest.approx(
+        61 * rrf([steep, flat, flat2])["q"]["g"])  # top = 0: RRF (scaled)
+    with pytest.raises(InputError):
+        score_fusion([steep], k=-1)
 
 
 def test_fuse_stage_is_plus_and_fits_weights():

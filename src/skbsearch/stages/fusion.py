@@ -1,4 +1,4 @@
-"""Fusion stages (``a + b`` is ``rrf(a, b)``) and the saved-run, filter stages."""
+"""Fusion stages (``a + b`` is ``fuse(a, b)``; ``rrf(a, b)`` is RRF) and the saved-run, filter stages."""
 
 from __future__ import annotations
 
@@ -88,19 +88,20 @@ class FuseStage(FusionStage):
     class Params:
         weights: tuple[float, ...] = field(default=(), metadata={"help": "one per stage (default 1 each)"})
         top: float = field(default=2.0, metadata={
-            "help": "weight of the best normalised score a candidate has in any list (0: CombSUM)"})
+            "help": "weight of the best normalised score a candidate has in any list (0: RRF)"})
         depth: int = field(default=100, metadata={"help": "candidates of each list normalised and fused"})
+        k: int = field(default=60, metadata={"help": "RRF constant of the rank sum"})
 
         def check(self) -> None:
-            if self.top < 0 or self.depth < 1:
-                raise InputError("fuse needs top >= 0 and depth >= 1", field="top")
+            if self.top < 0 or self.depth < 1 or self.k < 0:
+                raise InputError("fuse needs top >= 0, depth >= 1 and k >= 0", field="top")
 
     def build(self, context: StageContext) -> Any:
         return ScoreFusion(*self.children, weights=self.params.weights or None, top=self.params.top,
-                           depth=self.params.depth)
+                           depth=self.params.depth, k=self.params.k)
 
     def fit(self, queries: Sequence[Query], qrels: Qrels, run: Run | None = None) -> SpecStage:
-        """Choose the weights (simplex, step 0.1) and ``top`` (0, 1, 2, 4) that maximise MRR."""
+        """Choose the weights (simplex, step 0.1) and ``top`` (0: RRF, 1, 2, 4) that maximise MRR."""
         queries = [q for q in queries if q.id in qrels]
         if not queries:
             raise InputError("fit needs judged queries (none of the queries is in the qrels)",
@@ -110,7 +111,7 @@ class FuseStage(FusionStage):
         best, choice = -1.0, None
         for top in (2.0, 0.0, 1.0, 4.0):
             for w in _simplex(len(runs), 10):
-                score = _mrr(score_fusion(runs, list(w), top, self.params.depth), qrels, qids)
+                score = _mrr(score_fusion(runs, list(w), top, self.params.depth, k=self.params.k), qrels, qids)
                 if score > best + 1e-12:
                     best, choice = score, (w, top)
         if choice is not None:
