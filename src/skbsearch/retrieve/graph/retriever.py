@@ -2,11 +2,11 @@
 
 For a query, :class:`SKBGraphRetriever`
 
-1. links mentions to nodes of every type (:class:`~skbsearch.retrieve.skb_linking.NameLinker`:
+1. links mentions to nodes of every type (:class:`~skbsearch.retrieve.graph.linking.NameLinker`:
    brackets, exact names, fuzzy/BM25 name matches; ambiguous names keep all candidates);
 2. predicts, per anchor ``a``, whether the answers hang off it, ``P(a)`` (its link
    confidence when untrained), and a distribution over metapaths ``P(m | q, a)`` (learned by
-   :func:`~skbsearch.retrieve.skb_graph_fit.fit_kg_model` from judged queries, or from the
+   :func:`~skbsearch.retrieve.graph.fit.fit_kg_model` from judged queries, or from the
    schema's relation and type names when untrained) and the answer type ``P(t | q)``;
 3. scores every candidate ``c`` — the nodes the metapaths reach from the anchors plus the
    text retriever's top ``n_text`` of the target types — as::
@@ -36,11 +36,11 @@ from skbsearch.index.sparse import BM25Index, top_k
 from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.store import SKB, numeric_column, positions
 from skbsearch.operators import StageBase
-from skbsearch.retrieve.answer_types import AnswerTypes
-from skbsearch.retrieve.graph_aware import parse_attribute_bounds
-from skbsearch.retrieve.linking import bracket_mentions, normalise, strip_brackets
-from skbsearch.retrieve.metapaths import Metapath, TypeGraph, steps_of
-from skbsearch.retrieve.skb_graph_model import (
+from skbsearch.retrieve.graph.answer_types import AnswerTypes
+from skbsearch.retrieve.graph.exact_linker import bracket_mentions, normalise, strip_brackets
+from skbsearch.retrieve.graph.linking import Anchor, NameLinker, bm25_top_k
+from skbsearch.retrieve.graph.metapaths import Metapath, TypeGraph, steps_of
+from skbsearch.retrieve.graph.model import (
     FEATURES,
     KGModel,
     anchor_view,
@@ -49,7 +49,7 @@ from skbsearch.retrieve.skb_graph_model import (
     zero_shot_paths,
     zero_shot_types,
 )
-from skbsearch.retrieve.skb_linking import Anchor, NameLinker, bm25_top_k
+from skbsearch.retrieve.graph_aware import parse_attribute_bounds
 from skbsearch.types import Query, Run
 
 

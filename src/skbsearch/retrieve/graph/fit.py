@@ -6,7 +6,7 @@
    that name a node the answers share without saying its name ("cup" -> *Mugs*);
 2. the answers' node type per query -> a target-type model;
 3. for every linked anchor of every query, the metapath (up to ``max_hops`` steps) that
-   best covers the query's answers (:func:`~skbsearch.retrieve.metapaths.mine_metapaths`),
+   best covers the query's answers (:func:`~skbsearch.retrieve.graph.metapaths.mine_metapaths`),
    or "no path" for anchors that do not lead to the answers or add nothing to the other
    anchors' constraints (:func:`_keep_constraints`) -> an anchor model (which links are real) and a metapath model over the real anchors (which words predict which
    metapath; equally good metapaths resolved by one round of hard EM);
@@ -27,18 +27,18 @@ import numpy as np
 
 from skbsearch.errors import InputError
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.linking import bracket_mentions, normalise, strip_brackets
-from skbsearch.retrieve.metapaths import Metapath, MinedPath, mine_metapaths, path_text
-from skbsearch.retrieve.relpath import RelationPathModel
-from skbsearch.retrieve.skb_graph import Scored, SKBGraphRetriever
-from skbsearch.retrieve.skb_graph_model import (
+from skbsearch.retrieve.graph.exact_linker import bracket_mentions, normalise, strip_brackets
+from skbsearch.retrieve.graph.linking import learn_aliases
+from skbsearch.retrieve.graph.metapaths import Metapath, MinedPath, mine_metapaths, path_text
+from skbsearch.retrieve.graph.model import (
     DEFAULT_WEIGHTS,
     FEATURES,
     KGModel,
     anchor_view,
     path_view,
 )
-from skbsearch.retrieve.skb_linking import learn_aliases
+from skbsearch.retrieve.graph.relpath import RelationPathModel
+from skbsearch.retrieve.graph.retriever import Scored, SKBGraphRetriever
 from skbsearch.types import Qrels, Query
 
 GRID = {"rel": (0.0, 1.0), "text": (0.0, 0.02, 0.1, 0.3, 1.0, 3.0), "attr": (0.0, 0.5, 1.0, 2.0),

@@ -5,7 +5,7 @@
 - an anchor model: is a linked anchor one the query's answers hang off? (softmax
   regression over tokens describing the link: source, confidence, rank, type, the words
   before the mention; :func:`anchor_view`);
-- a metapath model: n-gram softmax regression (:class:`~skbsearch.retrieve.relpath.
+- a metapath model: n-gram softmax regression (:class:`~skbsearch.retrieve.graph.relpath.
   RelationPathModel`, reused as is) from the query with the anchor's mention masked and
   the anchor's type (:func:`path_view`) to a metapath ``(start_type, step, ...)``. An
   anchor's metapath distribution is ``P(real | anchor) * P(metapath | query, type)``;
@@ -38,10 +38,10 @@ from skbsearch.atomic import atomic_dir
 from skbsearch.errors import IndexError_
 from skbsearch.kb.descriptive import descriptive_fields
 from skbsearch.kb.store import SKB, arrow_numpy
-from skbsearch.retrieve.linking import MASK
-from skbsearch.retrieve.metapaths import Metapath, TypeGraph, steps_of
-from skbsearch.retrieve.relpath import RelationPathModel
-from skbsearch.retrieve.skb_linking import Anchor
+from skbsearch.retrieve.graph.exact_linker import MASK
+from skbsearch.retrieve.graph.linking import Anchor
+from skbsearch.retrieve.graph.metapaths import Metapath, TypeGraph, steps_of
+from skbsearch.retrieve.graph.relpath import RelationPathModel
 
 FORMAT = "skbsearch.kg/1"
 KIND = "kg-model"
