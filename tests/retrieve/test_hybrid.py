@@ -162,3 +162,26 @@ def test_fuse_stage_is_plus_and_fits_weights():
     assert ScoreFusion(sa, sb)(qs)["q1"] == score_fusion([A, B])["q1"]
     p = pipeline("fuse(run(path='a'), run(path='b'), top=1)")
     assert repr(p) == "fuse(run(path='a'), run(path='b'), top=1.0)"
+
+
+def test_fuse_fit_backs_off_to_its_parameters_unless_held_out_quarters_support_the_choice():
+    """``fuse`` fitting picks weights and ``top`` on all its training queries only where
+    picking them on three quarters beats the current ones on the fourth (pooled)."""
+    import zlib
+
+    import numpy as np
+
+    from skbsearch.stages.fusion import _backed_off
+
+    qids = [f"q{i}" for i in range(40)]
+    part = np.array([zlib.crc32(q.encode()) % 4 for q in qids])
+    assert set(part) == {0, 1, 2, 3}
+    current = np.full(len(qids), 2)
+    everywhere = np.ones(len(qids), np.int64)
+    assert _backed_off(np.array([current, everywhere]), qids) == 1  # better on every quarter
+    # each choice is best on one quarter only (and worst elsewhere): in-sample, one of them
+    # wins; held out, the one picked on three quarters loses on the fourth
+    local = [np.where(part == p, 1, 50) for p in range(4)]
+    local[0] = np.where(part == 0, 1, 40)  # the in-sample winner
+    assert int(np.argmax((1.0 / np.array(local)).mean(axis=1))) == 0
+    assert _backed_off(np.array([current, *local]), qids) == 0

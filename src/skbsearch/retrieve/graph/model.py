@@ -12,7 +12,9 @@
 - a target-type model: the same regression from the query to its answers' node type;
 - the combination weights of the evidence (relational, text, attribute bounds, type);
 - whether linked anchors are excluded from the answers, the linker's template words and
-  its learned aliases (words that name a node without its name).
+  its learned aliases (words that name a node without its name);
+- its blend with the untrained stage (:mod:`~skbsearch.retrieve.graph.blend`), chosen by
+  cross-validation inside the training queries.
 
 Without training (:func:`zero_shot_paths`, :func:`zero_shot_types`) metapaths and target
 types come from the schema: relation and type names matched to the query's words.
@@ -255,6 +257,9 @@ class KGModel:
     info: dict[str, Any] = field(default_factory=dict)
     #: learned aliases: query word or bigram -> [(node id, strength)]
     aliases: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    #: weight of this model against the untrained stage (:mod:`~skbsearch.retrieve.graph.blend`;
+    #: 0: the untrained stage, 1: this model alone)
+    blend: float = 1.0
 
     def anchor_probs(self, views: Sequence[str]) -> np.ndarray | None:
         """P(the anchor leads to the answers) per anchor view (``None``: not learned)."""
@@ -280,7 +285,7 @@ class KGModel:
         with atomic_dir(path, kind=KIND) as tmp:
             meta: dict[str, Any] = {
                 "artefact": KIND, "format": FORMAT, "answer_types": self.answer_types,
-                "weights": self.weights, "exclude_anchors": self.exclude_anchors,
+                "weights": self.weights, "exclude_anchors": self.exclude_anchors, "blend": self.blend,
                 "background": self.background, "info": self.info,
                 "aliases": {g: [[n, s] for n, s in v] for g, v in self.aliases.items()},
                 "path_model": _dump_lr(self.path_model, tmp, "path"),
@@ -312,6 +317,7 @@ class KGModel:
                 weights=weights, exclude_anchors=bool(meta.get("exclude_anchors", True)),
                 background=meta.get("background"), info=dict(meta.get("info") or {}),
                 aliases={str(g): [(str(n), float(x)) for n, x in v] for g, v in (meta.get("aliases") or {}).items()},
+                blend=min(max(float(meta.get("blend", 1.0)), 0.0), 1.0),
             )
         except (KeyError, TypeError, AttributeError) as e:
             raise IndexError_(f"{path}/model.json: damaged graph-stage model ({e!r}); fit it again") from None
