@@ -97,6 +97,8 @@ class FuseStage(FusionStage):
             if self.top < 0 or self.depth < 1 or self.k < 0:
                 raise InputError("fuse needs top >= 0, depth >= 1 and k >= 0", field="top")
 
+    _given: tuple[tuple[float, ...], float] | None = None
+
     def build(self, context: StageContext) -> Any:
         return ScoreFusion(*self.children, weights=self.params.weights or None, top=self.params.top,
                            depth=self.params.depth, k=self.params.k)
@@ -111,7 +113,9 @@ class FuseStage(FusionStage):
                              field="qrels")
         runs = [c(queries, run) for c in self.children]
         qids = [q.id for q in queries]
-        current = (tuple(self.params.weights) or (1.0,) * len(runs), self.params.top)
+        if self._given is None:  # the spec's parameters, which a refit (another fold) backs off to
+            self._given = (tuple(self.params.weights) or (1.0,) * len(runs), self.params.top)
+        current = self._given
         grid = [current] + [(w, top) for top in (2.0, 0.0, 1.0, 4.0) for w in _simplex(len(runs), 10)]
         ranks = np.array([_first_ranks(score_fusion(runs, list(w), top, self.params.depth, k=self.params.k),
                                        qrels, qids) for w, top in grid])
