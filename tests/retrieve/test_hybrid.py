@@ -17,7 +17,7 @@ from skbsearch.retrieve.hybrid import (
     score_fusion,
     weighted_fusion,
 )
-from skbsearch.types import Query, Run
+from skbsearch.types import Qrels, Query, Run
 
 A = Run({"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"x": 1.0}}, name="A")
 B = Run({"q1": {"c": 0.9, "a": 0.5, "d": 0.1}}, name="B")
@@ -185,3 +185,25 @@ def test_fuse_fit_backs_off_to_its_parameters_unless_held_out_quarters_support_t
     local[0] = np.where(part == 0, 1, 40)  # the in-sample winner
     assert int(np.argmax((1.0 / np.array(local)).mean(axis=1))) == 0
     assert _backed_off(np.array([current, *local]), qids) == 0
+
+
+def test_fuse_refit_backs_off_to_the_specs_parameters_not_the_last_fit():
+    """Cross-validation refits one stage per fold: a fold whose queries support no choice
+    keeps the spec's weights, not those the previous fold chose."""
+    from skbsearch.stages.fusion import FuseStage
+
+    qids = [f"q{i}" for i in range(40)]
+    good = Run({q: {"gold": 2.0, "wrong": 1.9, "x": 1.0} for q in qids})
+    bad = Run({q: {"wrong": 2.0, "y": 1.0} for q in qids})  # equal weights put wrong first
+    qs = [Query(q, "x") for q in qids]
+    qrels = Qrels({q: {"gold": 1} for q in qids})
+    st = FuseStage.from_children([_fixed(good, "good"), _fixed(bad, "bad")])
+    st.fit(qs, qrels)
+    assert st.params.weights[0] > st.params.weights[1]  # the good list, on every quarter
+    same = FuseStage.from_children([_fixed(good, "good"), _fixed(good, "good2")])
+    same.params.weights, same.params.top = (0.3, 0.7), 1.0
+    same.fit(qs, qrels)
+    assert same.params.weights == (0.3, 0.7) and same.params.top == 1.0  # nothing to gain: kept
+    st.children = [_fixed(good, "good"), _fixed(good, "good2")]
+    st.fit(qs, qrels)  # a refit where nothing generalises: back to the spec's equal weights
+    assert st.params.weights == (1.0, 1.0) and st.params.top == 2.0
