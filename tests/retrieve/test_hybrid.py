@@ -185,6 +185,9 @@ def test_fuse_fit_backs_off_to_its_parameters_unless_held_out_quarters_support_t
     local[0] = np.where(part == 0, 1, 40)  # the in-sample winner
     assert int(np.argmax((1.0 / np.array(local)).mean(axis=1))) == 0
     assert _backed_off(np.array([current, *local]), qids) == 0
+    # better by far on three quarters, worse on the fourth: no quarter may lose
+    uneven = np.where(part == 3, 3, 1)
+    assert _backed_off(np.array([current, uneven]), qids) == 0
 
 
 def test_fuse_refit_backs_off_to_the_specs_parameters_not_the_last_fit():

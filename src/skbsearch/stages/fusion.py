@@ -105,8 +105,8 @@ class FuseStage(FusionStage):
 
     def fit(self, queries: Sequence[Query], qrels: Qrels, run: Run | None = None) -> SpecStage:
         """Choose the weights (simplex, step 0.1) and ``top`` (0: RRF, 1, 2, 4) that maximise
-        MRR, only where that choice beats the current parameters on held-out quarters of
-        the queries (:func:`_backed_off`); else keep them."""
+        MRR, only where that choice beats the spec's parameters on held-out quarters of
+        the queries and loses on none (:func:`_backed_off`); else keep the spec's."""
         queries = [q for q in queries if q.id in qrels]
         if not queries:
             raise InputError("fit needs judged queries (none of the queries is in the qrels)",
@@ -137,7 +137,8 @@ def _rr(ranks: np.ndarray) -> np.ndarray:
 def _backed_off(ranks: np.ndarray, qids: Sequence[str]) -> int:
     """Row of ``ranks`` (choices x queries; row 0 the current parameters) to keep: the best
     MRR over all queries, if choosing so on three quarters of the queries (by id hash) beat
-    row 0 on the fourth by :data:`MIN_GAIN` MRR without losing Hit@10 (pooled); else 0."""
+    row 0 on the fourth by :data:`MIN_GAIN` MRR without losing Hit@10 (pooled) and lost MRR
+    on no quarter; else 0."""
     rr, hit = _rr(ranks), (ranks > 0) & (ranks <= 10)
     part = np.array([zlib.crc32(q.encode("utf-8")) % 4 for q in qids])
     picked = np.zeros(len(qids), np.int64)
@@ -146,6 +147,8 @@ def _backed_off(ranks: np.ndarray, qids: Sequence[str]) -> int:
         if test.all() or not test.any():
             return 0
         picked[test] = int(np.argmax(rr[:, ~test].mean(axis=1)))
+        if rr[picked[test][0], test].mean() < rr[0, test].mean() - 1e-12:
+            return 0
     cols = np.arange(len(qids))
     if (rr[picked, cols].mean() < rr[0].mean() + MIN_GAIN) or hit[picked, cols].mean() < hit[0].mean():
         return 0

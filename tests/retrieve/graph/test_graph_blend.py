@@ -68,6 +68,12 @@ def test_choose_blend_moves_off_untrained_only_when_held_out_queries_say_so():
     better = Run({q: {"a": 2.0, "b": 1.0} for q in answers})
     b, info = choose_blend(plain2, better, answers, 10)
     assert b > 0.0 and info["blends"][str(b)]["mrr"] == 1.0
+    # better on three inner folds, worse on the fourth: not chosen
+    uneven = Run({q: ({"b": 2.0, "c": 1.5, "a": 1.0} if i >= 6 else {"a": 2.0, "b": 1.0})
+                  for i, q in enumerate(answers)})
+    plain3 = Run({q: {"c": 3.0, "a": 2.0, "b": 1.0} for q in answers})
+    assert choose_blend(plain3, uneven, answers, 10)[0] > 0.0  # pooled, it wins
+    assert choose_blend(plain3, uneven, answers, 10, parts=[0, 0, 1, 1, 2, 2, 3, 3])[0] == 0.0
     mixed = blend_runs(plain2, better, 0.25, 10)
     assert mixed["q0"] == {"b": 0.75, "a": 0.25}  # (1 - b) * plain + b * fitted, min-max normalised
 

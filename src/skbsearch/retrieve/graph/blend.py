@@ -10,7 +10,8 @@ fitted stage ranks by a blend of the two::
 and the fit chooses the strength ``b`` by cross-validation *inside* its training queries
 (:func:`choose_blend`): each quarter of them is scored by a model fitted on the other
 three quarters and by the untrained stage, and ``b`` moves off 0 only when the blend
-beats the untrained stage there on MRR by :data:`MIN_GAIN` without losing Hit@10. When
+beats the untrained stage there on MRR by :data:`MIN_GAIN` without losing Hit@10, and
+loses MRR on no quarter. When
 the training questions do not support the fitted model, ``b = 0`` and the stage *is* the
 untrained one (:func:`plain_twin`); at ``b = 1`` it is the fitted model alone.
 """
@@ -74,21 +75,31 @@ def _ranks(run: Run, answers: dict[str, set[str]]) -> np.ndarray:
 
 
 def _mrr_hit10(ranks: np.ndarray) -> tuple[float, float]:
-    rr = np.where(ranks > 0, 1.0 / np.maximum(ranks, 1), 0.0)
-    return float(rr.mean()), float(((ranks > 0) & (ranks <= 10)).mean())
+    return float(_rr(ranks).mean()), float(((ranks > 0) & (ranks <= 10)).mean())
 
 
-def choose_blend(plain: Run, fitted: Run, answers: dict[str, set[str]], k: int) -> tuple[float, dict[str, Any]]:
+def _rr(ranks: np.ndarray) -> np.ndarray:
+    return np.where(ranks > 0, 1.0 / np.maximum(ranks, 1), 0.0)
+
+
+def choose_blend(plain: Run, fitted: Run, answers: dict[str, set[str]], k: int,
+                 parts: Sequence[int] | None = None) -> tuple[float, dict[str, Any]]:
     """The blend strength (:data:`BLENDS`) with the best MRR on held-out training queries,
-    among those that beat the untrained stage by :data:`MIN_GAIN` without losing Hit@10;
-    0 when none does. ``fitted``: each query scored by a model that did not see it."""
-    base_mrr, base_hit = _mrr_hit10(_ranks(plain, answers))
+    among those that beat the untrained stage by :data:`MIN_GAIN` without losing Hit@10,
+    and lose MRR on none of the ``parts`` (one per query of ``answers``, in order; the
+    inner folds); 0 when none does. ``fitted``: each query scored by a model that did not
+    see it."""
+    base = _ranks(plain, answers)
+    base_mrr, base_hit = _mrr_hit10(base)
+    part = np.asarray(parts if parts is not None else [0] * len(answers))
     best, table = 0.0, {}
     best_mrr = base_mrr + MIN_GAIN
     for b in BLENDS[1:]:
-        mrr, hit = _mrr_hit10(_ranks(blend_runs(plain, fitted, b, k), answers))
+        ranks = _ranks(blend_runs(plain, fitted, b, k), answers)
+        mrr, hit = _mrr_hit10(ranks)
         table[str(b)] = {"mrr": round(mrr, 4), "hit@10": round(hit, 4)}
-        if mrr >= best_mrr and hit >= base_hit:
+        worse = any(_rr(ranks[part == p]).mean() < _rr(base[part == p]).mean() - 1e-12 for p in set(part.tolist()))
+        if mrr >= best_mrr and hit >= base_hit and not worse:
             best, best_mrr = b, mrr
     return best, {"untrained": {"mrr": round(base_mrr, 4), "hit@10": round(base_hit, 4)}, "blends": table,
                   "chosen": best, "queries": len(answers)}

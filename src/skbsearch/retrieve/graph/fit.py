@@ -218,7 +218,9 @@ def _inner_blend(retriever: SKBGraphRetriever, queries: list[Query], answers: li
 
     fitted = inner_fitted_run(queries, parts, fit_and_run)
     plain = plain_twin(retriever)(queries)
-    return choose_blend(plain, fitted, {q: a for q, a in truth.items() if q in fitted}, retriever.k)
+    scored = [i for i, q in enumerate(queries) if q.id in fitted]
+    return choose_blend(plain, fitted, {queries[i].id: truth[queries[i].id] for i in scored}, retriever.k,
+                        [parts[i] for i in scored])
 
 
 def _learn_types(skb: SKB, words: list[list[str]], answers: list[np.ndarray]
