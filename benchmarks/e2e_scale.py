@@ -89,7 +89,7 @@ def step_bm25(d: Path, n: int, a: argparse.Namespace) -> dict[str, Any]:
 def step_names(d: Path, n: int, a: argparse.Namespace) -> dict[str, Any]:
     from skbsearch.index.names import load_or_build_name_index
     from skbsearch.kb.store import SKB
-    from skbsearch.retrieve.name_table import load_or_build_name_tables
+    from skbsearch.retrieve.graph.name_table import load_or_build_name_tables
 
     kb = SKB.load(d / "skb")
     load_or_build_name_index(kb)

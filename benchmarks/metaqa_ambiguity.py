@@ -35,8 +35,8 @@ from skbsearch.benchmarks.metaqa import (
 )
 from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.linking import EntityLinker
-from skbsearch.retrieve.relpath import label_paths
+from skbsearch.retrieve.graph.exact_linker import EntityLinker
+from skbsearch.retrieve.graph.relpath import label_paths
 
 
 class Eras:

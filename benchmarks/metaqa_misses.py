@@ -30,7 +30,7 @@ from pathlib import Path
 from skbsearch.benchmarks.metaqa import load_kb, read_split
 from skbsearch.benchmarks.metaqa.misses import CAUSES, kfold_misses
 from skbsearch.benchmarks.result import BenchmarkResult
-from skbsearch.retrieve.linking import EntityLinker
+from skbsearch.retrieve.graph.exact_linker import EntityLinker
 
 
 def main() -> None:

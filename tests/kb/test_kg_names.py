@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from skbsearch.kb.loaders.kg_names import entity_name, noun_of, path_type, relation_names
+from skbsearch.kb.loaders.kg_names import (
+    entity_name,
+    head_noun_of,
+    noun_of,
+    path_type,
+    relation_names,
+)
 
 
 def test_path_relations_read_as_their_property():
@@ -43,6 +49,15 @@ def test_ids_with_texts_and_word_ids():
 ])
 def test_noun_of(name, noun):
     assert noun_of(name) == noun
+
+
+@pytest.mark.parametrize("name,noun", [
+    ("is citizen of", "citizen"), ("is part of", "part"), ("was a member of", "member"),
+    ("is located in", None), ("was born in", None), ("is married to", None), ("is similar to", None),
+    ("has gender", None), ("place of birth", None), ("acted in", None), ("is", None),
+])
+def test_head_noun_of(name, noun):
+    assert head_noun_of(name) == noun
 
 
 @pytest.mark.parametrize("eid,name", [

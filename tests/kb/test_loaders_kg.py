@@ -113,6 +113,55 @@ def test_yago_layout_words_ids(tmp_path):
     assert skb.node("male").type == skb.node("female").type == "gender"
 
 
+def _yago_like(d: Path) -> Path:
+    """A YAGO3-10-shaped KG (camelCase relation ids, words as entity ids, no types)."""
+    d.mkdir()
+    lines = []
+    for i in range(12):
+        p = f"Person_{i}"
+        lines += [f"{p}\thasGender\t{'male' if i % 2 else 'female'}", f"{p}\twasBornIn\tCity_{i % 4}",
+                  f"{p}\tisCitizenOf\tCountry_{i % 2}"]
+        lines.append(f"{p}\tactedIn\tFilm_{i % 5}")
+    lines += [f"City_{i}\tisLocatedIn\tCountry_{i % 2}" for i in range(4)]
+    lines += [f"Club_{i}\tisLocatedIn\tCity_{i}" for i in range(3)]
+    lines += [f"Country_{i}\thasCapital\tCity_{i}" for i in range(2)]
+    write(d, "train.txt", lines)
+    write(d, "valid.txt", [])
+    write(d, "test.txt", [])
+    return d
+
+
+def test_types_on_a_kg_without_path_ids_are_named_from_relation_texts(tmp_path):
+    """A role noun that most of a type's nodes carry names it (``is citizen of`` ->
+    citizen); else its most distinctive relation as a noun phrase, never ``(subject)``."""
+    skb = load(_yago_like(tmp_path / "yago"))
+    types = dict(zip(skb.ids, skb.column("type"), strict=True))
+    assert {types[f"Person_{i}"] for i in range(12)} == {"citizen"}
+    assert types["male"] == types["female"] == "gender"
+    assert types["Country_0"] == types["Country_1"] == "thing with capital"
+    assert types["City_0"] == types["Club_0"] == "thing that is located in"
+    assert types["Film_0"] == "thing something acted in"
+    names = set(types.values())
+    assert len(names) == len(set(skb.column("type")))
+    assert not any("(subject)" in n or "(object)" in n for n in names)
+
+
+def test_wn18rr_like_types_read_as_nouns(tmp_path):
+    d = tmp_path / "wn"
+    d.mkdir()
+    nouns = [f"0{i:04d}" for i in range(10)]
+    write(d, "train.txt", [f"{n}\t_hypernym\t{nouns[(i + 1) % 3]}" for i, n in enumerate(nouns)]
+          + [f"{n}\t_has_part\t{nouns[-1 - (i % 2)]}" for i, n in enumerate(nouns[:4])]
+          + ["10001\t_similar_to\t10002", "10002\t_similar_to\t10003"])
+    write(d, "valid.txt", [])
+    write(d, "test.txt", [])
+    skb = load(d)
+    types = dict(zip(skb.ids, skb.column("type"), strict=True))
+    assert types["00003"] == "thing with hypernym"
+    assert types["10001"].startswith("thing ")
+    assert all("(" not in v for v in types.values())
+
+
 def test_codex_layout_json_texts(tmp_path):
     d = tmp_path / "codex"
     d.mkdir()

@@ -1,7 +1,7 @@
 """Property (issue 25): after random sequences of upserts and deletions, every index that
 follows the SKB answers exactly as a full build of the final data does.
 
-The base is the shop SKB of ``tests/retrieve/kg_fixtures.py``, with the default BM25 index
+The base is the shop SKB of ``tests/retrieve/graph/kg_fixtures.py``, with the default BM25 index
 (relation lines: a node's document lists its neighbours' names, so a renamed or deleted
 neighbour changes it), a plain BM25 index (no relation lines) and a dense index,
 the name index and a ``graph`` model fitted *before* any update. Each example applies 1-3 random updates
@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, note, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "retrieve"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "retrieve" / "graph"))
 from kg_fixtures import ALSO_BOUGHT, BRANDS, CATEGORIES, PRODUCTS, shop_queries  # noqa: E402
 from live_data import apply, build, write_jsonl  # noqa: E402
 

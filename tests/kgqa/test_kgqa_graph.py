@@ -9,9 +9,9 @@ import pytest
 from kgqa_fixtures import movie_kb, random_kb
 
 from skbsearch.kb.schema import split_direction
-from skbsearch.retrieve.graph import GraphRetriever
-from skbsearch.retrieve.linking import EntityLinker
-from skbsearch.retrieve.relpath import RelationPathModel
+from skbsearch.retrieve.graph.exact_linker import EntityLinker
+from skbsearch.retrieve.graph.metaqa_path import GraphRetriever
+from skbsearch.retrieve.graph.relpath import RelationPathModel
 from skbsearch.types import Query
 
 

@@ -13,7 +13,7 @@ from skbsearch.benchmarks.metaqa import run_metaqa
 from skbsearch.benchmarks.metaqa.protocol import load_kb, read_split
 from skbsearch.benchmarks.metaqa.spec import is_spec, training_data
 from skbsearch.errors import InputError
-from skbsearch.retrieve.linking import EntityLinker
+from skbsearch.retrieve.graph.exact_linker import EntityLinker
 
 
 def test_training_data_has_answers_but_no_question_types(tmp_path: Path) -> None:

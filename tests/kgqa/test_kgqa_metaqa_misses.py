@@ -12,9 +12,9 @@ from skbsearch.benchmarks.metaqa import load_kb, read_split
 from skbsearch.benchmarks.metaqa.misses import CAUSES, classify, fold_of, kfold_misses
 from skbsearch.errors import InputError
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.graph import GraphRetriever
-from skbsearch.retrieve.linking import EntityLinker
-from skbsearch.retrieve.relpath import RelationPathModel
+from skbsearch.retrieve.graph.exact_linker import EntityLinker
+from skbsearch.retrieve.graph.metaqa_path import GraphRetriever
+from skbsearch.retrieve.graph.relpath import RelationPathModel
 
 
 def two_smiths() -> SKB:

@@ -8,7 +8,7 @@ from kgqa_fixtures import movie_kb
 
 from skbsearch.errors import IndexError_, InputError
 from skbsearch.kb.schema import Schema
-from skbsearch.retrieve.relpath import RelationPathModel, accuracy, path_key, qtype_to_path
+from skbsearch.retrieve.graph.relpath import RelationPathModel, accuracy, path_key, qtype_to_path
 
 SCHEMA = Schema(
     node_types=["movie", "person", "year", "rating"],

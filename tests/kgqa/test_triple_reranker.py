@@ -18,8 +18,8 @@ from skbsearch.rerank.triples import (  # noqa: E402
     triple_inputs,
 )
 from skbsearch.retrieve.entity_docs import build_document_index  # noqa: E402
-from skbsearch.retrieve.graph import GraphRetriever  # noqa: E402
-from skbsearch.retrieve.relpath import RelationPathModel  # noqa: E402
+from skbsearch.retrieve.graph.metaqa_path import GraphRetriever  # noqa: E402
+from skbsearch.retrieve.graph.relpath import RelationPathModel  # noqa: E402
 from skbsearch.train.triples import (  # noqa: E402
     KGQAExample,
     TripleTrainConfig,

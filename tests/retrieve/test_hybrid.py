@@ -17,7 +17,7 @@ from skbsearch.retrieve.hybrid import (
     score_fusion,
     weighted_fusion,
 )
-from skbsearch.types import Query, Run
+from skbsearch.types import Qrels, Query, Run
 
 A = Run({"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"x": 1.0}}, name="A")
 B = Run({"q1": {"c": 0.9, "a": 0.5, "d": 0.1}}, name="B")
@@ -126,14 +126,32 @@ def test_score_fusion_keeps_a_confident_lists_top():
     assert [d for d, _ in rrf([sure, other]).ranked("q")[:2]] == ["x1", "x2"]
     fused = score_fusion([sure, other])
     assert {d for d, _ in fused.ranked("q")[:2]} == {"g1", "y"}
-    # hand-computed: g1 = 1 + 2 * 1; x1 = 0.1 + 0.5 + 2 * 0.5
+    # hand-computed: g1 = 61/61 + 2 * 1; x1 = 61/62 + 61/63 (ranks 2 and 3) + 2 * max(0.1, 0.5)
     assert fused["q"]["g1"] == pytest.approx(3.0)
-    assert fused["q"]["x1"] == pytest.approx(0.1 + 0.5 + 1.0)
+    assert fused["q"]["x1"] == pytest.approx(61 / 62 + 61 / 63 + 1.0)
     both = score_fusion([Run({"q": {"a": 2.0, "b": 1.0, "c": 0.0}}), Run({"q": {"a": 3.0, "d": 0.0}})])
     assert both.ranked("q")[0] == ("a", pytest.approx(4.0))
     assert score_fusion([sure, other], weights=[1.0, 0.0])["q"]["y"] == 0.0
     with pytest.raises(InputError):
         score_fusion([sure], top=-1.0)
+
+
+def test_score_fusion_a_steep_list_does_not_outvote_two_lists():
+    """A list whose scores fall off fast after its first (BM25 beside dense or graph lists)
+    put its first, s, above g, which the two other lists both rank first, when the sum was
+    over min-max scores (s = 1 + .9 + .9 + 2 = 4.8 > g = .1 + 1 + 1 + 2 = 4.1); the rank
+    sum follows the two lists, as RRF does."""
+    steep = Run({"q": {"s": 10.0, "g": 1.9, "o": 1.0, "p": 0.9}})
+    flat = Run({"q": {"g": 0.60, "o": 0.59, "s": 0.59 - 1e-9, "p": 0.5}})
+    flat2 = Run({"q": {"g": 0.70, "o": 0.69, "s": 0.69 - 1e-9, "p": 0.6}})
+    assert rrf([steep, flat, flat2]).ranked("q")[0][0] == "g"
+    fused = score_fusion([steep, flat, flat2])
+    assert fused.ranked("q")[0][0] == "g"
+    assert fused["q"]["g"] == pytest.approx(61 / 62 + 1 + 1 + 2.0)
+    assert score_fusion([steep, flat, flat2], top=0.0)["q"]["g"] == pytest.approx(
+        61 * rrf([steep, flat, flat2])["q"]["g"])  # top = 0: RRF (scaled)
+    with pytest.raises(InputError):
+        score_fusion([steep], k=-1)
 
 
 def test_fuse_stage_is_plus_and_fits_weights():
@@ -144,3 +162,51 @@ def test_fuse_stage_is_plus_and_fits_weights():
     assert ScoreFusion(sa, sb)(qs)["q1"] == score_fusion([A, B])["q1"]
     p = pipeline("fuse(run(path='a'), run(path='b'), top=1)")
     assert repr(p) == "fuse(run(path='a'), run(path='b'), top=1.0)"
+
+
+def test_fuse_fit_backs_off_to_its_parameters_unless_held_out_quarters_support_the_choice():
+    """``fuse`` fitting picks weights and ``top`` on all its training queries only where
+    picking them on three quarters beats the current ones on the fourth (pooled)."""
+    import zlib
+
+    import numpy as np
+
+    from skbsearch.stages.fusion import _backed_off
+
+    qids = [f"q{i}" for i in range(40)]
+    part = np.array([zlib.crc32(q.encode()) % 4 for q in qids])
+    assert set(part) == {0, 1, 2, 3}
+    current = np.full(len(qids), 2)
+    everywhere = np.ones(len(qids), np.int64)
+    assert _backed_off(np.array([current, everywhere]), qids) == 1  # better on every quarter
+    # each choice is best on one quarter only (and worst elsewhere): in-sample, one of them
+    # wins; held out, the one picked on three quarters loses on the fourth
+    local = [np.where(part == p, 1, 50) for p in range(4)]
+    local[0] = np.where(part == 0, 1, 40)  # the in-sample winner
+    assert int(np.argmax((1.0 / np.array(local)).mean(axis=1))) == 0
+    assert _backed_off(np.array([current, *local]), qids) == 0
+    # better by far on three quarters, worse on the fourth: no quarter may lose
+    uneven = np.where(part == 3, 3, 1)
+    assert _backed_off(np.array([current, uneven]), qids) == 0
+
+
+def test_fuse_refit_backs_off_to_the_specs_parameters_not_the_last_fit():
+    """Cross-validation refits one stage per fold: a fold whose queries support no choice
+    keeps the spec's weights, not those the previous fold chose."""
+    from skbsearch.stages.fusion import FuseStage
+
+    qids = [f"q{i}" for i in range(40)]
+    good = Run({q: {"gold": 2.0, "wrong": 1.9, "x": 1.0} for q in qids})
+    bad = Run({q: {"wrong": 2.0, "y": 1.0} for q in qids})  # equal weights put wrong first
+    qs = [Query(q, "x") for q in qids]
+    qrels = Qrels({q: {"gold": 1} for q in qids})
+    st = FuseStage.from_children([_fixed(good, "good"), _fixed(bad, "bad")])
+    st.fit(qs, qrels)
+    assert st.params.weights[0] > st.params.weights[1]  # the good list, on every quarter
+    same = FuseStage.from_children([_fixed(good, "good"), _fixed(good, "good2")])
+    same.params.weights, same.params.top = (0.3, 0.7), 1.0
+    same.fit(qs, qrels)
+    assert same.params.weights == (0.3, 0.7) and same.params.top == 1.0  # nothing to gain: kept
+    st.children = [_fixed(good, "good"), _fixed(good, "good2")]
+    st.fit(qs, qrels)  # a refit where nothing generalises: back to the spec's equal weights
+    assert st.params.weights == (1.0, 1.0) and st.params.top == 2.0

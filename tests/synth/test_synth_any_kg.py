@@ -4,6 +4,7 @@ types without descriptions, readable relation words, progress lines when not a t
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from skbsearch.cli import app
@@ -77,3 +78,14 @@ def test_synth_prints_progress_lines_when_not_a_terminal(tmp_path):
     assert "grounding metapaths:" in r.output  # plain progress lines (CliRunner is no terminal)
     r = runner.invoke(app, ["synth", "queries", str(kb_dir), str(tmp_path / "q2"), "--n", "5", "-q"])
     assert r.exit_code == 0 and "grounding" not in r.output
+
+
+@pytest.mark.parametrize("noun,out", [
+    ("city", "cities"), ("film", "films"), ("thing that plays for", "things that play for"),
+    ("thing that is located in", "things that are located in"), ("thing with gender", "things with gender"),
+    ("thing something acted in", "things something acted in"),
+])
+def test_plural_of_type_names_read_off_relation_texts(noun, out):
+    from skbsearch.synth.query_text import plural
+
+    assert plural(noun) == out

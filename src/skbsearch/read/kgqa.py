@@ -20,7 +20,7 @@ import numpy as np
 from skbsearch.operators import StageBase
 from skbsearch.read.llm import parse_answer
 from skbsearch.rerank.triples import Retrieved, TripleCandidate, TripleReranker, TripleRetriever
-from skbsearch.retrieve.linking import normalise, strip_brackets
+from skbsearch.retrieve.graph.exact_linker import normalise, strip_brackets
 from skbsearch.types import Query, Run
 
 SYSTEM = "You answer questions from knowledge-graph facts. Reply with the answer entity only."

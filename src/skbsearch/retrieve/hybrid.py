@@ -14,9 +14,10 @@
   when every score is equal), or ``"none"``. A document that a run did not return gets that
   run's lowest normalised score for the query (0 under min-max), as it ranked below them.
 
-- Score-aware fusion (:func:`score_fusion`, the ``+`` of a pipeline spec): min-max
-  normalised scores summed, plus ``top`` times their maximum, so that a list's confident
-  first candidates stay on top.
+- Score-aware fusion (:func:`score_fusion`, the ``+`` of a pipeline spec): RRF's rank sum
+  (scaled so a first place counts 1) for the lists' consensus, plus ``top`` times the best
+  min-max normalised score a document has in any list, so that a list's confident first
+  candidates stay on top.
 
 Ranks within a run follow :meth:`Run.ranked` (score descending, its tie-breaking by doc id).
 """
@@ -204,37 +205,42 @@ def score_fusion(
     top: float = 2.0,
     depth: int | None = 100,
     name: str = "fuse",
+    k: int = 60,
 ) -> Run:
-    """Score-aware fusion that keeps a confident list's top (CombSUM + CombMAX, Fox & Shaw 1994).
+    """Score-aware fusion that keeps a confident list's top: RRF's rank sum + CombMAX.
 
-    Each run's scores for a query are min-max normalised over its top ``depth`` (its best
-    candidate scores 1, its ``depth``-th 0; a document it did not return counts 0), then::
+    Each run's top ``depth`` candidates for a query get a rank term ``(k + 1) / (k + rank)``
+    (RRF scaled so that a first place counts 1) and a min-max normalised score ``n_i`` (its
+    best candidate 1, its ``depth``-th 0; a document it did not return counts 0 in both)::
 
-        fuse(d) = sum_i w_i * n_i(d) + top * max_i w_i * n_i(d)
+        fuse(d) = sum_i w_i * (k + 1) / (k + rank_i(d)) + top * max_i w_i * n_i(d)
 
-    With ``top = 0`` this is weighted CombSUM. With ``top > 0`` the first of any list
-    keeps at least ``(1 + top) * w_i``: documents found weakly by several lists no longer
-    push out a list's clear best (RRF's failure when one list is good and the other weak),
-    while documents both lists rank high still win.
+    The sum is rank-based, as RRF's: a list whose scores fall off faster from its first
+    (BM25 next to a dense or graph list) does not outvote the others by its score shape.
+    The ``top`` term (CombMAX, Fox & Shaw 1994) is score-based: a list's clear best keeps
+    ``top`` more than documents found weakly by several lists (RRF's failure when one list
+    is good and the other weak), while documents that all lists rank high still win.
+    ``top = 0`` is RRF.
     """
     if top < 0:
         raise InputError("top must be >= 0", field="top")
+    if k < 0:
+        raise InputError("the RRF constant k must be >= 0", field="k")
     w = _weights(weights, len(runs))
     out = Run(name=name)
     for qid in _query_ids(runs):
-        normed = []
+        check_deadline()
+        ranks: dict[str, float] = {}
+        best: dict[str, float] = {}
         for run, wi in zip(runs, w, strict=True):
             ranked = run.ranked(qid)
             head = dict(ranked[:depth] if depth else ranked)
-            normed.append({d: wi * v for d, v in normalize_scores(head, "minmax").items()})
-        docs: dict[str, None] = {}
-        for n in normed:
-            docs.update(dict.fromkeys(n))
-        fused = {}
-        for d in docs:
-            vals = [n.get(d, 0.0) for n in normed]
-            fused[d] = sum(vals) + top * max(vals)
-        out[qid] = fused
+            normed = normalize_scores(head, "minmax")
+            for rank, d in enumerate(head, start=1):  # head is in rank order
+                v = normed[d]
+                ranks[d] = ranks.get(d, 0.0) + wi * (k + 1) / (k + rank)
+                best[d] = max(best.get(d, 0.0), wi * v)
+        out[qid] = {d: r + top * best[d] for d, r in ranks.items()}
     return out
 
 
@@ -242,16 +248,17 @@ class ScoreFusion(StageBase):
     """Stage: :func:`score_fusion` of several stages run on the same queries (and Run)."""
 
     def __init__(self, *stages: Stage, weights: Sequence[float] | None = None, top: float = 2.0,
-                 depth: int | None = 100, name: str = "fuse") -> None:
+                 depth: int | None = 100, name: str = "fuse", k: int = 60) -> None:
         if not stages:
             raise InputError("fusion needs at least one stage", field="stages")
         self.stages = list(stages)
         self.weights = _weights(weights, len(self.stages))
-        self.top, self.depth, self.name = top, depth, name
+        self.top, self.depth, self.name, self.k = top, depth, name, k
 
     def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
         queries = list(queries)
-        fused = score_fusion([s(queries, run) for s in self.stages], self.weights, self.top, self.depth, self.name)
+        fused = score_fusion([s(queries, run) for s in self.stages], self.weights, self.top, self.depth,
+                             self.name, self.k)
         for q in queries:
             fused.setdefault(q.id, {})
         return fused

@@ -3,7 +3,7 @@
 It links query mentions to nodes of every type, follows metapaths learned by ``fit``
 from judged queries (or, untrained, chosen from the schema's relation and type names) and
 combines relational evidence with the text of each candidate's document and attribute
-bounds (see :mod:`skbsearch.retrieve.skb_graph`)::
+bounds (see :mod:`skbsearch.retrieve.graph.retriever`)::
 
     p = pipeline("graph", kb)
     fit(p, train_queries, train_qrels)     # learns metapaths, target types, aliases, weights
@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.errors import InputError
-from skbsearch.retrieve.answer_types import AnswerTypes
-from skbsearch.retrieve.linking import EntityLinker
-from skbsearch.retrieve.metapaths import TypeGraph
-from skbsearch.retrieve.skb_graph import SKBGraphRetriever
-from skbsearch.retrieve.skb_graph_fit import fit_kg_model
-from skbsearch.retrieve.skb_graph_model import FORMAT, KGModel
-from skbsearch.retrieve.skb_linking import NameLinker
+from skbsearch.retrieve.graph.answer_types import AnswerTypes
+from skbsearch.retrieve.graph.exact_linker import EntityLinker
+from skbsearch.retrieve.graph.fit import fit_kg_model
+from skbsearch.retrieve.graph.linking import NameLinker
+from skbsearch.retrieve.graph.metapaths import TypeGraph
+from skbsearch.retrieve.graph.model import FORMAT, KGModel
+from skbsearch.retrieve.graph.retriever import SKBGraphRetriever
 from skbsearch.stages.base import SpecStage
 from skbsearch.stages.context import StageContext
 from skbsearch.stages.registry import register_stage

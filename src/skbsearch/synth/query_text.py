@@ -84,8 +84,22 @@ def check_role(role: str, type_names: Sequence[str], counts: Sequence[int] | Non
     return role
 
 
+_PLURAL_VERBS = {"is": "are", "was": "were", "has": "have"}
+
+
 def plural(noun: str) -> str:
-    """A naive English plural of the last word: jacket -> jackets, city -> cities."""
+    """A naive English plural of the last word: jacket -> jackets, city -> cities; of the
+    noun before a clause, its verb agreeing (``thing that plays for`` -> ``things that play
+    for``, ``thing that is located in`` -> ``things that are located in``)."""
+    for sep in (" that ", " with ", " something "):
+        if sep in noun:
+            first, _, rest = noun.partition(sep)
+            if sep == " that ":
+                verb, _, tail = rest.partition(" ")
+                verb = _PLURAL_VERBS.get(verb) or (verb[:-1] if verb.endswith("s") and not verb.endswith("ss")
+                                                   else verb)
+                rest = f"{verb} {tail}".strip()
+            return plural(first) + sep + rest
     head, _, last = noun.rpartition(" ")
     if last.endswith("y") and last[-2:-1] not in tuple("aeiou"):
         last = last[:-1] + "ies"

@@ -51,9 +51,9 @@ from skbsearch.benchmarks.metaqa.protocol import (
 )
 from skbsearch.errors import InputError
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.graph import GraphRetriever
-from skbsearch.retrieve.linking import EntityLinker
-from skbsearch.retrieve.relpath import RelationPathModel, label_paths
+from skbsearch.retrieve.graph.exact_linker import EntityLinker
+from skbsearch.retrieve.graph.metaqa_path import GraphRetriever
+from skbsearch.retrieve.graph.relpath import RelationPathModel, label_paths
 
 CAUSES = ("kb gap", "linking", "relation path", "tie", "ranking")
 #: Scores closer than this are a tie (the retriever's popularity tie-break adds < 1e-6).

@@ -21,9 +21,9 @@ from skbsearch.kb.loaders.triples import load_triples
 from skbsearch.kb.store import SKB
 from skbsearch.paths import cache_root as default_cache_root
 from skbsearch.retrieve.entity_docs import EntityDocumentAnswerer, document_index
-from skbsearch.retrieve.graph import GraphRetriever
-from skbsearch.retrieve.linking import EntityLinker, bracket_mentions
-from skbsearch.retrieve.relpath import RelationPathModel, accuracy, label_paths
+from skbsearch.retrieve.graph.exact_linker import EntityLinker, bracket_mentions
+from skbsearch.retrieve.graph.metaqa_path import GraphRetriever
+from skbsearch.retrieve.graph.relpath import RelationPathModel, accuracy, label_paths
 from skbsearch.types import Qrels, Query, Run
 from skbsearch.verbalise import entity_documents
 

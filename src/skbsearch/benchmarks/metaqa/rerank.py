@@ -34,8 +34,8 @@ from skbsearch.kb.store import SKB
 from skbsearch.read.kgqa import RerankKGQA
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
 from skbsearch.rerank.triples import TripleReranker, TripleRetriever
-from skbsearch.retrieve.graph import GraphRetriever
-from skbsearch.retrieve.linking import EntityLinker
+from skbsearch.retrieve.graph.exact_linker import EntityLinker
+from skbsearch.retrieve.graph.metaqa_path import GraphRetriever
 from skbsearch.train.triples import (
     KGQAExample,
     TripleTrainConfig,

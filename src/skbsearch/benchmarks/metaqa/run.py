@@ -26,9 +26,9 @@ from skbsearch.benchmarks.metaqa.spec import is_spec, spec_stage
 from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.errors import InputError
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.graph import GraphRetriever
-from skbsearch.retrieve.linking import EntityLinker
-from skbsearch.retrieve.relpath import RelationPathModel
+from skbsearch.retrieve.graph.exact_linker import EntityLinker
+from skbsearch.retrieve.graph.metaqa_path import GraphRetriever
+from skbsearch.retrieve.graph.relpath import RelationPathModel
 from skbsearch.stages import parse
 from skbsearch.types import Query, Run
 

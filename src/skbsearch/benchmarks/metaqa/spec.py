@@ -22,7 +22,7 @@ from skbsearch.benchmarks.metaqa.protocol import (
     content_digest,
 )
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.linking import EntityLinker, strip_brackets
+from skbsearch.retrieve.graph.exact_linker import EntityLinker, strip_brackets
 from skbsearch.stages import fit, pipeline
 from skbsearch.stages.base import SpecStage
 from skbsearch.stages.context import StageContext

@@ -154,6 +154,32 @@ def noun_of(relation_name: str) -> str | None:
     return " ".join(ws)
 
 
+#: copulas that open a relation text naming its heads (``is citizen of``)
+_COPULAS = frozenset("is was are were".split())
+#: irregular past participles (``was born in`` names no kind of thing)
+_IRREGULAR = frozenset("born known made written given taken seen held built led won sold found shown "
+                       "done gone kept paid run set told".split())
+#: adjective endings (``is similar to``, ``is famous for`` name no kind of thing)
+_ADJECTIVE = ("ous", "ive", "able", "ible", "ful", "less", "ilar")
+
+
+def head_noun_of(relation_name: str) -> str | None:
+    """The kind of thing a relation's *heads* are, when its name says so: a copula, a noun,
+    a preposition (``is citizen of`` -> ``citizen``, ``is part of`` -> ``part``); a
+    participle or adjective (``is located in``, ``was born in``, ``is similar to``) names none.
+    """
+    ws = words(relation_name.split(" (")[0])
+    if len(ws) < 3 or ws[0] not in _COPULAS or ws[-1] not in _PREPOSITIONS:
+        return None
+    body = [w for w in ws[1:-1] if w not in ("a", "an", "the")]
+    if not body or any(w in _PREPOSITIONS for w in body):
+        return None
+    last = body[-1]
+    if _participle(last) or last in _IRREGULAR or last.endswith(_ADJECTIVE) or len(last) < 3:
+        return None
+    return " ".join(body)
+
+
 def _participle(word: str) -> bool:
     """A past participle ending a relation name (``directed``, ``created``): a verb, no kind."""
     return len(word) > 4 and word.endswith("ed") and not word.endswith("eed")

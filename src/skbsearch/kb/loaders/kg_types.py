@@ -17,6 +17,10 @@
    heads ``/film/film/directed_by`` is a film), non-generic before generic; among those,
    the cluster holding most of the entity's triples wins (ties: the larger cluster).
 
+5. **Names** of types no path names are read off the relation texts
+   (:mod:`~skbsearch.kb.loaders.kg_type_names`: role nouns, else the most distinctive
+   relation position: ``citizen``, ``thing with gender``).
+
 The finer path-named bases an entity belongs to are kept as its ``categories`` (``person;
 actor; award winner``), so a search for "an actor" still sees them. Nothing here names a
 particular KG's types or relations.
@@ -32,6 +36,7 @@ import scipy.sparse as sp
 
 from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.loaders.kg_names import noun_of, path_type
+from skbsearch.kb.loaders.kg_type_names import readable_type_names
 
 CONTAINMENT = 0.8
 GENERIC_SHARE = 0.05
@@ -192,6 +197,9 @@ def infer_types(h: np.ndarray, r: np.ndarray, t: np.ndarray, n_ent: int, rel_ids
     if (node_type < 0).any():
         type_names.append("entity")
         node_type[node_type < 0] = len(type_names) - 1
+    keep = {b.names[i] for i in np.flatnonzero(b.labelled)} | {"entity"}
+    if any(nm not in keep for nm in type_names):
+        type_names = readable_type_names(type_names, node_type, h, r, t, rel_names, keep)
     return type_names, node_type, _categories(b, pe, pb, generic, size, n_ent)
 
 

@@ -21,8 +21,8 @@ import numpy as np
 
 from skbsearch.kb.store import SKB
 from skbsearch.operators import StageBase
-from skbsearch.retrieve.linking import EntityLinker, LinkResult
-from skbsearch.retrieve.relpath import RelationPathModel
+from skbsearch.retrieve.graph.exact_linker import EntityLinker, LinkResult
+from skbsearch.retrieve.graph.relpath import RelationPathModel
 from skbsearch.types import Query, Run
 
 

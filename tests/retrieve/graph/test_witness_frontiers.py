@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skbsearch.retrieve.metapaths import TypeGraph
+from skbsearch.retrieve.graph.metapaths import TypeGraph
 from skbsearch.synth.catalogue import generate_catalogue
 
 

@@ -7,7 +7,7 @@ from kg_fixtures import shop
 
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb import SKBBuilder
-from skbsearch.retrieve.skb_linking import NameLinker
+from skbsearch.retrieve.graph.linking import NameLinker
 
 
 def _linker(kb, **kw):
@@ -85,7 +85,7 @@ def test_aliases_learned_from_judged_queries(kb):
     import numpy as np
     from kg_fixtures import PRODUCTS
 
-    from skbsearch.retrieve.skb_linking import learn_aliases
+    from skbsearch.retrieve.graph.linking import learn_aliases
 
     linker = _linker(kb)
     texts, answers = [], []

@@ -6,14 +6,18 @@
    that name a node the answers share without saying its name ("cup" -> *Mugs*);
 2. the answers' node type per query -> a target-type model;
 3. for every linked anchor of every query, the metapath (up to ``max_hops`` steps) that
-   best covers the query's answers (:func:`~skbsearch.retrieve.metapaths.mine_metapaths`),
+   best covers the query's answers (:func:`~skbsearch.retrieve.graph.metapaths.mine_metapaths`),
    or "no path" for anchors that do not lead to the answers or add nothing to the other
    anchors' constraints (:func:`_keep_constraints`) -> an anchor model (which links are real) and a metapath model over the real anchors (which words predict which
    metapath; equally good metapaths resolved by one round of hard EM);
 4. whether named anchors are ever answers (if not, they are excluded);
 5. the evidence weights, by grid search for MRR on a held-out quarter of the queries
-   (scored with a metapath model fitted on the other three quarters); the final metapath
-   model is then fitted on all queries.
+   (scored with a metapath model fitted on the other three quarters);
+6. its blend with the untrained stage (:mod:`~skbsearch.retrieve.graph.blend`): each
+   quarter of the queries scored by models fitted on the other three and by the untrained
+   stage; the blend moves off the untrained stage only as far as these held-out quarters
+   support (from :data:`MIN_BLEND_QUERIES` judged queries; fewer: the fitted model alone).
+   The final models are then fitted on all queries.
 """
 
 from __future__ import annotations
@@ -22,31 +26,39 @@ import hashlib
 import itertools
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from skbsearch.errors import InputError
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.linking import bracket_mentions, normalise, strip_brackets
-from skbsearch.retrieve.metapaths import Metapath, MinedPath, mine_metapaths, path_text
-from skbsearch.retrieve.relpath import RelationPathModel
-from skbsearch.retrieve.skb_graph import Scored, SKBGraphRetriever
-from skbsearch.retrieve.skb_graph_model import (
+from skbsearch.retrieve.graph.blend import choose_blend, inner_fitted_run, plain_twin
+from skbsearch.retrieve.graph.exact_linker import bracket_mentions, normalise, strip_brackets
+from skbsearch.retrieve.graph.linking import learn_aliases
+from skbsearch.retrieve.graph.metapaths import Metapath, MinedPath, mine_metapaths, path_text
+from skbsearch.retrieve.graph.model import (
     DEFAULT_WEIGHTS,
     FEATURES,
     KGModel,
     anchor_view,
     path_view,
 )
-from skbsearch.retrieve.skb_linking import learn_aliases
-from skbsearch.types import Qrels, Query
+from skbsearch.retrieve.graph.relpath import RelationPathModel
+from skbsearch.retrieve.graph.retriever import Scored, SKBGraphRetriever
+from skbsearch.types import Qrels, Query, Run
 
+#: fewer judged queries than this cannot validate a blend: the fitted model is used alone
+MIN_BLEND_QUERIES = 12
 GRID = {"rel": (0.0, 1.0), "text": (0.0, 0.02, 0.1, 0.3, 1.0, 3.0), "attr": (0.0, 0.5, 1.0, 2.0),
         "type": (0.0, 0.25, 1.0)}
 
 
+def _quarter(qid: str) -> int:
+    return hashlib.sha1(qid.encode("utf-8")).digest()[0] % 4
+
+
 def _held_out(qid: str) -> bool:
-    return hashlib.sha1(qid.encode("utf-8")).digest()[0] % 4 == 0
+    return _quarter(qid) == 0
 
 
 def _judged(retriever: SKBGraphRetriever, queries: Sequence[Query], qrels: Qrels) -> list[tuple[Query, np.ndarray]]:
@@ -96,6 +108,7 @@ def fit_kg_model(
     min_count: int = 2,
     min_mine_conf: float = 0.1,
     tune: bool = True,
+    blend_check: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> KGModel:
     """Learn a :class:`KGModel` for ``retriever``'s SKB from judged queries (module docstring).
@@ -152,14 +165,62 @@ def fit_kg_model(
         _, scored = retriever.score(tq)
         weights, mrr = tune_weights(retriever, scored, ta)
         info["tuning"] = {"held_out": len(tq), "mrr": round(mrr, 4)}
+    blend = 1.0  # too few queries to validate a blend: the fitted model alone
+    if blend_check and len(judged) >= MIN_BLEND_QUERIES:
+        say(f"choosing the blend with the untrained stage ({len(judged)} queries, 4 inner folds)")
+        fold = _FoldFit(skb, pairs, a_views, p_views, tied, words, answers,
+                        KGModel(weights=weights, exclude_anchors=exclude, background=background, aliases=aliases))
+        blend, info["blend"] = _inner_blend(retriever, [q for q, _ in judged], answers, fold)
     say(f"fitting the anchor and metapath models on {len(pairs)} pairs")
     anchor_model, path_model, labels = _fit_anchor_path(a_views, p_views, tied)
-    info["metapaths"] = {path_text(p): c for p, c in Counter(labels).most_common(15)}
-    info["aliases"] = len(aliases)
+    info.update(metapaths={path_text(p): c for p, c in Counter(labels).most_common(15)}, aliases=len(aliases))
     model = KGModel(path_model, anchor_model, type_model, answer_types, weights, exclude, background, info,
-                    aliases)
+                    aliases, blend)
     retriever.set_model(model)
     return model
+
+
+@dataclass
+class _FoldFit:
+    """Fits the anchor, metapath and type models on some of the training queries (by index)."""
+
+    skb: SKB
+    pairs: list[tuple[int, int]]
+    a_views: list[str]
+    p_views: list[str]
+    tied: list[tuple[Metapath, ...]]
+    words: list[list[str]]
+    answers: list[np.ndarray]
+    template: KGModel
+
+    def __call__(self, train: list[int]) -> KGModel:
+        sub = set(train)
+        ks = [k for k, (qi, _) in enumerate(self.pairs) if qi in sub]
+        am, pm, _ = _fit_anchor_path([self.a_views[k] for k in ks], [self.p_views[k] for k in ks],
+                                     [self.tied[k] for k in ks])
+        tm, at, _ = _learn_types(self.skb, [self.words[i] for i in train], [self.answers[i] for i in train])
+        return replace(self.template, path_model=pm, anchor_model=am, type_model=tm, answer_types=at)
+
+
+def _inner_blend(retriever: SKBGraphRetriever, queries: list[Query], answers: list[np.ndarray],
+                 fold_model: Callable[[list[int]], KGModel]) -> tuple[float, dict]:
+    """The blend strength with the untrained stage (:func:`~skbsearch.retrieve.graph.blend.
+    choose_blend`), each training query scored by a model fitted on the other three
+    quarters (by query-id hash) and by the untrained stage."""
+    ids = retriever.skb.ids_array
+    truth = {q.id: set(ids[a].tolist()) for q, a in zip(queries, answers, strict=True)}
+    parts = [_quarter(q.id) for q in queries]
+
+    def fit_and_run(test: list[int]) -> Run:
+        held = set(test)
+        retriever.set_model(fold_model([i for i in range(len(queries)) if i not in held]))
+        return retriever([queries[i] for i in test])
+
+    fitted = inner_fitted_run(queries, parts, fit_and_run)
+    plain = plain_twin(retriever)(queries)
+    scored = [i for i, q in enumerate(queries) if q.id in fitted]
+    return choose_blend(plain, fitted, {queries[i].id: truth[queries[i].id] for i in scored}, retriever.k,
+                        [parts[i] for i in scored])
 
 
 def _learn_types(skb: SKB, words: list[list[str]], answers: list[np.ndarray]

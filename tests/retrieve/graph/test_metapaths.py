@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from kg_fixtures import movies, shop
 
-from skbsearch.retrieve.metapaths import TypeGraph, mine_metapaths
+from skbsearch.retrieve.graph.metapaths import TypeGraph, mine_metapaths
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ Three kinds of evidence, merged per node (a node keeps its strongest link):
 - ``bracket``: a ``[bracketed]`` mention names the node exactly or after normalising
   (a strong hint when present, never required);
 - ``exact``: an n-gram of the normalised query is a node's whole name
-  (:class:`~skbsearch.retrieve.linking.EntityLinker`; template words weigh little once
+  (:class:`~skbsearch.retrieve.graph.exact_linker.EntityLinker`; template words weigh little once
   :meth:`NameLinker.fit_background` has seen training queries);
 - ``fuzzy``: BM25 over node names finds partial mentions ("the Ranger Pro mug" for
   "Coralhaus Ranger Pro Insulated Mug"); the link's confidence is the squared idf-weighted
@@ -34,7 +34,12 @@ import numpy as np
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.store import SKB, positions
-from skbsearch.retrieve.linking import EntityLinker, bracket_mentions, normalise, strip_brackets
+from skbsearch.retrieve.graph.exact_linker import (
+    EntityLinker,
+    bracket_mentions,
+    normalise,
+    strip_brackets,
+)
 
 _WORD = re.compile(r"^\w\w+$")
 

@@ -2,11 +2,11 @@
 
 For a query, :class:`SKBGraphRetriever`
 
-1. links mentions to nodes of every type (:class:`~skbsearch.retrieve.skb_linking.NameLinker`:
+1. links mentions to nodes of every type (:class:`~skbsearch.retrieve.graph.linking.NameLinker`:
    brackets, exact names, fuzzy/BM25 name matches; ambiguous names keep all candidates);
 2. predicts, per anchor ``a``, whether the answers hang off it, ``P(a)`` (its link
    confidence when untrained), and a distribution over metapaths ``P(m | q, a)`` (learned by
-   :func:`~skbsearch.retrieve.skb_graph_fit.fit_kg_model` from judged queries, or from the
+   :func:`~skbsearch.retrieve.graph.fit.fit_kg_model` from judged queries, or from the
    schema's relation and type names when untrained) and the answer type ``P(t | q)``;
 3. scores every candidate ``c`` — the nodes the metapaths reach from the anchors plus the
    text retriever's top ``n_text`` of the target types — as::
@@ -19,6 +19,9 @@ For a query, :class:`SKBGraphRetriever`
    (plus a 1e-6 popularity tie-break). Candidates found only through the graph are
    scored like the others; walks never return to their anchor, and named anchors are not
    answers unless training showed they can be.
+
+A fitted model ranks blended with the untrained stage at the strength its fit chose
+(:mod:`~skbsearch.retrieve.graph.blend`; 0: the untrained stage alone).
 
 :meth:`SKBGraphRetriever.explain` names the anchor, the metapath instance and the text
 or bounds that made a node score.
@@ -36,11 +39,12 @@ from skbsearch.index.sparse import BM25Index, top_k
 from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.store import SKB, numeric_column, positions
 from skbsearch.operators import StageBase
-from skbsearch.retrieve.answer_types import AnswerTypes
-from skbsearch.retrieve.graph_aware import parse_attribute_bounds
-from skbsearch.retrieve.linking import bracket_mentions, normalise, strip_brackets
-from skbsearch.retrieve.metapaths import Metapath, TypeGraph, steps_of
-from skbsearch.retrieve.skb_graph_model import (
+from skbsearch.retrieve.graph.answer_types import AnswerTypes
+from skbsearch.retrieve.graph.blend import blend_runs, plain_twin
+from skbsearch.retrieve.graph.exact_linker import bracket_mentions, normalise, strip_brackets
+from skbsearch.retrieve.graph.linking import Anchor, NameLinker, bm25_top_k
+from skbsearch.retrieve.graph.metapaths import Metapath, TypeGraph, steps_of
+from skbsearch.retrieve.graph.model import (
     FEATURES,
     KGModel,
     anchor_view,
@@ -49,7 +53,7 @@ from skbsearch.retrieve.skb_graph_model import (
     zero_shot_paths,
     zero_shot_types,
 )
-from skbsearch.retrieve.skb_linking import Anchor, NameLinker, bm25_top_k
+from skbsearch.retrieve.graph_aware import parse_attribute_bounds
 from skbsearch.types import Query, Run
 
 
@@ -132,6 +136,7 @@ class SKBGraphRetriever(StageBase):
         and aliases."""
         self.model = model
         self._plans: dict[str, tuple[Plan, dict]] = {}
+        self._plain: SKBGraphRetriever | None = None
         if model is not None and model.background is not None:
             self.linker.exact.background = model.background
         skb = self.skb
@@ -323,6 +328,22 @@ class SKBGraphRetriever(StageBase):
 
     def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
         queries = list(queries)
+        b = self.model.blend if self.model is not None else 1.0
+        if b <= 0.0:
+            return self.plain()._ranked(queries, run)
+        fitted = self._ranked(queries, run)
+        if b >= 1.0:
+            return fitted
+        return blend_runs(self.plain()._ranked(queries, run), fitted, b, self.k, self.name)
+
+    def plain(self) -> SKBGraphRetriever:
+        """The untrained stage on the same indexes (what a fitted model backs off to)."""
+        if self._plain is None:
+            self._plain = plain_twin(self)
+            self._plain._plain = self._plain
+        return self._plain
+
+    def _ranked(self, queries: list[Query], run: Run | None) -> Run:
         _, scored = self.score(queries, run)
         ids = self.skb.ids_array
         out = Run(name=self.name)
@@ -338,6 +359,8 @@ class SKBGraphRetriever(StageBase):
         skb = self.skb
         if not skb.has_node(doc_id):
             return []
+        if self.model is not None and self.model.blend <= 0.0:
+            return self.plain().explain(query, doc_id)
         node = int(skb.index_of(doc_id))
         got = self._plans.get(query.text)
         if got is None:  # explain runs once per shown result: plan and walk each query once

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from skbsearch.kb import SKBBuilder
-from skbsearch.retrieve.answer_types import AnswerTypes, answer_phrase, forms, singular
+from skbsearch.retrieve.graph.answer_types import AnswerTypes, answer_phrase, forms, singular
 
 
 def _kb():

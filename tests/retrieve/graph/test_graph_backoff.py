@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.graph import GraphRetriever
-from skbsearch.retrieve.linking import EntityLinker
-from skbsearch.retrieve.relpath import RelationPathModel
+from skbsearch.retrieve.graph.exact_linker import EntityLinker
+from skbsearch.retrieve.graph.metaqa_path import GraphRetriever
+from skbsearch.retrieve.graph.relpath import RelationPathModel
 
 WROTE = ("written_by",)
 DIRECTED = ("directed_by",)

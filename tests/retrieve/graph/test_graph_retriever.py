@@ -10,10 +10,10 @@ from kg_fixtures import movies, shop, shop_queries
 
 from skbsearch.errors import IndexError_, InputError
 from skbsearch.index.sparse import BM25Index
+from skbsearch.retrieve.graph.fit import fit_kg_model
+from skbsearch.retrieve.graph.model import KGModel, text_types, zero_shot_paths, zero_shot_types
+from skbsearch.retrieve.graph.retriever import SKBGraphRetriever
 from skbsearch.retrieve.lbfgs import minimize_lbfgs
-from skbsearch.retrieve.skb_graph import SKBGraphRetriever
-from skbsearch.retrieve.skb_graph_fit import fit_kg_model
-from skbsearch.retrieve.skb_graph_model import KGModel, text_types, zero_shot_paths, zero_shot_types
 from skbsearch.types import Qrels, Query
 
 
@@ -52,7 +52,7 @@ def test_zero_shot_targets_and_paths_come_from_the_schema(kb):
     assert zero_shot_types(kb, {"which", "brand"}, ["product"]) == {"product": 0.5, "brand": 0.5}
     assert zero_shot_types(movies(), {"which", "genre"}, []) == {"genre": 1.0}
     mk = movies()
-    from skbsearch.retrieve.metapaths import TypeGraph
+    from skbsearch.retrieve.graph.metapaths import TypeGraph
 
     paths = zero_shot_paths(TypeGraph(mk), "movie", {"who", "directed"}, None, 1)
     assert paths[0][0] == ("movie", "directed_by") and paths[0][1] > paths[1][1]
@@ -61,7 +61,7 @@ def test_zero_shot_targets_and_paths_come_from_the_schema(kb):
 def test_zero_shot_paths_limited_are_the_best_of_all(kb):
     """A limited search (pruned by the best score a branch can reach) returns exactly the
     head of the full ranking, ties in the schema's walk order."""
-    from skbsearch.retrieve.metapaths import TypeGraph
+    from skbsearch.retrieve.graph.metapaths import TypeGraph
 
     for skb_, start, words in ((movies(), "movie", {"who", "directed", "starred"}),
                                (movies(), "person", {"films", "directed"}),

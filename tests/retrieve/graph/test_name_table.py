@@ -7,7 +7,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skbsearch.retrieve.name_table import (
+from skbsearch.retrieve.graph.name_table import (
     NameTable,
     hash_array,
     key_hash,
@@ -52,8 +52,8 @@ def test_colliding_hashes_compare_the_keys() -> None:
 
 def test_tables_persist_beside_the_skb_and_rebuild_when_stale(tmp_path) -> None:
     from skbsearch.kb import SKBBuilder
-    from skbsearch.retrieve.linking import EntityLinker
-    from skbsearch.retrieve.name_table import load_or_build_name_tables
+    from skbsearch.retrieve.graph.exact_linker import EntityLinker
+    from skbsearch.retrieve.graph.name_table import load_or_build_name_tables
 
     b = SKBBuilder()
     for i, name in enumerate(["Heat", "heat", "Café Society", "Heat"]):

@@ -5,14 +5,16 @@
 - an anchor model: is a linked anchor one the query's answers hang off? (softmax
   regression over tokens describing the link: source, confidence, rank, type, the words
   before the mention; :func:`anchor_view`);
-- a metapath model: n-gram softmax regression (:class:`~skbsearch.retrieve.relpath.
+- a metapath model: n-gram softmax regression (:class:`~skbsearch.retrieve.graph.relpath.
   RelationPathModel`, reused as is) from the query with the anchor's mention masked and
   the anchor's type (:func:`path_view`) to a metapath ``(start_type, step, ...)``. An
   anchor's metapath distribution is ``P(real | anchor) * P(metapath | query, type)``;
 - a target-type model: the same regression from the query to its answers' node type;
 - the combination weights of the evidence (relational, text, attribute bounds, type);
 - whether linked anchors are excluded from the answers, the linker's template words and
-  its learned aliases (words that name a node without its name).
+  its learned aliases (words that name a node without its name);
+- its blend with the untrained stage (:mod:`~skbsearch.retrieve.graph.blend`), chosen by
+  cross-validation inside the training queries.
 
 Without training (:func:`zero_shot_paths`, :func:`zero_shot_types`) metapaths and target
 types come from the schema: relation and type names matched to the query's words.
@@ -38,10 +40,10 @@ from skbsearch.atomic import atomic_dir
 from skbsearch.errors import IndexError_
 from skbsearch.kb.descriptive import descriptive_fields
 from skbsearch.kb.store import SKB, arrow_numpy
-from skbsearch.retrieve.linking import MASK
-from skbsearch.retrieve.metapaths import Metapath, TypeGraph, steps_of
-from skbsearch.retrieve.relpath import RelationPathModel
-from skbsearch.retrieve.skb_linking import Anchor
+from skbsearch.retrieve.graph.exact_linker import MASK
+from skbsearch.retrieve.graph.linking import Anchor
+from skbsearch.retrieve.graph.metapaths import Metapath, TypeGraph, steps_of
+from skbsearch.retrieve.graph.relpath import RelationPathModel
 
 FORMAT = "skbsearch.kg/1"
 KIND = "kg-model"
@@ -255,6 +257,9 @@ class KGModel:
     info: dict[str, Any] = field(default_factory=dict)
     #: learned aliases: query word or bigram -> [(node id, strength)]
     aliases: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    #: weight of this model against the untrained stage (:mod:`~skbsearch.retrieve.graph.blend`;
+    #: 0: the untrained stage, 1: this model alone)
+    blend: float = 1.0
 
     def anchor_probs(self, views: Sequence[str]) -> np.ndarray | None:
         """P(the anchor leads to the answers) per anchor view (``None``: not learned)."""
@@ -280,7 +285,7 @@ class KGModel:
         with atomic_dir(path, kind=KIND) as tmp:
             meta: dict[str, Any] = {
                 "artefact": KIND, "format": FORMAT, "answer_types": self.answer_types,
-                "weights": self.weights, "exclude_anchors": self.exclude_anchors,
+                "weights": self.weights, "exclude_anchors": self.exclude_anchors, "blend": self.blend,
                 "background": self.background, "info": self.info,
                 "aliases": {g: [[n, s] for n, s in v] for g, v in self.aliases.items()},
                 "path_model": _dump_lr(self.path_model, tmp, "path"),
@@ -312,6 +317,7 @@ class KGModel:
                 weights=weights, exclude_anchors=bool(meta.get("exclude_anchors", True)),
                 background=meta.get("background"), info=dict(meta.get("info") or {}),
                 aliases={str(g): [(str(n), float(x)) for n, x in v] for g, v in (meta.get("aliases") or {}).items()},
+                blend=min(max(float(meta.get("blend", 1.0)), 0.0), 1.0),
             )
         except (KeyError, TypeError, AttributeError) as e:
             raise IndexError_(f"{path}/model.json: damaged graph-stage model ({e!r}); fit it again") from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.linking import (
+from skbsearch.retrieve.graph.exact_linker import (
     MASK,
     EntityLinker,
     bracket_mentions,

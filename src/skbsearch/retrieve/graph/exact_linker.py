@@ -23,7 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.name_table import build_name_tables, load_or_build_name_tables, normalise
+from skbsearch.retrieve.graph.name_table import (
+    build_name_tables,
+    load_or_build_name_tables,
+    normalise,
+)
 
 BRACKET_RE = re.compile(r"\[([^\[\]]+)\]")
 

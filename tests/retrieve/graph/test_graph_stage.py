@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "retrieve"))
 from kg_fixtures import shop, shop_queries  # noqa: E402
 
 from skbsearch.errors import InputError  # noqa: E402

@@ -24,7 +24,7 @@ import numpy as np
 
 from skbsearch.kb.schema import INVERSE_SUFFIX
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.name_table import normalise
+from skbsearch.retrieve.graph.name_table import normalise
 
 _TOKEN = re.compile(r"[^0-9a-z]+")
 #: words a question starts with before it says what it asks for
