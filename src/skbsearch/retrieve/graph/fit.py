@@ -27,6 +27,7 @@ import numpy as np
 
 from skbsearch.errors import InputError
 from skbsearch.kb.store import SKB
+from skbsearch.retrieve.graph.backoff import fit_backoff
 from skbsearch.retrieve.graph.exact_linker import bracket_mentions, normalise, strip_brackets
 from skbsearch.retrieve.graph.linking import learn_aliases
 from skbsearch.retrieve.graph.metapaths import Metapath, MinedPath, mine_metapaths, path_text
@@ -159,6 +160,9 @@ def fit_kg_model(
     model = KGModel(path_model, anchor_model, type_model, answer_types, weights, exclude, background, info,
                     aliases)
     retriever.set_model(model)
+    if path_model is not None:
+        model.backoff = fit_backoff(retriever, texts, answers, path_model.classes)
+        info["backoff"] = {path_text(p): [path_text(q) for q in qs] for p, qs in model.backoff.items()}
     return model
 
 

@@ -255,6 +255,8 @@ class KGModel:
     info: dict[str, Any] = field(default_factory=dict)
     #: learned aliases: query word or bigram -> [(node id, strength)]
     aliases: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    #: learned back-off: metapath -> metapaths to follow when it reaches nothing
+    backoff: dict[Metapath, list[Metapath]] = field(default_factory=dict)
 
     def anchor_probs(self, views: Sequence[str]) -> np.ndarray | None:
         """P(the anchor leads to the answers) per anchor view (``None``: not learned)."""
@@ -283,6 +285,7 @@ class KGModel:
                 "weights": self.weights, "exclude_anchors": self.exclude_anchors,
                 "background": self.background, "info": self.info,
                 "aliases": {g: [[n, s] for n, s in v] for g, v in self.aliases.items()},
+                "backoff": [[list(p), [list(q) for q in qs]] for p, qs in self.backoff.items()],
                 "path_model": _dump_lr(self.path_model, tmp, "path"),
                 "anchor_model": _dump_lr(self.anchor_model, tmp, "anchor"),
                 "type_model": _dump_lr(self.type_model, tmp, "type"),
@@ -312,6 +315,7 @@ class KGModel:
                 weights=weights, exclude_anchors=bool(meta.get("exclude_anchors", True)),
                 background=meta.get("background"), info=dict(meta.get("info") or {}),
                 aliases={str(g): [(str(n), float(x)) for n, x in v] for g, v in (meta.get("aliases") or {}).items()},
+                backoff={tuple(map(str, p)): [tuple(map(str, q)) for q in qs] for p, qs in meta.get("backoff") or []},
             )
         except (KeyError, TypeError, AttributeError) as e:
             raise IndexError_(f"{path}/model.json: damaged graph-stage model ({e!r}); fit it again") from None
