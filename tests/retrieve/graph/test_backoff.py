@@ -3,6 +3,8 @@ the fact), follow what answered instead on the training queries, then the next m
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -75,6 +77,12 @@ def test_no_backoff_follows_nothing_else() -> None:
 def test_backoff_survives_save_and_load(fitted, tmp_path) -> None:
     fitted.fitted.save(tmp_path / "m")
     assert KGModel.load(tmp_path / "m").backoff == {WROTE: [DIRECTED]}
+    # a model saved before the back-off existed (format /1) still loads, without one
+    meta = json.loads((tmp_path / "m" / "model.json").read_text())
+    meta["format"] = "skbsearch.kg/1"
+    del meta["backoff"]
+    (tmp_path / "m" / "model.json").write_text(json.dumps(meta))
+    assert KGModel.load(tmp_path / "m").backoff == {}
 
 
 def test_backoff_order_and_min_hits() -> None:

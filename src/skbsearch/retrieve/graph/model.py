@@ -43,7 +43,9 @@ from skbsearch.retrieve.graph.linking import Anchor
 from skbsearch.retrieve.graph.metapaths import Metapath, TypeGraph, steps_of
 from skbsearch.retrieve.graph.relpath import RelationPathModel
 
-FORMAT = "skbsearch.kg/1"
+FORMAT = "skbsearch.kg/2"
+#: formats :meth:`KGModel.load` reads (``/1``: before the learned back-off)
+READABLE = (FORMAT, "skbsearch.kg/1")
 KIND = "kg-model"
 FEATURES = ("rel", "text", "attr", "type")
 DEFAULT_WEIGHTS: dict[str, float] = {"rel": 1.0, "text": 1.0, "attr": 1.0, "type": 0.5}
@@ -302,7 +304,7 @@ class KGModel:
         except (OSError, ValueError) as e:
             raise IndexError_(f"{path}: not a graph-stage model ({e}); fit one with "
                               "skbsearch.stages.fit(pipeline, queries, qrels) and save it") from None
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        if not isinstance(meta, dict) or meta.get("format") not in READABLE:
             raise IndexError_(f"{path}/model.json: unsupported format "
                               f"{meta.get('format') if isinstance(meta, dict) else meta!r}; expected {FORMAT}")
         try:
