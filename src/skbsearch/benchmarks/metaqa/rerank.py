@@ -32,9 +32,8 @@ from skbsearch.benchmarks.metaqa.protocol import (
 )
 from skbsearch.errors import InputError
 from skbsearch.kb.store import SKB
-from skbsearch.read.kgqa import RerankKGQA
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
-from skbsearch.rerank.triples import TripleReranker, TripleRetriever
+from skbsearch.rerank.triples import TripleRetriever
 from skbsearch.retrieve.graph.exact_linker import EntityLinker
 from skbsearch.train.triples import (
     KGQAExample,
