@@ -9,8 +9,9 @@ bounds (see :mod:`skbsearch.retrieve.graph.retriever`)::
     fit(p, train_queries, train_qrels)     # learns metapaths, target types, aliases, weights
     p.save_model("kg-model/")              # later: pipeline("graph(model='kg-model/')", kb)
 
-It is the only graph retriever: the catalogue-only stage (``graph-v1``) and MetaQA's
-relation-path pipeline were retired into it (their back-off is its ``backoff`` parameter).
+It is the only graph retriever (the catalogue-only first version was retired into it), and
+``skb bench metaqa`` runs it: what MetaQA's relation-path pipeline did better, backing off
+when a question's path reaches nothing, is its ``backoff`` parameter (learned by ``fit``).
 """
 
 from __future__ import annotations
