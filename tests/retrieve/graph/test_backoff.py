@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.graph.backoff import backoff_order, learn_backoff
+from skbsearch.retrieve.graph.backoff import back_off, learn_backoff
 from skbsearch.retrieve.graph.model import KGModel
 from skbsearch.stages import StageContext, fit, pipeline
 from skbsearch.types import Qrels, Query
@@ -88,8 +88,19 @@ def test_backoff_survives_save_and_load(fitted, tmp_path) -> None:
 def test_backoff_order_and_min_hits() -> None:
     planned = [(0, WROTE, 0.9), (1, GENRE, 0.2)]
     spare = [(0, GENRE, 0.05), (0, DIRECTED, 0.08)]
-    got = list(backoff_order(planned, spare, {WROTE: [DIRECTED]}))
-    assert got == [(0, DIRECTED, 0.9), (0, DIRECTED, 0.08), (0, GENRE, 0.05)]
+    learned = {WROTE: [GENRE, DIRECTED]}
+    nodes = {(0, DIRECTED): np.array([5]), (0, GENRE): np.array([7]), (1, GENRE): np.array([7])}
+    walk = lambda ai, path: nodes.get((ai, path), np.zeros(0, np.int64))  # noqa: E731
+    genre = [(1, GENRE, 0.2, np.array([7]))]
+    # the top path reached nothing: its first substitute that reaches something, with its probability
+    assert [x[:3] for x in back_off(planned, spare, learned, genre, walk)] == [(0, GENRE, 0.9)]
+    assert back_off(planned, spare, learned, [(0, WROTE, 0.9, np.array([3]))], walk) == []  # it did
+    # the top path's anchor reached nothing, nothing learned: its most probable spare path that
+    # reaches something (whatever other anchors reached)
+    assert [x[:3] for x in back_off(planned, spare, {}, [], walk)] == [(0, DIRECTED, 0.9)]
+    assert [x[:3] for x in back_off(planned, spare, {}, genre, walk)] == [(0, DIRECTED, 0.9)]
+    assert back_off(planned, spare, {}, [(0, GENRE, 0.1, np.array([7]))], walk) == []  # it reached some
+    assert [x[:3] for x in back_off([], spare, {}, [], walk)] == [(0, DIRECTED, 0.08)]  # nothing planned
 
     class Plan:
         def __init__(self, node: int) -> None:

@@ -5,11 +5,12 @@ metapath the stage planned for a query reaches nothing from its anchors, and onl
 evidence is left. With back-off the stage follows further metapaths, one at a time, until
 one reaches something:
 
-1. the metapaths that answered instead on training queries in the same situation
-   (:func:`learn_backoff`, stored in the fitted model: for each metapath, the others whose
-   top answer was right most often when it reached nothing), with the failed metapath's
-   probability;
-2. then the next most probable metapaths of the anchors (beyond ``top_paths``).
+1. when the most probable metapath reaches nothing: the metapaths that answered instead on
+   training queries in the same situation (:func:`learn_backoff`, stored in the fitted
+   model: for each metapath, the others whose top answer was right most often when it
+   reached nothing), with the failed metapath's probability;
+2. when that anchor reached nothing at all: its metapaths too improbable to be planned and
+   its next most probable ones (beyond ``top_paths``), with the failed metapath's probability.
 
 Learned from judged queries only; no rule names a relation or a type.
 """
@@ -17,7 +18,7 @@ Learned from judged queries only; no rule names a relation or a type.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,16 +29,38 @@ from skbsearch.retrieve.graph.metapaths import Metapath
 PlannedPath = tuple[int, Metapath, float]
 
 
-def backoff_order(paths: Sequence[PlannedPath], spare: Sequence[PlannedPath],
-                  learned: dict[Metapath, list[Metapath]]) -> Iterator[PlannedPath]:
-    """The metapaths to try, in order, when none of ``paths`` reached anything: the learned
-    substitutes of the most probable planned path (with its probability), then ``spare``
-    (the anchors' next most probable paths) best first."""
-    if paths:
-        ai, top, prob = max(paths, key=lambda x: x[2])
-        for alt in learned.get(top, ()):
-            yield ai, alt, prob
-    yield from sorted(spare, key=lambda x: -x[2])
+def back_off(paths: Sequence[PlannedPath], spare: Sequence[PlannedPath],
+             learned: dict[Metapath, list[Metapath]], reached: Sequence[tuple[Any, ...]],
+             follow: Callable[[int, Metapath], np.ndarray]) -> list[tuple[int, Metapath, float, np.ndarray]]:
+    """The back-off walks of one query, ``(anchor, metapath, probability, reached nodes)``.
+
+    When the most probable of the planned ``paths`` reached nothing, its learned substitutes
+    are followed in turn, with its probability, until one reaches something. When none
+    does and none of that path's anchor's planned paths reached anything either, the
+    anchor's ``spare`` metapaths (too improbable to be planned, or beyond ``top_paths``)
+    are followed, most probable first, with the failed path's probability, until one
+    does; with no planned path at all, the spare ones of every anchor (their own).
+    """
+    if not paths:
+        return [] if reached else _first(sorted(spare, key=lambda x: -x[2]), follow)
+    ai, top, prob = max(paths, key=lambda x: x[2])
+    if any(r[0] == ai and r[1] == top for r in reached):
+        return []
+    got = _first([(ai, alt, prob) for alt in learned.get(top, ())], follow)
+    if got or any(r[0] == ai for r in reached):
+        return got
+    return _first([(ai, m, prob) for _, m, _ in sorted((x for x in spare if x[0] == ai), key=lambda x: -x[2])],
+                  follow)
+
+
+def _first(todo: Sequence[PlannedPath], follow: Callable[[int, Metapath], np.ndarray]
+           ) -> list[tuple[int, Metapath, float, np.ndarray]]:
+    """The first of ``todo`` that reaches something, as a one-walk list (``[]``: none does)."""
+    for ai, path, prob in todo:
+        nodes = follow(ai, path)
+        if len(nodes):
+            return [(ai, path, prob, nodes)]
+    return []
 
 
 def learn_backoff(plans: Sequence[Any], answers: Sequence[np.ndarray], classes: Sequence[Metapath],
@@ -45,8 +68,8 @@ def learn_backoff(plans: Sequence[Any], answers: Sequence[np.ndarray], classes: 
                   max_paths: int = 3, min_hits: int = 2) -> dict[Metapath, list[Metapath]]:
     """For each metapath, the metapaths to follow instead when it reaches nothing.
 
-    On the training queries whose planned metapaths all reach nothing from their anchors,
-    every other known metapath from the most probable path's anchor type is followed, and
+    On the training queries whose most probable planned metapath reaches nothing from its
+    anchor, every other known metapath from the most probable path's anchor type is followed, and
     its top answer (the most popular node it reaches, as the stage breaks ties) checked
     against the query's answers; per failed metapath, the ``max_paths`` substitutes that
     were right most often (at least ``min_hits`` times) are kept, most hits first.
@@ -60,10 +83,12 @@ def learn_backoff(plans: Sequence[Any], answers: Sequence[np.ndarray], classes: 
     """
     hits: dict[Metapath, Counter[Metapath]] = {}
     for plan, gold in zip(plans, answers, strict=True):
-        if not plan.paths or any(len(follow(plan.anchors[ai].node, m)) for ai, m, _ in plan.paths):
+        if not plan.paths:
             continue
         ai, top, _ = max(plan.paths, key=lambda x: x[2])
         node = plan.anchors[ai].node
+        if len(follow(node, top)):
+            continue
         for other in classes:
             if other == top or other[0] != top[0]:
                 continue

@@ -37,7 +37,7 @@ from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.store import SKB, numeric_column, positions
 from skbsearch.operators import StageBase
 from skbsearch.retrieve.graph.answer_types import AnswerTypes
-from skbsearch.retrieve.graph.backoff import PlannedPath, backoff_order
+from skbsearch.retrieve.graph.backoff import PlannedPath, back_off
 from skbsearch.retrieve.graph.bounds import parse_attribute_bounds
 from skbsearch.retrieve.graph.exact_linker import bracket_mentions, normalise, strip_brackets
 from skbsearch.retrieve.graph.linking import Anchor, NameLinker, bm25_top_k
@@ -191,7 +191,9 @@ class SKBGraphRetriever(StageBase):
                 opts.sort(key=lambda x: -x[1])
             kept = [(m, weight * v) for m, v in opts if steps_of(m)]
             plan.paths.extend((ai, m, v) for m, v in kept[: self.top_paths] if v >= self.min_path_prob)
-            plan.spare.extend((ai, m, v) for m, v in kept[self.top_paths : self.top_paths + self.backoff])
+            # back-off candidates: the top paths too improbable to follow, then the next ones
+            plan.spare.extend((ai, m, v) for k, (m, v) in enumerate(kept[: self.top_paths + self.backoff])
+                              if k >= self.top_paths or v < self.min_path_prob)
         return plans
 
     def _class_paths(self, node: int, start: str, types: dict[str, float]) -> list[tuple[Metapath, float]]:
@@ -280,22 +282,19 @@ class SKBGraphRetriever(StageBase):
 
     def walks(self, plan: Plan, cache: dict) -> list[tuple[int, Metapath, float, np.ndarray]]:
         """``(anchor, metapath, probability, reached nodes)`` of the plan's metapaths that
-        reach something; when none does, of the first back-off metapath that does."""
+        reach something, and of the back-off metapaths followed
+        (:func:`~skbsearch.retrieve.graph.backoff.back_off`)."""
         out = []
         for ai, path, prob in plan.paths:
             check_deadline()
             reached = self._follow(plan.anchors[ai].node, path, cache)
             if len(reached):
                 out.append((ai, path, prob, reached))
-        if out or self.backoff <= 0:
+        if self.backoff <= 0:
             return out
         learned = self.model.backoff if self.model is not None else {}
-        for ai, path, prob in backoff_order(plan.paths, plan.spare, learned):
-            check_deadline()
-            reached = self._follow(plan.anchors[ai].node, path, cache)
-            if len(reached):
-                return [(ai, path, prob, reached)]
-        return out
+        return out + back_off(plan.paths, plan.spare, learned, out,
+                              lambda ai, path: self._follow(plan.anchors[ai].node, path, cache))
 
     def _score_one(self, q: Query, plan: Plan, text: np.ndarray, toks: list[int],
                    cache: dict, exclude: bool) -> Scored:
