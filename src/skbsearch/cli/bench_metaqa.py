@@ -89,7 +89,7 @@ def metaqa(
     hops: str = typer.Option("1,2,3", "--hops", help="Hops to score, e.g. 1,2,3."),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Score only the first N questions per hop."),
     brackets: bool = typer.Option(True, "--brackets/--no-brackets", help="Whether the pipeline sees the "
-                                  "[topic] markup of the questions."),
+                                  "questions' topic markup (\\[Kismet])."),
     train_on: str = typer.Option("all", "--train-on", help="all: dev questions of every hop; hop: same hop only."),
     cache: Path | None = typer.Option(None, "--cache", help="Cache dir (default $SKB_CACHE_DIR or ~/.cache/skbsearch)."),
     json_out: Path | None = typer.Option(None, "--json", callback=output_option, help=(
