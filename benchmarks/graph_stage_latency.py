@@ -8,7 +8,7 @@ Protocol:
 2. The stages are built once (name index, type graph, linker dictionaries: timed apart).
    ``graph`` is fitted on the first half of the catalogue's queries (``stages.fit``:
    answers only) and timed on the other half, one query per call after one warm-up query;
-   the untrained ``graph`` (zero-shot) and the catalogue-only ``graph-v1`` stage are timed
+   the untrained ``graph`` (zero-shot) is timed
    on the same queries for comparison. Quality (Hit@1, MRR) on the timed queries is reported too.
 3. p50/p95 ms per query; peak resident memory of the process.
 
@@ -38,7 +38,7 @@ from skbsearch.stages.context import StageContext
 from skbsearch.synth.catalogue import CatalogueDataset
 from skbsearch.types import Qrels, Run
 
-SYSTEMS = {"graph (fitted)": "graph", "graph (zero-shot)": "graph", "graph-v1 (catalogue-only)": "graph-v1(target=[product])"}
+SYSTEMS = {"graph (fitted)": "graph", "graph (zero-shot)": "graph"}
 
 
 def log(msg: str) -> None:

@@ -28,7 +28,6 @@ from skbsearch.index import get_kind
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.filters import NodeFilter
-from skbsearch.retrieve.graph_aware import GraphAwareRetriever
 from skbsearch.retrieve.sparse import BM25Retriever, evidence_lines
 from skbsearch.stages import fit, pipeline
 from skbsearch.stages.context import StageContext
@@ -65,8 +64,9 @@ def _systems(skb: SKB, indexes: Path, say: Callable[[str], None],
 
     Indexes go under ``indexes`` (``SKB_DIR/indexes``): the plain BM25 index where
     ``skb search SKB_DIR`` looks for it, the relation-aware one beside it (``--index``).
-    The general graph stage ``kg`` is fitted on ``train`` (other generated queries than
-    the evaluated ones) and its model saved under ``indexes/kg-model``.
+    The graph stage runs untrained (``graph``) and fitted on ``train`` (other generated
+    queries than the evaluated ones; ``graph (fitted)``, its model saved under
+    ``indexes/kg-model``).
     """
     products = NodeFilter(types=("product",))
     systems: dict[str, Callable[[list[Query]], Run]] = {}
@@ -83,16 +83,16 @@ def _systems(skb: SKB, indexes: Path, say: Callable[[str], None],
     rel.save(indexes / "bm25-rel")
     systems["bm25+rel"] = BM25Retriever(BM25Index.load(indexes / "bm25-rel"), k=100, filter=products, skb=skb)
 
-    say("graph-aware: text + neighbour-name evidence per relation + price/rating bounds")
-    systems["graph-aware"] = GraphAwareRetriever(skb, BM25Index.load(bm25_dir), target_types=("product",))
+    say("graph stage, untrained: linked names, metapaths from the schema, text, price/rating bounds")
+    systems["graph"] = pipeline("graph(target=[product])", StageContext(skb))
 
-    kg = pipeline("kg", StageContext(skb))
+    kg = pipeline("graph", StageContext(skb))
     if train is not None and train[0]:
-        say(f"general graph stage (kg): fitting metapaths, aliases and weights on {len(train[0])} "
+        say(f"graph stage, fitted: metapaths, aliases and weights from {len(train[0])} "
             "other generated queries")
         fit(kg, *train)
         kg.save_model(indexes / "kg-model")
-    systems["kg"] = kg
+    systems["graph (fitted)"] = kg
     return systems
 
 
@@ -113,7 +113,7 @@ def run_demo(
         out: directory for the generated SKB and indexes (default: a temp dir, removed).
         products: number of generated products.
         queries: number of generated queries.
-        train_queries: further generated queries (never evaluated) the ``kg`` stage fits on.
+        train_queries: further generated queries (never evaluated) the graph stage fits on.
         seed: generator seed.
         show: how many queries to print with their top results and evidence.
     """
@@ -132,7 +132,7 @@ def run_demo(
     try:
         say(f"generating a synthetic catalogue SKB: {products} products, {queries} queries (seed {seed})")
         ds = generate_catalogue(products, seed=seed, n_queries=queries + train_queries)
-        # the first `queries` are evaluated (the same as generating only those); the rest train kg
+        # the first `queries` are evaluated (the same as generating only those); the rest fit the graph stage
         train = (ds.queries[queries:], Qrels({q.id: ds.qrels[q.id] for q in ds.queries[queries:]}))
         ds.queries = ds.queries[:queries]
         ds.qrels = Qrels({q.id: ds.qrels[q.id] for q in ds.queries})
@@ -143,7 +143,7 @@ def run_demo(
         skb_dir = work / "dataset" / "skb"
         systems = _systems(skb, skb_dir / "indexes", say, train)
         result = DemoResult(config={"products": products, "queries": queries, "seed": seed,
-                                    "kg_train_queries": len(train[0])})
+                                    "graph_train_queries": len(train[0])})
         lat = LatencyRecorder()
         for name, stage in systems.items():
             with lat.stage(name, n_queries=len(ds.queries)):
@@ -165,7 +165,7 @@ def run_demo(
             if tmp is None:
                 q = shlex.quote(str(skb_dir))
                 rel_dir = shlex.quote(str(skb_dir / "indexes" / "bm25-rel"))
-                kg_spec = shlex.quote(f"kg(model='{skb_dir / 'indexes' / 'kg-model'}') % 10")
+                kg_spec = shlex.quote(f"graph(model='{skb_dir / 'indexes' / 'kg-model'}') % 10")
                 done = (f"\n{done}; data under {work}\nsearch it: skb search {q} 'red hiking jacket' "
                         f"--type product (relation-aware index: add --index {rel_dir}; the fitted "
                         f"graph stage: -p {kg_spec})")

@@ -24,8 +24,6 @@ PRIVATE_IMPORTS_LEFT = {
     ("skbsearch/rerank/cross_encoder.py", "_resolve_local"),
     ("skbsearch/rerank/cross_encoder.py", "_SentenceTransformersScorer"),
     ("skbsearch/rerank/cross_encoder_onnx.py", "_resolve_local"),
-    ("skbsearch/stages/graph_general.py", "_name_index"),
-    ("skbsearch/stages/retrievers.py", "_mrr"),
     ("skbsearch/train/triples.py", "_tail_mean"),
 }
 

@@ -13,8 +13,8 @@ from skbsearch.synth.chats import generate_chats
 
 def test_run_demo_quiet_computes_every_system(tmp_path):
     res = run_demo(tmp_path / "demo", products=400, queries=30, quiet=True)
-    assert set(res.metrics) == {"bm25", "bm25+rel", "graph-aware", "kg"}
-    assert res.config["kg_train_queries"] > 0 and len(res.runs["kg"]) == 30
+    assert set(res.metrics) == {"bm25", "bm25+rel", "graph", "graph (fitted)"}
+    assert res.config["graph_train_queries"] > 0 and len(res.runs["graph (fitted)"]) == 30
     for row in res.metrics.values():
         assert set(row) == set(METRICS) and all(0.0 <= v <= 1.0 for v in row.values())
     assert (tmp_path / "demo" / "dataset" / "skb" / "meta.json").is_file()
@@ -31,7 +31,7 @@ def test_demo_cli_prints_tables_and_saves_result(tmp_path):
     assert r.exit_code == 0, r.output
     assert "Recall@20" in r.output and "Implicit-fact retrieval" in r.output
     saved = json.loads((tmp_path / "r.json").read_text())
-    assert saved["benchmark"] == "demo" and "graph-aware" in saved["groups"]
+    assert saved["benchmark"] == "demo" and "graph (fitted)" in saved["groups"]
 
 
 def test_generate_chats_is_seeded_and_one_positive_per_query():

@@ -1,16 +1,14 @@
-"""The persisted node-name index of graph-aware retrieval."""
+"""The persisted node-name index of the graph stage."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from skbsearch.index import names as names_mod
-from skbsearch.index.names import build_name_index, load_or_build_name_index, name_token_rows
+from skbsearch.index.names import load_or_build_name_index
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.graph_aware import GraphAwareRetriever, _NameTokens
 from skbsearch.stages import StageContext, pipeline
 from skbsearch.synth.catalogue import generate_catalogue
 
@@ -49,33 +47,3 @@ def test_stale_name_index_is_rebuilt(saved, tmp_path: Path) -> None:
     index = load_or_build_name_index(kb, where, notify=notes.append)
     assert index.num_docs == kb.num_nodes and notes and "rebuilding" in notes[0]
     assert index.source["skb_hash"] == kb.meta["content_hash"]
-
-
-def test_token_rows_equal_tokenised_names(saved) -> None:
-    kb, _ = saved
-    index = build_name_index(kb)
-    rows = name_token_rows(index, kb)
-    assert rows is not None
-    fast = _NameTokens(*rows)
-    toks = index.tokenize([nm or "" for nm in kb.column("name")])
-    for i in range(kb.num_nodes):
-        np.testing.assert_array_equal(fast[i], np.unique(np.asarray(toks[i], dtype=np.int64)))
-    # a name index over other documents falls back to tokenising
-    shuffled = type(index).from_texts(list(zip(reversed(kb.ids), reversed(kb.column("name")),
-                                               strict=True)), stopwords="en")
-    assert name_token_rows(shuffled, kb) is None
-    slow = _NameTokens.of(shuffled, kb)
-    assert int(np.bincount(slow.ids).sum()) == int(np.bincount(fast.ids).sum())
-
-
-def test_retriever_same_with_either_token_source(saved, monkeypatch: pytest.MonkeyPatch) -> None:
-    kb, queries = saved
-    from skbsearch.index.sparse import BM25Index
-    from skbsearch.retrieve import graph_aware
-
-    text = BM25Index.from_skb(kb, add_rel=True)
-    names = build_name_index(kb)
-    a = GraphAwareRetriever(kb, text, target_types=["product"], name_index=names, k=10)(queries)
-    monkeypatch.setattr(graph_aware, "name_token_rows", lambda index, skb: None)  # tokenise
-    b = GraphAwareRetriever(kb, text, target_types=["product"], name_index=names, k=10)(queries)
-    assert a == b and sum(len(v) for v in a.values()) > 0

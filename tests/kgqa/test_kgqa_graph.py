@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from kgqa_fixtures import movie_kb, random_kb
 
+from skbsearch.benchmarks.metaqa.paths import GraphRetriever
 from skbsearch.kb.schema import split_direction
 from skbsearch.retrieve.graph.exact_linker import EntityLinker
-from skbsearch.retrieve.graph.metaqa_path import GraphRetriever
 from skbsearch.retrieve.graph.relpath import RelationPathModel
 from skbsearch.types import Query
 

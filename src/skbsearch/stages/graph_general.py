@@ -1,4 +1,4 @@
-"""The general graph stage (``graph``, alias ``kg``): one graph-aware retriever for any SKB.
+"""The graph stage (``graph``; ``kg`` is its old name): graph-aware retrieval for any SKB.
 
 It links query mentions to nodes of every type, follows metapaths learned by ``fit``
 from judged queries (or, untrained, chosen from the schema's relation and type names) and
@@ -9,9 +9,9 @@ bounds (see :mod:`skbsearch.retrieve.graph.retriever`)::
     fit(p, train_queries, train_qrels)     # learns metapaths, target types, aliases, weights
     p.save_model("kg-model/")              # later: pipeline("graph(model='kg-model/')", kb)
 
-It replaced the catalogue-only graph stage as ``graph`` (that one stays as ``graph-v1``):
-zero-shot it ranks the demo catalogue at least as well, fitted far better, and it answers
-multi-hop questions (MetaQA) that the old stage cannot.
+It is the only graph retriever (the catalogue-only first version was retired into it), and
+``skb bench metaqa`` runs it: what MetaQA's relation-path pipeline did better, backing off
+when a question's path reaches nothing, is its ``backoff`` parameter (learned by ``fit``).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.errors import InputError
+from skbsearch.index.names import load_or_build_name_index
 from skbsearch.retrieve.graph.answer_types import AnswerTypes
 from skbsearch.retrieve.graph.exact_linker import EntityLinker
 from skbsearch.retrieve.graph.fit import fit_kg_model
@@ -32,7 +33,6 @@ from skbsearch.retrieve.graph.retriever import SKBGraphRetriever
 from skbsearch.stages.base import SpecStage
 from skbsearch.stages.context import StageContext
 from skbsearch.stages.registry import register_stage
-from skbsearch.stages.retrievers import _name_index
 from skbsearch.types import Qrels, Query, Run
 
 _WEIGHTS = ("w_rel", "w_text", "w_attr", "w_type")
@@ -43,7 +43,7 @@ class KGStage(SpecStage):
     """General graph-aware retrieval on any SKB: linked anchors, learned metapaths, text, bounds."""
 
     name = "graph"
-    aliases = ("kg", "graph-general")
+    aliases = ("kg",)  # the name of old result files and fitted-model caches
     trainable = True
     #: the saved model's format (caches of fitted models key on it)
     model_format = FORMAT
@@ -59,13 +59,16 @@ class KGStage(SpecStage):
         n_graph: int = field(default=1000, metadata={"help": "graph-reached candidates per query"})
         max_hops: int = field(default=3, metadata={"help": "most hops of a learned relation chain"})
         top_paths: int = field(default=3, metadata={"help": "relation chains followed per linked anchor"})
+        backoff: int = field(default=3, metadata={
+            "help": "when no chain reaches anything: follow those that answered instead in training, "
+                    "then up to this many next chains per anchor (0: off)"})
         w_rel: float | None = field(default=None, metadata={"help": "relational weight (default: fitted)"})
         w_text: float | None = None
         w_attr: float | None = None
         w_type: float | None = None
 
         def check(self) -> None:
-            for name in ("k", "n_text", "n_anchor", "n_graph", "top_paths"):
+            for name in ("k", "n_text", "n_anchor", "n_graph", "top_paths", "backoff"):
                 if getattr(self, name) < 0:
                     raise InputError(f"{name} must be >= 0", field=name)
             if not 1 <= self.max_hops <= 4:
@@ -74,14 +77,14 @@ class KGStage(SpecStage):
     def build(self, context: StageContext) -> Any:
         p = self.params
         kb = context.kb
-        names = context.shared("name-index", lambda: _name_index(context))
+        names = context.shared("name-index", lambda: load_or_build_name_index(kb, notify=context.notify))
         tg = context.shared("type-graph", lambda: TypeGraph(kb))
         exact = context.shared("entity-linker", lambda: EntityLinker(kb))
         answer_types = context.shared("answer-types", lambda: AnswerTypes(kb))
         model = KGModel.load(context.resolve_path(p.model)) if p.model else None
         r = SKBGraphRetriever(kb, context.index("bm25"), names, type_graph=tg, target=p.target, k=p.k,
                               n_text=p.n_text, n_graph=p.n_graph, max_hops=p.max_hops,
-                              top_paths=p.top_paths,
+                              top_paths=p.top_paths, backoff=p.backoff,
                               linker=NameLinker(kb, names, exact=exact, n_fuzzy=p.n_anchor),
                               answer_types=answer_types)
         r.set_model(self._override(model))

@@ -1,10 +1,9 @@
-"""Registered first-stage retrievers over an SKB: BM25, dense, multi-vector, graph-aware,
-and constraint-aware retrieval over enriched node documents."""
+"""Registered first-stage retrievers over an SKB: BM25, dense, multi-vector and
+constraint-aware retrieval over enriched node documents (the graph stage: :mod:`.graph_general`)."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,18 +16,14 @@ from skbsearch.enrich import (
     enrich_documents,
 )
 from skbsearch.errors import InputError
-from skbsearch.index.names import load_or_build_name_index
-from skbsearch.index.sparse import BM25Index
 from skbsearch.retrieve.constrained import ConstrainedRetriever
 from skbsearch.retrieve.dense import DenseRetriever, MultiVectorRetriever
 from skbsearch.retrieve.filters import NodeFilter
-from skbsearch.retrieve.graph_aware import GraphAwareRetriever
 from skbsearch.retrieve.sparse import BM25Retriever, evidence_lines
 from skbsearch.stages.base import SpecStage, check_device_params, device_param, precision_param
 from skbsearch.stages.context import StageContext
-from skbsearch.stages.fusion import _mrr
 from skbsearch.stages.registry import register_stage
-from skbsearch.types import Qrels, Query, Run
+from skbsearch.types import Query
 
 
 def _filter(types: tuple[str, ...], where: str | None) -> NodeFilter | None:
@@ -125,59 +120,6 @@ class MultiVectorStage(_EncoderStage):
     @dataclass
     class Params(_EncoderParams):
         pass
-
-
-@register_stage
-class GraphStage(SpecStage):
-    """Catalogue graph retrieval (v1): text + linked neighbour names + attribute bounds; fit learns weights."""
-
-    name = "graph-v1"
-    aliases = ("graph-aware",)
-    trainable = True
-
-    @dataclass
-    class Params:
-        k: int = 100
-        target: tuple[str, ...] = field(default=(), metadata={
-            "help": "node types that can be answers (default: all)"})
-        n_text: int = 200
-        n_anchor: int = 50
-        anchor_min: float = 0.6
-        rel_min: float = 0.9
-        w_text: float = 1.0
-        w_rel: float = 1.0
-        w_attr: float = 1.0
-
-    def build(self, context: StageContext) -> Any:
-        p = self.params
-        names = context.shared("name-index", lambda: _name_index(context))
-        return GraphAwareRetriever(
-            context.kb, context.index("bm25"), target_types=p.target, name_index=names, k=p.k,
-            n_text=p.n_text, n_anchor=p.n_anchor, anchor_min=p.anchor_min, rel_min=p.rel_min,
-            w_text=p.w_text, w_rel=p.w_rel, w_attr=p.w_attr)
-
-    def fit(self, queries: Sequence[Query], qrels: Qrels, run: Run | None = None) -> SpecStage:
-        """Grid-search the relational and attribute weights for MRR on the judged queries."""
-        queries = [q for q in queries if q.id in qrels]
-        if not queries:
-            raise InputError("fit needs judged queries", field="qrels")
-        qids = [q.id for q in queries]
-        best, best_w = -1.0, (self.params.w_rel, self.params.w_attr)
-        inner = self.inner
-        for w_rel in (0.0, 0.5, 1.0, 2.0):
-            for w_attr in (0.0, 0.5, 1.0, 2.0):
-                inner.w_rel, inner.w_attr = w_rel, w_attr
-                score = _mrr(inner(queries, run), qrels, qids)
-                if score > best + 1e-12:
-                    best, best_w = score, (w_rel, w_attr)
-        self.params.w_rel, self.params.w_attr = best_w
-        inner.w_rel, inner.w_attr = best_w
-        return self
-
-
-def _name_index(context: StageContext) -> BM25Index:
-    """BM25 over node names, persisted in SKB_DIR/indexes/names (built once, then loaded)."""
-    return load_or_build_name_index(context.kb, notify=context.notify)
 
 
 @register_stage

@@ -21,8 +21,9 @@ def test_spec_round_trip_and_parameters():
     s = stage("kg", k=5, target=["product"], w_text=0.5, max_hops=2)
     assert repr(s) == "graph(k=5, target=['product'], max_hops=2, w_text=0.5)"
     assert pipeline(repr(s)) == s
-    assert describe("graph")["trainable"] and describe("kg")["name"] == describe("graph-general")["name"] == "graph"
-    assert describe("graph-aware")["name"] == "graph-v1"  # the catalogue-only stage it replaced
+    assert describe("graph")["trainable"] and describe("kg")["name"] == "graph"
+    with pytest.raises(InputError, match="unknown stage"):  # the retired catalogue-only stage
+        stage("graph-v1")
     with pytest.raises(InputError, match="max_hops"):
         stage("kg", max_hops=7)
 

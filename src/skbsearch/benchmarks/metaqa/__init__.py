@@ -6,21 +6,23 @@ Folder layout (as distributed, plus our split files)::
     DIR/{1,2,3}-hop/qa_{split}.txt   question<TAB>answer1|answer2|...  ([topic] marked)
     DIR/{1,2,3}-hop/qa_{split}_qtype.txt   e.g. actor_to_movie_to_director (optional)
 
-Protocol (:func:`run_metaqa`): the relation-path model is trained on dev questions and
-their ``qtype`` labels. ``split="dev"``: a deterministic half of dev (by a hash of the
-question text) trains, the other half is scored; ``split="test"``: all of dev trains and
-``qa_test.txt`` is scored (no qtype file needed). Reported per hop: Hits@1 (the top
-answer's name is a gold answer), Hit@1/Hit@5/Recall@20/MRR over answer nodes, the
-ceiling (share of questions with a gold answer reachable in the KB: by the gold path when
-the qtype is known, else within h hops) and per-question latency.
+Protocol (:func:`run_metaqa`): a pipeline spec (default: the ``graph`` stage) runs on the
+MetaQA SKB, its trainable stages fitted on dev questions and their answer nodes (no
+question-type labels; :mod:`.spec`). ``split="dev"``: a deterministic half of dev (by a
+hash of the question text) trains, the other half is scored; ``split="test"``: all of dev
+trains and ``qa_test.txt`` is scored. Reported per hop: Hits@1 (the top answer's name is a
+gold answer), Hit@1/Hit@5/Recall@20/MRR over answer nodes, the ceiling (share of questions
+with a gold answer reachable in the KB: by the gold path when the qtype is known, else
+within h hops) and per-question latency.
 
 Modules: :mod:`.protocol` (reading, gold answers, scoring; shared), :mod:`.run` (the
-protocol), :mod:`.rerank` (the retrieve -> contextual re-rank -> answer pipeline).
+protocol), :mod:`.spec` (fitting a spec on the training questions); for the triple
+re-ranker experiment and the miss analysis only, :mod:`.paths` (a relation-path retriever
+trained on the question types), :mod:`.rerank` and :mod:`.misses`.
 """
 
 from skbsearch.benchmarks.metaqa.protocol import (
     HOPS,
-    PIPELINES,
     STAGE_METRICS,
     MetaQAQuestion,
     ambiguity_split,
@@ -43,7 +45,6 @@ from skbsearch.benchmarks.metaqa.protocol import (
 from skbsearch.benchmarks.metaqa.rerank import (
     MetaQAComponents,
     cached_reranker,
-    rerank_stage,
     train_metaqa_reranker,
 )
 from skbsearch.benchmarks.metaqa.run import run_metaqa
@@ -52,7 +53,6 @@ __all__ = [
     "HOPS",
     "MetaQAComponents",
     "MetaQAQuestion",
-    "PIPELINES",
     "STAGE_METRICS",
     "ambiguity_split",
     "answer_nodes",
@@ -67,7 +67,6 @@ __all__ = [
     "reachable",
     "read_questions",
     "read_split",
-    "rerank_stage",
     "run_metaqa",
     "run_pipeline",
     "score_hop",

@@ -4,7 +4,7 @@ The test-like protocol (:func:`kfold_misses`): dev questions of every hop are sp
 ``k`` folds by a hash of their text (identical texts share a fold); for each fold, the
 relation-path model is trained on the other folds' questions of every hop (as
 ``--split test`` trains on all of dev) and the fold's questions are answered by the
-:class:`~skbsearch.retrieve.graph.GraphRetriever`. Nothing fitted sees the fold it scores.
+:class:`~skbsearch.benchmarks.metaqa.paths.GraphRetriever`. Nothing fitted sees the fold it scores.
 
 Every miss (top answer's name not a gold answer) gets one cause, checked in this order
 (:func:`classify`):
@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from skbsearch.benchmarks.metaqa.paths import GraphRetriever
 from skbsearch.benchmarks.metaqa.protocol import (
     MetaQAQuestion,
     ambiguity_split,
@@ -52,7 +53,6 @@ from skbsearch.benchmarks.metaqa.protocol import (
 from skbsearch.errors import InputError
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.graph.exact_linker import EntityLinker
-from skbsearch.retrieve.graph.metaqa_path import GraphRetriever
 from skbsearch.retrieve.graph.relpath import RelationPathModel, label_paths
 
 CAUSES = ("kb gap", "linking", "relation path", "tie", "ranking")

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from skbsearch.benchmarks.metaqa.paths import GraphRetriever
 from skbsearch.benchmarks.metaqa.protocol import (
     HOPS,
     MetaQAQuestion,
@@ -31,11 +32,9 @@ from skbsearch.benchmarks.metaqa.protocol import (
 )
 from skbsearch.errors import InputError
 from skbsearch.kb.store import SKB
-from skbsearch.read.kgqa import RerankKGQA
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
-from skbsearch.rerank.triples import TripleReranker, TripleRetriever
+from skbsearch.rerank.triples import TripleRetriever
 from skbsearch.retrieve.graph.exact_linker import EntityLinker
-from skbsearch.retrieve.graph.metaqa_path import GraphRetriever
 from skbsearch.train.triples import (
     KGQAExample,
     TripleTrainConfig,
@@ -143,32 +142,3 @@ def cached_reranker(components: MetaQAComponents, config: TripleTrainConfig, max
     if not (target / "skb_cross_encoder.json").is_file():
         train_metaqa_reranker(components, target, config, max_questions, progress=progress)
     return target
-
-
-def check_model_scope(model_dir: str | Path, split: str) -> None:
-    """Refuse a model trained on all of dev for ``--split dev`` (it saw the scored half)."""
-    marker = Path(model_dir) / "skb_cross_encoder.json"
-    if not marker.is_file():
-        raise InputError(f"{model_dir} is not a re-ranker directory; train one with "
-                         "'skb train triple-reranker'", file=model_dir)
-    scope = json.loads(marker.read_text(encoding="utf-8")).get("triple_reranker", {}).get("scope")
-    if split == "dev" and scope == "all":
-        raise InputError("this re-ranker was trained on all of dev; for --split dev train one "
-                         "with 'skb train triple-reranker --scope half'", file=marker, field="scope")
-
-
-def rerank_stage(data_dir: str | Path, split: str, model_dir: str | Path | None = None, *,
-                 cache_dir: str | Path | None = None, train_fraction: float = 0.5,
-                 progress: Progress | None = None, k: int = 100,
-                 graph_weight: float = 0.0) -> tuple[Any, dict[str, Any]]:
-    """The full pipeline stage for ``run_metaqa(pipeline="rerank")`` and its config."""
-    scope = "half" if split == "dev" else "all"
-    comp = MetaQAComponents(data_dir, scope, cache_dir, progress, train_fraction)
-    if model_dir is None:
-        model_dir = cached_reranker(comp, TripleTrainConfig(time_budget_s=900), progress=progress)
-    check_model_scope(model_dir, split)
-    reranker = TripleReranker(model_dir, comp.skb, comp.documents)
-    info = {"model": str(model_dir), "reranker": repr(reranker), "k_docs": 2, "k_paths": 15,
-            "graph_weight": graph_weight,
-            **reranker.model.info.get("triple_reranker", {})}
-    return RerankKGQA(comp.retriever(), reranker, k=k, graph_weight=graph_weight), info

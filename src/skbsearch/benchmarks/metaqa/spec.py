@@ -1,10 +1,9 @@
-"""MetaQA with any registered pipeline (``skb bench metaqa --pipeline SPEC``).
+"""A pipeline spec fitted for MetaQA (``skb bench metaqa --pipeline SPEC``).
 
-The pipeline runs on the MetaQA SKB; its trainable stages (e.g. the general graph stage
-``kg``) are fitted on the training questions and their answer nodes only — the same
-questions the relation-path model of the MetaQA pipeline trains on, without their
-question-type labels. A fitted single stage that can save its model (``kg``) is cached
-under the cache directory, keyed by the spec and the training data.
+The pipeline runs on the MetaQA SKB; its trainable stages (e.g. the graph stage) are
+fitted on the training questions and their answer nodes only, without the question-type
+labels. A fitted single stage that can save its model (``graph``) is cached under the
+cache directory, keyed by the spec and the training data.
 """
 
 from __future__ import annotations
@@ -15,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.benchmarks.metaqa.protocol import (
-    PIPELINES,
     MetaQAQuestion,
     answer_nodes,
     cache_root,
@@ -27,11 +25,6 @@ from skbsearch.stages import fit, pipeline
 from skbsearch.stages.base import SpecStage
 from skbsearch.stages.context import StageContext
 from skbsearch.types import Qrels, Query
-
-
-def is_spec(name: str) -> bool:
-    """Whether ``--pipeline`` names a spec rather than one of the built-in MetaQA pipelines."""
-    return name not in PIPELINES
 
 
 def training_data(skb: SKB, linker: EntityLinker, questions: Sequence[MetaQAQuestion],
@@ -54,8 +47,8 @@ def spec_stage(skb: SKB, linker: EntityLinker, spec: str, train: Sequence[MetaQA
     if not _trainable(stage):
         return stage, info
     queries, qrels = training_data(skb, linker, train, brackets)
-    # A chain whose only trainable part is its first stage (e.g. ``kg >> llm``) fits and
-    # caches that stage alone: the same model as ``--pipeline kg``, reused across runs.
+    # A chain whose only trainable part is its first stage (e.g. ``graph >> llm``) fits and
+    # caches that stage alone: the same model as ``--pipeline graph``, reused across runs.
     target = _first_trainable(stage)
     cached = _cache_dir(target, queries, qrels, cache_dir)
     if cached is not None and (cached / "model.json").is_file():

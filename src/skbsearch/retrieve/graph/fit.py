@@ -32,6 +32,7 @@ import numpy as np
 
 from skbsearch.errors import InputError
 from skbsearch.kb.store import SKB
+from skbsearch.retrieve.graph.backoff import fit_backoff
 from skbsearch.retrieve.graph.blend import choose_blend, inner_fitted_run, plain_twin
 from skbsearch.retrieve.graph.exact_linker import bracket_mentions, normalise, strip_brackets
 from skbsearch.retrieve.graph.linking import learn_aliases
@@ -177,6 +178,9 @@ def fit_kg_model(
     model = KGModel(path_model, anchor_model, type_model, answer_types, weights, exclude, background, info,
                     aliases, blend)
     retriever.set_model(model)
+    if path_model is not None:
+        model.backoff = fit_backoff(retriever, texts, answers, path_model.classes)
+        info["backoff"] = {path_text(p): [path_text(q) for q in qs] for p, qs in model.backoff.items()}
     return model
 
 
@@ -307,7 +311,7 @@ def _fit_anchor_path(a_views: list[str], p_views: list[str], tied: list[tuple[Me
                      ) -> tuple[RelationPathModel | None, RelationPathModel | None, list[Metapath]]:
     """The anchor model (real vs none), and the metapath model on the real anchors with
     ties between equally good metapaths resolved by one round of hard EM (the tied path
-    the first model finds most probable)."""
+    the first model, fitted on the untied pairs, finds most probable)."""
     labels = [("real",) if t else ("none",) for t in tied]
     anchor_model = RelationPathModel(solver="numpy").fit(a_views, labels) if len(set(labels)) > 1 else None
     idx = [k for k, t in enumerate(tied) if t]
@@ -315,7 +319,11 @@ def _fit_anchor_path(a_views: list[str], p_views: list[str], tied: list[tuple[Me
         return anchor_model, None, []
     texts = [p_views[k] for k in idx]
     first = [tied[k][0] for k in idx]
-    model = RelationPathModel(solver="numpy").fit(texts, first)
+    clear = [r for r, k in enumerate(idx) if len(tied[k]) == 1]  # ties are resolved by what these teach
+    if len(clear) < len(idx) and len({first[r] for r in clear}) > 1:
+        model = RelationPathModel(solver="numpy").fit([texts[r] for r in clear], [first[r] for r in clear])
+    else:
+        model = RelationPathModel(solver="numpy").fit(texts, first)
     if any(len(tied[k]) > 1 for k in idx):
         P = model.predict_proba(texts)
         col = {c: j for j, c in enumerate(model.classes)}

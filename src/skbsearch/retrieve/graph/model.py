@@ -45,7 +45,9 @@ from skbsearch.retrieve.graph.linking import Anchor
 from skbsearch.retrieve.graph.metapaths import Metapath, TypeGraph, steps_of
 from skbsearch.retrieve.graph.relpath import RelationPathModel
 
-FORMAT = "skbsearch.kg/1"
+FORMAT = "skbsearch.kg/2"
+#: formats :meth:`KGModel.load` reads (``/1``: before the learned back-off)
+READABLE = (FORMAT, "skbsearch.kg/1")
 KIND = "kg-model"
 FEATURES = ("rel", "text", "attr", "type")
 DEFAULT_WEIGHTS: dict[str, float] = {"rel": 1.0, "text": 1.0, "attr": 1.0, "type": 0.5}
@@ -260,6 +262,8 @@ class KGModel:
     #: weight of this model against the untrained stage (:mod:`~skbsearch.retrieve.graph.blend`;
     #: 0: the untrained stage, 1: this model alone)
     blend: float = 1.0
+    #: learned back-off: metapath -> metapaths to follow when it reaches nothing
+    backoff: dict[Metapath, list[Metapath]] = field(default_factory=dict)
 
     def anchor_probs(self, views: Sequence[str]) -> np.ndarray | None:
         """P(the anchor leads to the answers) per anchor view (``None``: not learned)."""
@@ -288,6 +292,7 @@ class KGModel:
                 "weights": self.weights, "exclude_anchors": self.exclude_anchors, "blend": self.blend,
                 "background": self.background, "info": self.info,
                 "aliases": {g: [[n, s] for n, s in v] for g, v in self.aliases.items()},
+                "backoff": [[list(p), [list(q) for q in qs]] for p, qs in self.backoff.items()],
                 "path_model": _dump_lr(self.path_model, tmp, "path"),
                 "anchor_model": _dump_lr(self.anchor_model, tmp, "anchor"),
                 "type_model": _dump_lr(self.type_model, tmp, "type"),
@@ -304,7 +309,7 @@ class KGModel:
         except (OSError, ValueError) as e:
             raise IndexError_(f"{path}: not a graph-stage model ({e}); fit one with "
                               "skbsearch.stages.fit(pipeline, queries, qrels) and save it") from None
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        if not isinstance(meta, dict) or meta.get("format") not in READABLE:
             raise IndexError_(f"{path}/model.json: unsupported format "
                               f"{meta.get('format') if isinstance(meta, dict) else meta!r}; expected {FORMAT}")
         try:
@@ -318,6 +323,7 @@ class KGModel:
                 background=meta.get("background"), info=dict(meta.get("info") or {}),
                 aliases={str(g): [(str(n), float(x)) for n, x in v] for g, v in (meta.get("aliases") or {}).items()},
                 blend=min(max(float(meta.get("blend", 1.0)), 0.0), 1.0),
+                backoff={tuple(map(str, p)): [tuple(map(str, q)) for q in qs] for p, qs in meta.get("backoff") or []},
             )
         except (KeyError, TypeError, AttributeError) as e:
             raise IndexError_(f"{path}/model.json: damaged graph-stage model ({e!r}); fit it again") from None

@@ -30,7 +30,7 @@ or bounds that made a node score.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -40,7 +40,9 @@ from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.store import SKB, numeric_column, positions
 from skbsearch.operators import StageBase
 from skbsearch.retrieve.graph.answer_types import AnswerTypes
+from skbsearch.retrieve.graph.backoff import PlannedPath, back_off
 from skbsearch.retrieve.graph.blend import blend_runs, plain_twin
+from skbsearch.retrieve.graph.bounds import parse_attribute_bounds
 from skbsearch.retrieve.graph.exact_linker import bracket_mentions, normalise, strip_brackets
 from skbsearch.retrieve.graph.linking import Anchor, NameLinker, bm25_top_k
 from skbsearch.retrieve.graph.metapaths import Metapath, TypeGraph, steps_of
@@ -53,18 +55,19 @@ from skbsearch.retrieve.graph.model import (
     zero_shot_paths,
     zero_shot_types,
 )
-from skbsearch.retrieve.graph_aware import parse_attribute_bounds
 from skbsearch.types import Query, Run
 
 
 @dataclass
 class Plan:
-    """What the stage decided for one query: words, anchors, metapaths, target types."""
+    """What the stage decided for one query: words, anchors, metapaths, target types, and
+    the anchors' next metapaths to back off to (:mod:`~skbsearch.retrieve.graph.backoff`)."""
 
     words: list[str]
     anchors: list[Anchor]
-    paths: list[tuple[int, Metapath, float]]
+    paths: list[PlannedPath]
     types: dict[str, float]
+    spare: list[PlannedPath] = field(default_factory=list)
 
 
 @dataclass
@@ -94,6 +97,9 @@ class SKBGraphRetriever(StageBase):
         min_path_prob: ignore less probable metapaths.
         no_return: walks never pass through their anchor again.
         max_frontier: a metapath whose walk grows beyond this many nodes is not followed.
+        backoff: when no metapath of a query reaches anything, follow the ones that answered
+            instead on training queries, then up to this many next most probable metapaths
+            per anchor, one at a time, until one reaches something (0: no back-off).
         linker: a :class:`NameLinker` (built from ``name_index`` when omitted).
         answer_types: the SKB's :class:`AnswerTypes` (built when omitted).
         name: the name of the Runs it returns.
@@ -103,7 +109,7 @@ class SKBGraphRetriever(StageBase):
                  model: KGModel | None = None, type_graph: TypeGraph | None = None,
                  target: Sequence[str] = (), k: int = 100, n_text: int = 200, n_graph: int = 1000,
                  max_hops: int = 3, top_paths: int = 3, min_path_prob: float = 0.01,
-                 no_return: bool = True, max_frontier: int = 200_000,
+                 no_return: bool = True, max_frontier: int = 200_000, backoff: int = 3,
                  linker: NameLinker | None = None, answer_types: AnswerTypes | None = None,
                  name: str = "kg") -> None:
         self.skb = skb
@@ -113,7 +119,7 @@ class SKBGraphRetriever(StageBase):
         self.target = tuple(target)
         self.k, self.n_text, self.n_graph = k, n_text, n_graph
         self.max_hops, self.top_paths, self.min_path_prob = max_hops, top_paths, min_path_prob
-        self.no_return, self.max_frontier = no_return, max_frontier
+        self.no_return, self.max_frontier, self.backoff = no_return, max_frontier, backoff
         self.name = name
         self.text_types = text_types(skb)
         self.answer_types = answer_types if answer_types is not None else AnswerTypes(skb)
@@ -188,8 +194,11 @@ class SKBGraphRetriever(StageBase):
                                         limit=self.top_paths, first=self.tg.node_steps(a.node))
                 opts = list({**dict(found), **dict(self._class_paths(a.node, start, plan.types))}.items())
                 opts.sort(key=lambda x: -x[1])
-            kept = [(m, weight * v) for m, v in opts if steps_of(m)][: self.top_paths]
-            plan.paths.extend((ai, m, v) for m, v in kept if v >= self.min_path_prob)
+            kept = [(m, weight * v) for m, v in opts if steps_of(m)]
+            plan.paths.extend((ai, m, v) for m, v in kept[: self.top_paths] if v >= self.min_path_prob)
+            # back-off candidates: the top paths too improbable to follow, then the next ones
+            plan.spare.extend((ai, m, v) for k, (m, v) in enumerate(kept[: self.top_paths + self.backoff])
+                              if k >= self.top_paths or v < self.min_path_prob)
         return plans
 
     def _class_paths(self, node: int, start: str, types: dict[str, float]) -> list[tuple[Metapath, float]]:
@@ -231,24 +240,16 @@ class SKBGraphRetriever(StageBase):
             cache[key] = got
         return got
 
-    def _attr(self, name: str) -> np.ndarray:
+    def _attr(self, name: str) -> np.ndarray | None:
+        """An attribute's values over all nodes (NaN: missing); ``None``: no such attribute."""
+        if name not in self.skb.schema.attributes:
+            return None
         if name not in self._attrs:
             self._attrs[name] = numeric_column(self.skb.nodes.column(name))
         return self._attrs[name]
 
     def _bounds(self, text: str, rows: np.ndarray) -> np.ndarray:
-        bounds = parse_attribute_bounds(text).bounds
-        ok = np.zeros(len(rows)) if not bounds else np.ones(len(rows))
-        for attr, (lo, hi) in bounds.items():
-            if attr not in self.skb.schema.attributes:
-                continue
-            vals = self._attr(attr)[rows]
-            with np.errstate(invalid="ignore"):
-                if lo is not None:
-                    ok *= vals >= lo
-                if hi is not None:
-                    ok *= vals <= hi
-        return ok
+        return parse_attribute_bounds(text).mask(self._attr, rows)
 
     def _text_mask(self, types: tuple[str, ...]) -> np.ndarray | None:
         """Text-index rows whose node has one of ``types`` (``None``: every row)."""
@@ -284,17 +285,30 @@ class SKBGraphRetriever(StageBase):
             out.append(self._score_one(q, plan, text, toks, cache, exclude))
         return plans, out
 
+    def walks(self, plan: Plan, cache: dict) -> list[tuple[int, Metapath, float, np.ndarray]]:
+        """``(anchor, metapath, probability, reached nodes)`` of the plan's metapaths that
+        reach something, and of the back-off metapaths followed
+        (:func:`~skbsearch.retrieve.graph.backoff.back_off`)."""
+        out = []
+        for ai, path, prob in plan.paths:
+            check_deadline()
+            reached = self._follow(plan.anchors[ai].node, path, cache)
+            if len(reached):
+                out.append((ai, path, prob, reached))
+        if self.backoff <= 0:
+            return out
+        learned = self.model.backoff if self.model is not None else {}
+        return out + back_off(plan.paths, plan.spare, learned, out,
+                              lambda ai, path: self._follow(plan.anchors[ai].node, path, cache))
+
     def _score_one(self, q: Query, plan: Plan, text: np.ndarray, toks: list[int],
                    cache: dict, exclude: bool) -> Scored:
         n = self.skb.num_nodes
         rel_all = np.zeros(n)  # zero pages cost nothing until touched
         touched = []
-        for ai, path, prob in plan.paths:
-            check_deadline()
-            reached = self._follow(plan.anchors[ai].node, path, cache)
-            if len(reached):
-                rel_all[reached] += prob  # a reached set is unique: no repeated index
-                touched.append(reached)
+        for _, _, prob, reached in self.walks(plan, cache):
+            rel_all[reached] += prob  # a reached set is unique: no repeated index
+            touched.append(reached)
         uniq = unique_sorted(np.concatenate(touched), n) if len(touched) > 1 else (
             touched[0] if touched else np.zeros(0, np.int64))
         # the n_graph best reached nodes (ties: lower node first)
@@ -373,9 +387,8 @@ class SKBGraphRetriever(StageBase):
         plan, walks = got
         names = skb.column("name")
         lines = []
-        for ai, path, prob in sorted(plan.paths, key=lambda x: -x[2]):
-            a = plan.anchors[ai]
-            reached = self._follow(a.node, path, walks)  # the query's walks, shared by its results
+        for ai, path, prob, reached in sorted(self.walks(plan, walks), key=lambda x: -x[2]):
+            a = plan.anchors[ai]  # (walks: the query's, shared by its results)
             chain = None
             if bool(np.any(reached == node)):
                 fronts = [np.array([a.node], np.int64)]
@@ -385,12 +398,9 @@ class SKBGraphRetriever(StageBase):
                 continue
             hops = "".join(f" --{s}--> {names[n]}" for s, n in zip(steps_of(path), chain[1:], strict=True))
             lines.append(f"path: {names[a.node]}{hops} (query '{a.mention}', {a.source} link, p={prob:.2f})")
-        bounds = parse_attribute_bounds(query.text).bounds
-        if bounds and self._bounds(query.text, np.array([node]))[0] > 0:
-            shown = ", ".join(" and ".join(x for x in (f"{a} >= {lo:g}" if lo is not None else "",
-                                                       f"{a} <= {hi:g}" if hi is not None else "") if x)
-                              for a, (lo, hi) in bounds.items())
-            lines.append(f"attribute: {shown}")
+        bounds = parse_attribute_bounds(query.text)
+        if bounds.bounds and bounds.mask(self._attr, np.array([node]))[0] > 0:
+            lines.append(f"attribute: {bounds.describe()}")
         toks = self.text_index.tokenize([strip_brackets(query.text)])[0]
         row = int(self._row_of_node[node])
         if toks and row >= 0:

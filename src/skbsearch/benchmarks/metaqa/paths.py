@@ -1,4 +1,10 @@
-"""Graph-aware retrieval: link the topic entity, predict the relation path, follow it.
+"""MetaQA's relation-path retriever: link the topic entity, predict the relation path, follow it.
+
+Not a stage: the library's graph retriever is the ``graph`` stage
+(:mod:`skbsearch.retrieve.graph`), which ``skb bench metaqa`` runs. This one is trained on
+MetaQA's question-type labels and kept for the experiments built on it: the candidate
+triples of the contextual triple re-ranker (:mod:`.rerank`, ``skb train triple-reranker``,
+``benchmarks/metaqa_ablation.py``) and the miss analysis (:mod:`.misses`).
 
 For a question ``q`` with linked candidates ``e`` (link score ``l(e)``) and predicted
 paths ``p`` (probability ``P(p|q)``), an answer node ``a`` scores::

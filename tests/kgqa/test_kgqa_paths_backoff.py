@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from skbsearch.benchmarks.metaqa.paths import GraphRetriever
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.graph.exact_linker import EntityLinker
-from skbsearch.retrieve.graph.metaqa_path import GraphRetriever
 from skbsearch.retrieve.graph.relpath import RelationPathModel
 
 WROTE = ("written_by",)

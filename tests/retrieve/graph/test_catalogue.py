@@ -1,12 +1,14 @@
-"""Graph-aware retrieval: relational evidence from neighbour names, attribute bounds."""
+"""The graph stage on a small catalogue: relational evidence from linked names, attribute bounds
+(the cases of the retired catalogue stage ``graph-v1``, now answered by ``graph``)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from skbsearch.index.sparse import BM25Index
 from skbsearch.kb import SKBBuilder
-from skbsearch.retrieve.graph_aware import GraphAwareRetriever, parse_attribute_bounds
+from skbsearch.retrieve.graph.bounds import AttributeBounds, parse_attribute_bounds
+from skbsearch.stages import StageContext, pipeline
 from skbsearch.types import Query
 
 
@@ -28,9 +30,7 @@ def _shop():
 
 @pytest.fixture(scope="module")
 def stage():
-    skb = _shop()
-    idx = BM25Index.from_skb(skb, fields=["description"])
-    return GraphAwareRetriever(skb, idx, target_types=("product",), k=10)
+    return pipeline("graph(target=[product], k=10)", StageContext(_shop(), notify=lambda _: None))
 
 
 def test_brand_relation_breaks_a_text_tie(stage):
@@ -57,3 +57,17 @@ def test_parse_attribute_bounds():
     assert b["price"][1] == pytest.approx(25.0) and b["rating"] == (4.0, None)
     assert parse_attribute_bounds("rated 4.5 or higher").bounds == {"rating": (4.5, None)}
     assert parse_attribute_bounds("a blue lamp").bounds == {}
+
+
+def test_bounds_mask_and_describe():
+    b = AttributeBounds({"price": (None, 20.0), "rating": (4.0, None), "weight": (1.0, None)})
+    price, rating = np.array([12.0, 30.0, np.nan]), np.array([4.5, 4.5, 4.9])
+    cols = {"price": price, "rating": rating}
+    assert b.mask(cols.get, np.array([0, 1, 2])).tolist() == [1.0, 0.0, 0.0]  # NaN fails; no weight column
+    assert AttributeBounds({}).mask(cols.get, np.array([0, 1])).tolist() == [0.0, 0.0]
+    assert b.describe() == "price <= 20, rating >= 4, weight >= 1"
+
+
+def test_explain_names_the_bounds_met(stage):
+    lines = stage.explain(Query("q", "ceramic mug dishwasher safe under $20"), "p1")
+    assert "attribute: price <= 20" in lines
