@@ -132,12 +132,7 @@ def fit_kg_model(
     background = retriever.linker.exact.background
     words = [normalise(strip_brackets(t)).split() for t in texts]
     type_model, answer_types, counts = _learn_types(skb, words, answers)
-    retriever.linker.aliases = {}
-    first = retriever.linker.link_many(texts)
-    retriever.linker.aliases = learn_aliases(retriever.linker, texts, answers, first)
-    ids = skb.ids
-    aliases = {g: [(ids[n], round(x, 4)) for n, x in v] for g, v in retriever.linker.aliases.items()}
-    anchors = retriever.linker.link_many(texts) if aliases else first
+    aliases, anchors = _link_with_aliases(retriever, texts, answers)
     named = [(a.node, qi) for qi, anc in enumerate(anchors) for a in anc
              if a.source in ("bracket", "exact") or a.conf >= 0.99]
     named_answers = sum(bool(np.isin(n, answers[qi])) for n, qi in named)
@@ -182,6 +177,18 @@ def fit_kg_model(
         model.backoff = fit_backoff(retriever, texts, answers, path_model.classes)
         info["backoff"] = {path_text(p): [path_text(q) for q in qs] for p, qs in model.backoff.items()}
     return model
+
+
+def _link_with_aliases(retriever: SKBGraphRetriever, texts: list[str],
+                       answers: list[np.ndarray]) -> tuple[dict, list]:
+    """Learn the linker's aliases from the training answers (left on ``retriever.linker``);
+    the aliases as saved (``group -> [(node id, weight)]``) and each query's anchors."""
+    retriever.linker.aliases = {}
+    first = retriever.linker.link_many(texts)
+    retriever.linker.aliases = learn_aliases(retriever.linker, texts, answers, first)
+    ids = retriever.skb.ids
+    aliases = {g: [(ids[n], round(x, 4)) for n, x in v] for g, v in retriever.linker.aliases.items()}
+    return aliases, (retriever.linker.link_many(texts) if aliases else first)
 
 
 @dataclass
