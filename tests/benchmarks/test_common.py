@@ -12,7 +12,7 @@ import skbsearch.benchmarks.common as common
 from skbsearch.benchmarks.common import RERANKER_ALIASES, alias_spec
 from skbsearch.benchmarks.impliret import run_impliret
 from skbsearch.benchmarks.trecdl import run_trecdl
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.stages import pipeline
 
 

@@ -12,7 +12,7 @@ pytest.importorskip("torch")
 pytest.importorskip("torch_geometric")
 
 from skbsearch.benchmarks.trecdl import legacy_spec, run_trecdl  # noqa: E402
-from skbsearch.errors import InputError  # noqa: E402
+from skbsearch.core.errors import InputError  # noqa: E402
 from skbsearch.train.gnn_rows import GNNRowConfig, split_dev  # noqa: E402
 
 TOPICS = {

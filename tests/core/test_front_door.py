@@ -36,7 +36,7 @@ def test_unknown_names_are_attribute_errors() -> None:
 
 def test_every_trainable_stage_names_a_training_loop() -> None:
     """Each trainable re-ranker's ``fitter`` import path names a function of layer L3."""
-    from skbsearch.operators import load_object
+    from skbsearch.core.operators import load_object
 
     named = {name: get_stage(name).fitter for name in available_stages()
              if getattr(get_stage(name), "fitter", None)}

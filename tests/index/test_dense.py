@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from skbsearch.errors import IndexError_, InputError
+from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.index.dense import BACKENDS, DenseIndex, DocSource, exact_topk, normalize, top_k
 
 RNG = np.random.default_rng(7)
@@ -128,16 +128,16 @@ def test_save_load_roundtrip_memory_mapped(tmp_path, indexes, backend):
 
 
 def test_load_errors(tmp_path, indexes):
-    with pytest.raises(IndexError_, match="no such index"):
+    with pytest.raises(ArtefactError, match="no such index"):
         DenseIndex.load(tmp_path / "missing")
     path = indexes["numpy"].save(tmp_path / "ix")
     (path / "embeddings.npy").write_bytes(b"garbage")
-    with pytest.raises(IndexError_, match="embeddings.npy"):
+    with pytest.raises(ArtefactError, match="embeddings.npy"):
         DenseIndex.load(path)
     man = json.loads((path / "manifest.json").read_text())
     man["kind"] = "bm25"
     (path / "manifest.json").write_text(json.dumps(man))
-    with pytest.raises(IndexError_, match="not 'dense'"):
+    with pytest.raises(ArtefactError, match="not 'dense'"):
         DenseIndex.load(path)
 
 

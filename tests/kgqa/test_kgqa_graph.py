@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from kgqa_fixtures import movie_kb, random_kb
 
+from skbsearch.core.types import Query
 from skbsearch.kb.schema import split_direction
 from skbsearch.retrieve.graph import GraphRetriever
 from skbsearch.retrieve.linking import EntityLinker
 from skbsearch.retrieve.relpath import RelationPathModel
-from skbsearch.types import Query
 
 
 def brute_force(skb, seed: int, path: list[str], no_return: bool) -> set[int]:  # noqa: ANN001

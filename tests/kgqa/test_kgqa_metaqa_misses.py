@@ -10,7 +10,7 @@ from test_kgqa_metaqa import write_folder
 
 from skbsearch.benchmarks.metaqa import load_kb, read_split
 from skbsearch.benchmarks.metaqa.misses import CAUSES, classify, fold_of, kfold_misses
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.graph import GraphRetriever
 from skbsearch.retrieve.linking import EntityLinker

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from skbsearch.core.types import Query
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb import SKBBuilder
 from skbsearch.retrieve.graph_aware import GraphAwareRetriever, parse_attribute_bounds
-from skbsearch.types import Query
 
 
 def _shop():

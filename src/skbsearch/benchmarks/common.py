@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
+from skbsearch.core.operators import Pipeline
+from skbsearch.core.progress import ProgressFn
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.eval.cv import cross_validate, trainable_stages
 from skbsearch.eval.latency import LatencyRecorder, run_timed
-from skbsearch.operators import Pipeline
-from skbsearch.progress import ProgressFn
 from skbsearch.stages import get_stage, stage
 from skbsearch.stages.base import SpecStage
-from skbsearch.types import Qrels, Query, Run
 
 #: Old re-ranker name -> (registered stage, its fixed parameters). ``none``/``bm25`` are
 #: the input run itself (the benchmark's first stage).

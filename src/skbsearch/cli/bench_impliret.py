@@ -117,7 +117,7 @@ def impliret(
 
 def _floats(text: str) -> list[float]:
     """``"0,0.1"`` -> ``[0.0, 0.1]`` (InputError naming the option otherwise)."""
-    from skbsearch.errors import InputError
+    from skbsearch.core.errors import InputError
 
     try:
         return [float(x) for x in text.split(",") if x.strip()]

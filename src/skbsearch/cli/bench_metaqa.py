@@ -18,7 +18,7 @@ from skbsearch.cli.output import (
     save_result,
     stage_progress,
 )
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 
 def _parse_hops(text: str) -> tuple[int, ...]:

@@ -68,7 +68,7 @@ def trecdl(
     apply_device(device, precision)
 
     from skbsearch.benchmarks.trecdl import legacy_spec, run_trecdl
-    from skbsearch.errors import InputError
+    from skbsearch.core.errors import InputError
 
     if pipeline is not None and reranker is not None:
         raise InputError("give --pipeline SPEC or --reranker NAME, not both", field="pipeline")
@@ -109,7 +109,7 @@ def trecdl(
 
 def _floats(text: str) -> tuple[float, ...]:
     """``"0,0.1"`` -> ``(0.0, 0.1)`` (InputError naming the option otherwise)."""
-    from skbsearch.errors import InputError
+    from skbsearch.core.errors import InputError
 
     try:
         return tuple(float(x) for x in text.split(",") if x.strip())

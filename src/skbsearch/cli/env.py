@@ -56,7 +56,7 @@ def extras() -> dict[str, list[str]]:
 
 def _torch_info() -> dict[str, Any]:
     """torch's threads and CUDA build, the default device and the GPUs (no torch: empty)."""
-    from skbsearch.devices import _torch, cuda_devices, resolve
+    from skbsearch.core.devices import _torch, cuda_devices, resolve
 
     torch = _torch()
     if torch is None:

@@ -11,7 +11,6 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from skbsearch.atomic import check_replaceable, recover_dir
 from skbsearch.cli.output import (
     DeviceOpt,
     PrecisionOpt,
@@ -22,7 +21,8 @@ from skbsearch.cli.output import (
     print_json,
     print_table,
 )
-from skbsearch.errors import IndexError_, InputError
+from skbsearch.core.atomic import check_replaceable, recover_dir
+from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.index import available_kinds
 
 _KINDS = "|".join(available_kinds())
@@ -97,7 +97,7 @@ def index_cmd(
     quiet: QuietOpt = False,
 ) -> None:
     """Build an index over every node of an SKB (written atomically)."""
-    from skbsearch.devices import check_device_name, check_precision_name
+    from skbsearch.core.devices import check_device_name, check_precision_name
     from skbsearch.index import get_kind
     from skbsearch.kb.store import SKB
 
@@ -203,7 +203,7 @@ def search_cmd(
     skb = SKB.load(skb_dir)
     path = index_dir or default_index_dir(skb_dir, retriever)
     if not path.exists() and not recover_dir(path):
-        raise IndexError_(f"{path}: no {retriever} index there; "
+        raise ArtefactError(f"{path}: no {retriever} index there; "
                           f"{build_hint(retriever, skb_dir, index_dir)}")
     index = catch_up(spec.load(path), skb)  # an index behind the SKB's generation catches up
     check_index_matches(index, skb)

@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.atomic import atomic_dir
-from skbsearch.devices import cpu_record, resolve
+from skbsearch.core.atomic import atomic_dir
+from skbsearch.core.devices import cpu_record, resolve
+from skbsearch.core.errors import ArtefactError, InputError, MissingDependencyError
 from skbsearch.encoders import SentenceTransformerEncoder, encode_texts, load_encoder
-from skbsearch.errors import IndexError_, InputError, MissingDependencyError
 from skbsearch.index.base import (
     Manifest,
     ProgressFn,
@@ -205,7 +205,7 @@ class DenseIndex(DocRows):
             cache: an :class:`~skbsearch.encoders.EmbeddingCache` or its directory.
             progress: ``True`` for a rich progress bar, or a ``progress(stage, done,
                 total)`` callback.
-            device, precision: where the encoder runs (:mod:`skbsearch.devices`).
+            device, precision: where the encoder runs (:mod:`skbsearch.core.devices`).
             kwargs: further :class:`DenseIndex` settings (``hnsw_m``, ``ef_search``...).
         """
         docs = DocSource.from_any(source, renderer=renderer, indices=indices)
@@ -354,7 +354,7 @@ class DenseIndex(DocRows):
         doc_ids = read_doc_ids(path, man.num_docs, KIND)
         emb = load_npy(path / "embeddings.npy", mmap)
         if emb.ndim != 2 or emb.shape != (man.num_docs, p.get("dim", emb.shape[-1])):
-            raise IndexError_(f"{path / 'embeddings.npy'}: shape {emb.shape} does not match "
+            raise ArtefactError(f"{path / 'embeddings.npy'}: shape {emb.shape} does not match "
                               f"the manifest; {rebuild_hint(KIND)}")
         node_file = path / "node_index.npy"
         node_index = load_npy(node_file, False) if node_file.is_file() else None
@@ -363,7 +363,7 @@ class DenseIndex(DocRows):
             try:
                 faiss_index = _faiss().read_index(str(path / "faiss.index"))
             except RuntimeError as e:
-                raise IndexError_(f"{path / 'faiss.index'}: unreadable ({e}); "
+                raise ArtefactError(f"{path / 'faiss.index'}: unreadable ({e}); "
                                   f"{rebuild_hint(KIND)}") from None
         settings = {k: p[k] for k in ("hnsw_m", "ef_construction", "ef_search",
                                       "exact_filter_max") if k in p}
@@ -380,10 +380,10 @@ class DenseIndex(DocRows):
 
 
 def load_npy(path: Path, mmap: bool, kind: str = KIND) -> np.ndarray:
-    """``np.load`` without pickle (memory-mapped if asked); problems raise IndexError_."""
+    """``np.load`` without pickle (memory-mapped if asked); problems raise ArtefactError."""
     try:
         return np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
     except FileNotFoundError:
-        raise IndexError_(f"{path} is missing; {rebuild_hint(kind)}") from None
+        raise ArtefactError(f"{path} is missing; {rebuild_hint(kind)}") from None
     except (OSError, ValueError) as e:
-        raise IndexError_(f"{path}: unreadable ({e}); {rebuild_hint(kind)}") from None
+        raise ArtefactError(f"{path}: unreadable ({e}); {rebuild_hint(kind)}") from None

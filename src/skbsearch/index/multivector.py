@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.atomic import atomic_dir
-from skbsearch.devices import cpu_record, resolve
+from skbsearch.core.atomic import atomic_dir
+from skbsearch.core.devices import cpu_record, resolve
+from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.encoders import SentenceTransformerEncoder, encode_texts, load_encoder
-from skbsearch.errors import IndexError_, InputError
 from skbsearch.index.base import (
     Manifest,
     ProgressFn,
@@ -293,7 +293,7 @@ class MultiVectorIndex(DocRows):
                         model_id=p.get("model_id"), node_index=node_index, normalized=True,
                         source=man.source, built_on=man.built_on)
         except InputError as e:
-            raise IndexError_(f"{path}: inconsistent multi-vector index ({e}); "
+            raise ArtefactError(f"{path}: inconsistent multi-vector index ({e}); "
                               f"{rebuild_hint(KIND)}") from None
         index.path = path
         return index

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import SkbError
+from skbsearch.core.errors import SkbError
 from skbsearch.index import bm25_live
 from skbsearch.index.base import check_index_matches
 from skbsearch.index.sparse import BM25Index

@@ -19,13 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.atomic import atomic_dir
-from skbsearch.devices import DeviceSpec, resolve
-from skbsearch.errors import InputError, MissingDependencyError, UntrustedFileError
+from skbsearch.core.atomic import atomic_dir
+from skbsearch.core.devices import DeviceSpec, resolve
+from skbsearch.core.errors import InputError, MissingDependencyError, UntrustedFileError
 
 #: Marker file of a model directory written by :meth:`CrossEncoderModel.save`.
 MARKER = "skb_cross_encoder.json"
-#: The artefact kind of a saved model (:mod:`skbsearch.atomic`).
+#: The artefact kind of a saved model (:mod:`skbsearch.core.atomic`).
 ARTEFACT = "cross-encoder-model"
 
 
@@ -114,7 +114,7 @@ class CrossEncoderModel:
 
     def to(self, device: str | DeviceSpec | None = None, precision: str | None = None, *,
            cast: bool = False) -> CrossEncoderModel:
-        """Move the model to a device (:mod:`skbsearch.devices`; ``None``: the default).
+        """Move the model to a device (:mod:`skbsearch.core.devices`; ``None``: the default).
 
         At fp16/bf16 the weights are cast when ``cast`` (inference only: scoring a trained
         model), else kept fp32 and scoring runs under ``torch.autocast`` (training keeps

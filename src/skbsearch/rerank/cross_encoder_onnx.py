@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.devices import resolve
-from skbsearch.errors import InputError, MissingDependencyError
-from skbsearch.paths import cache_root
+from skbsearch.core.devices import resolve
+from skbsearch.core.errors import InputError, MissingDependencyError
+from skbsearch.core.paths import cache_root
 from skbsearch.rerank.cross_encoder_model import (
     MARKER,
     CrossEncoderModel,
@@ -218,7 +218,7 @@ class OnnxCrossEncoder:
         max_length: tokens per pair (longest segment truncated first).
         threads: onnxruntime intra-op threads.
         info: metadata (source directory, quantisation).
-        device: on a GPU (:mod:`skbsearch.devices`) the session runs on onnxruntime's CUDA
+        device: on a GPU (:mod:`skbsearch.core.devices`) the session runs on onnxruntime's CUDA
             execution provider where ``onnxruntime-gpu`` is installed; without it on the
             CPU, with a warning.
     """

@@ -26,16 +26,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skbsearch.deadline import check_deadline
+from skbsearch.core.deadline import check_deadline
+from skbsearch.core.operators import StageBase
+from skbsearch.core.types import Query, Run
 from skbsearch.enrich.constraints import parse_constraints
 from skbsearch.index.names import name_token_rows
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.schema import INVERSE_SUFFIX
 from skbsearch.kb.store import SKB, positions
-from skbsearch.operators import StageBase
 from skbsearch.retrieve.filters import NodeFilter
 from skbsearch.retrieve.sparse import BM25Retriever
-from skbsearch.types import Query, Run
 
 _RATING = re.compile(
     r"(?:at least|minimum of|min\.?)\s*(\d(?:\.\d)?)\s*stars?"

@@ -31,11 +31,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skbsearch.deadline import check_deadline
+from skbsearch.core.deadline import check_deadline
+from skbsearch.core.operators import StageBase
+from skbsearch.core.types import Query, Run
 from skbsearch.index.sparse import BM25Index, top_k
 from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.store import SKB, numeric_column, positions
-from skbsearch.operators import StageBase
 from skbsearch.retrieve.answer_types import AnswerTypes
 from skbsearch.retrieve.graph_aware import parse_attribute_bounds
 from skbsearch.retrieve.linking import bracket_mentions, normalise, strip_brackets
@@ -50,7 +51,6 @@ from skbsearch.retrieve.skb_graph_model import (
     zero_shot_types,
 )
 from skbsearch.retrieve.skb_linking import Anchor, NameLinker, bm25_top_k
-from skbsearch.types import Query, Run
 
 
 @dataclass

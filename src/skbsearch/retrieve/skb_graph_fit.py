@@ -25,7 +25,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Qrels, Query
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.linking import bracket_mentions, normalise, strip_brackets
 from skbsearch.retrieve.metapaths import Metapath, MinedPath, mine_metapaths, path_text
@@ -39,7 +40,6 @@ from skbsearch.retrieve.skb_graph_model import (
     path_view,
 )
 from skbsearch.retrieve.skb_linking import learn_aliases
-from skbsearch.types import Qrels, Query
 
 GRID = {"rel": (0.0, 1.0), "text": (0.0, 0.02, 0.1, 0.3, 1.0, 3.0), "attr": (0.0, 0.5, 1.0, 2.0),
         "type": (0.0, 0.25, 1.0)}

@@ -8,9 +8,9 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from skbsearch.deadline import Deadline
+from skbsearch.core.deadline import Deadline
+from skbsearch.core.errors import MissingDependencyError
 from skbsearch.documents import DocumentRenderer
-from skbsearch.errors import MissingDependencyError
 from skbsearch.server.admin import install_admin
 from skbsearch.server.browse import node_page
 from skbsearch.server.budget import cost_class

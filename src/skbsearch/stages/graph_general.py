@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.retrieve.answer_types import AnswerTypes
 from skbsearch.retrieve.linking import EntityLinker
 from skbsearch.retrieve.metapaths import TypeGraph
@@ -33,7 +34,6 @@ from skbsearch.stages.base import SpecStage
 from skbsearch.stages.context import StageContext
 from skbsearch.stages.registry import register_stage
 from skbsearch.stages.retrievers import _name_index
-from skbsearch.types import Qrels, Query, Run
 
 _WEIGHTS = ("w_rel", "w_text", "w_attr", "w_type")
 

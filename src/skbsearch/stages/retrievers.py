@@ -9,14 +9,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skbsearch.deadline import check_deadline
+from skbsearch.core.deadline import check_deadline
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.enrich import (
     ArithmeticEnricher,
     GazetteerEnricher,
     TemporalEnricher,
     enrich_documents,
 )
-from skbsearch.errors import InputError
 from skbsearch.index.names import load_or_build_name_index
 from skbsearch.index.sparse import BM25Index
 from skbsearch.retrieve.constrained import ConstrainedRetriever
@@ -28,7 +29,6 @@ from skbsearch.stages.base import SpecStage, check_device_params, device_param, 
 from skbsearch.stages.context import StageContext
 from skbsearch.stages.fusion import _mrr
 from skbsearch.stages.registry import register_stage
-from skbsearch.types import Qrels, Query, Run
 
 
 def _filter(types: tuple[str, ...], where: str | None) -> NodeFilter | None:

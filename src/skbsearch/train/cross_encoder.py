@@ -42,9 +42,9 @@ from typing import Any
 import bm25s
 import numpy as np
 
+from skbsearch.core.errors import InputError
 from skbsearch.datasets.nq import read_nq_open
 from skbsearch.datasets.trecdl import load_trecdl, read_trecdl_candidates
-from skbsearch.errors import InputError
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
 from skbsearch.train.amp import AmpTrainer
 
@@ -77,7 +77,7 @@ DISTILL_LOSSES = ("kl", "margin-mse")
 @dataclass
 class TrainConfig:
     """Optimisation settings (defaults sized for 2 shared CPU cores); ``device`` and
-    ``precision`` as :func:`skbsearch.devices.resolve` (fp16 on a GPU: autocast + GradScaler)."""
+    ``precision`` as :func:`skbsearch.core.devices.resolve` (fp16 on a GPU: autocast + GradScaler)."""
 
     epochs: int = 1
     max_steps: int | None = None

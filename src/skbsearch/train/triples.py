@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
 from skbsearch.rerank.labels import label_candidates
 from skbsearch.rerank.triples import INFO_KEY, TripleCandidate, TripleRetriever, triple_inputs

@@ -14,6 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from skbsearch.core.errors import InputError
+from skbsearch.core.progress import ProgressFn, no_progress
+from skbsearch.core.types import Query, Run
 from skbsearch.datasets.impliret import (  # noqa: F401 - re-exported (the pool reader)
     CATEGORIES,
     POOLS,
@@ -30,15 +33,12 @@ from skbsearch.enrich import (
     TemporalEnricher,
     enrich_documents,
 )
-from skbsearch.errors import InputError
 from skbsearch.index.dense import DenseIndex
 from skbsearch.index.sparse import BM25Index
-from skbsearch.progress import ProgressFn, no_progress
 from skbsearch.retrieve.constrained import ConstrainedRetriever
 from skbsearch.retrieve.dense import DenseRetriever
 from skbsearch.retrieve.hybrid import RRF
 from skbsearch.retrieve.sparse import BM25Retriever
-from skbsearch.types import Query, Run
 
 PIPELINES = ("enrich", "bm25+enrich", "constraints-only", "bm25", "dense", "hybrid")
 DEFAULT_PIPELINE = "enrich"

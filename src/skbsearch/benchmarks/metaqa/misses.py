@@ -49,7 +49,7 @@ from skbsearch.benchmarks.metaqa.protocol import (
     reachable,
     train_path_model,
 )
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.graph import GraphRetriever
 from skbsearch.retrieve.linking import EntityLinker

@@ -29,7 +29,7 @@ from skbsearch.benchmarks.metaqa.protocol import (
     topic_nodes,
     train_path_model,
 )
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.kb.store import SKB
 from skbsearch.read.kgqa import RerankKGQA
 from skbsearch.rerank.cross_encoder import CrossEncoderModel

@@ -24,13 +24,13 @@ from skbsearch.benchmarks.metaqa.protocol import (
 from skbsearch.benchmarks.metaqa.rerank import rerank_stage
 from skbsearch.benchmarks.metaqa.spec import is_spec, spec_stage
 from skbsearch.benchmarks.result import BenchmarkResult
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Query, Run
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.graph import GraphRetriever
 from skbsearch.retrieve.linking import EntityLinker
 from skbsearch.retrieve.relpath import RelationPathModel
 from skbsearch.stages import parse
-from skbsearch.types import Query, Run
 
 Report = Callable[[str, int, int], None]
 

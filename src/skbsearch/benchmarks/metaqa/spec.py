@@ -21,12 +21,12 @@ from skbsearch.benchmarks.metaqa.protocol import (
     cache_root,
     content_digest,
 )
+from skbsearch.core.types import Qrels, Query
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.linking import EntityLinker, strip_brackets
 from skbsearch.stages import fit, pipeline
 from skbsearch.stages.base import SpecStage
 from skbsearch.stages.context import StageContext
-from skbsearch.types import Qrels, Query
 
 
 def is_spec(name: str) -> bool:

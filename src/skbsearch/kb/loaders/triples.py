@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.kb.store import SKB
 
 #: Node types for MetaQA's WikiMovies KB (``kb.tsv``): relation -> (head type, tail type).

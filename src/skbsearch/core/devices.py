@@ -5,7 +5,7 @@
 ``fp32`` on the CPU, ``fp16`` on a GPU). Unset values come from ``$SKBSEARCH_DEVICE`` and
 ``$SKBSEARCH_PRECISION`` (the ``--device`` option of the commands sets the first), else
 ``auto``. A name that cannot be used (``tpu``, ``cuda:7``, ``cuda`` where torch sees no GPU,
-``fp16`` on the CPU) raises a one-line :class:`~skbsearch.errors.InputError` that lists the
+``fp16`` on the CPU) raises a one-line :class:`~skbsearch.core.errors.InputError` that lists the
 devices seen.
 
 torch is imported only when a value needs it (``auto``, ``cuda``...), never at import, so the
@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 DEVICE_ENV = "SKBSEARCH_DEVICE"
 PRECISION_ENV = "SKBSEARCH_PRECISION"
