@@ -22,6 +22,7 @@ from typing import Any
 
 from skbsearch.core.errors import (
     ArtefactError,
+    DeadlineExceeded,
     InputError,
     MissingDependencyError,
     SkbError,
@@ -44,7 +45,8 @@ _LAZY = {
 }
 
 __all__ = ["SkbError", "InputError", "ArtefactError", "UntrustedFileError",
-           "MissingDependencyError", "Query", "Run", "Qrels", "__version__", *_LAZY]
+           "MissingDependencyError", "DeadlineExceeded", "Query", "Run", "Qrels", "__version__",
+           *_LAZY]
 
 
 def __getattr__(name: str) -> Any:
