@@ -26,16 +26,8 @@ LONG_FUNCTIONS_LEFT = {
 
 #: ``(importing file, private name)`` still imported from another module.
 PRIVATE_IMPORTS_LEFT = {
-    ("skbsearch/cli/env.py", "_torch"),
-    ("skbsearch/index/distributed_bm25.py", "_NONOCC_METHODS"),
-    ("skbsearch/index/distributed_bm25.py", "_make_tokenizer"),
-    ("skbsearch/index/multivector.py", "_BLOCK"),
-    ("skbsearch/rerank/cross_encoder.py", "_resolve_local"),
-    ("skbsearch/rerank/cross_encoder.py", "_SentenceTransformersScorer"),
-    ("skbsearch/rerank/cross_encoder_onnx.py", "_resolve_local"),
     ("skbsearch/stages/graph_general.py", "_name_index"),
     ("skbsearch/stages/retrievers.py", "_mrr"),
-    ("skbsearch/train/triples.py", "_tail_mean"),
 }
 
 

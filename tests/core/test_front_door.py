@@ -32,7 +32,7 @@ def test_the_front_door_exports_these_names() -> None:
     classes = {n for n, v in vars(errors).items()
                if inspect.isclass(v) and issubclass(v, errors.SkbError)}
     assert classes <= set(skb.__all__), classes - set(skb.__all__)
-    # no name is a builtin's, nor one with an underscore to dodge it (``IndexError_`` was)
+    # no name is a builtin's, nor one with an underscore to dodge it (ArtefactError's old name was)
     assert not [n for n in skb.__all__ if n != "__version__" and hasattr(builtins, n.rstrip("_"))]
 
 

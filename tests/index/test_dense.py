@@ -101,12 +101,12 @@ def test_exact_topk_blocks_match_single_matmul():
     q = normalize(RNG.standard_normal((70, 8)))
     import skbsearch.index.dense as dense
 
-    old = dense._BLOCK
-    dense._BLOCK = 600  # two queries a block
+    old = dense.SCORE_BLOCK
+    dense.SCORE_BLOCK = 600  # two queries a block
     try:
         blocked = exact_topk(m, q, 5)
     finally:
-        dense._BLOCK = old
+        dense.SCORE_BLOCK = old
     assert [r.tolist() for r, _ in blocked] == [r.tolist() for r, _ in exact_topk(m, q, 5)]
 
 

@@ -12,7 +12,7 @@ ray = pytest.importorskip("ray")
 
 from skbsearch.index.distributed import consecutive_runs  # noqa: E402
 from skbsearch.index.distributed_bm25 import _VocabMerger, build_bm25_ray  # noqa: E402
-from skbsearch.index.sparse import BM25Index, _make_tokenizer  # noqa: E402
+from skbsearch.index.sparse import BM25Index, make_tokenizer  # noqa: E402
 from skbsearch.kb.store import SKB  # noqa: E402
 from skbsearch.retrieve.sparse import BM25Retriever  # noqa: E402
 from skbsearch.synth.catalogue import generate_catalogue  # noqa: E402
@@ -78,12 +78,12 @@ def test_ray_bm25_fields_weights_and_bm25plus(local_ray, catalogue) -> None:
 
 def test_vocab_merge_reproduces_one_pass() -> None:
     texts = ["Running runners run", "the cat sat", "", "cats running fast", "Fast cat"]
-    one = _make_tokenizer("english", "en")
+    one = make_tokenizer("english", "en")
     list(one.streaming_tokenize(texts, update_vocab=True, allow_empty=False))
-    merged = _make_tokenizer("english", "en")
+    merged = make_tokenizer("english", "en")
     m = _VocabMerger(merged)
     for part in (texts[:2], texts[2:3], texts[3:]):
-        tok = _make_tokenizer("english", "en")
+        tok = make_tokenizer("english", "en")
         list(tok.streaming_tokenize(part, update_vocab=True, allow_empty=False))
         m.add({"terms": list(tok.stem_to_sid), "words": list(tok.word_to_id.items()),
                "stems": list(tok.word_to_stem.items())})

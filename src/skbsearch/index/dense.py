@@ -41,7 +41,7 @@ BACKENDS = ("numpy", "torch", "faiss-flat", "faiss-hnsw")
 KIND = "dense"
 FORMAT_VERSION = 1
 #: Work budget of one exact matmul block (queries x documents scores).
-_BLOCK = 1 << 24
+SCORE_BLOCK = 1 << 24
 
 Hits = tuple[np.ndarray, np.ndarray]  # (rows int64, scores float32), best first
 
@@ -71,7 +71,7 @@ def top_k(scores: np.ndarray, k: int, rows: np.ndarray | None = None) -> Hits:
 
 def exact_topk(matrix: np.ndarray, queries: np.ndarray, k: int) -> list[Hits]:
     """Exact top-``k`` rows of ``matrix`` by inner product for each query row."""
-    step = max(1, _BLOCK // max(matrix.shape[0], 1))
+    step = max(1, SCORE_BLOCK // max(matrix.shape[0], 1))
     out: list[Hits] = []
     for start in range(0, len(queries), step):
         scores = queries[start : start + step] @ matrix.T

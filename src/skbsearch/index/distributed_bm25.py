@@ -44,7 +44,7 @@ from skbsearch.index.distributed import (
     read_shards,
     write_node_shards,
 )
-from skbsearch.index.sparse import _NONOCC_METHODS, METHODS, BM25Index, _make_tokenizer
+from skbsearch.index.sparse import METHODS, NONOCC_METHODS, BM25Index, make_tokenizer
 
 
 class _Tokenize:
@@ -63,7 +63,7 @@ class _Tokenize:
                                                       "lengths", "df", "total")}
         for run in consecutive_runs(batch["row"]):
             for f, texts in self.texts(run).items():
-                tok = _make_tokenizer(self.stemmer, self.stopwords)
+                tok = make_tokenizer(self.stemmer, self.stopwords)
                 docs = list(tok.streaming_tokenize((t or "" for t in texts), update_vocab=True,
                                                    allow_empty=False))
                 terms = list(tok.get_vocab_dict())
@@ -210,7 +210,7 @@ def build_bm25_ray(
                                    "stemmer": stemmer, "stopwords": stopwords},
             batch_format="numpy").materialize()
         progress("render + tokenize (ray)", n, n)
-        tokenizer = _make_tokenizer(stemmer, stopwords)
+        tokenizer = make_tokenizer(stemmer, stopwords)
         stats = _global_stats(pieces, names, tokenizer, part, n, progress)
         progress("score (ray)", 0, 1)
         entries = pieces.map_batches(
@@ -247,7 +247,7 @@ def _global_stats(pieces: Any, names: list[str], tokenizer: Any, part: Any, n: i
         doc_freqs = {t: int(c) for t, c in enumerate(df)}
         avgdl = np.float64(totals[f]) / np.float64(n) if n else np.float64("nan")
         nonocc = None
-        if part.method in _NONOCC_METHODS:
+        if part.method in NONOCC_METHODS:
             nonocc = scoring._build_nonoccurrence_array(
                 doc_frequencies=doc_freqs, n_docs=n, compute_idf_fn=idf_fn,
                 calculate_tfc_fn=scoring._select_tfc_scorer(part.method), l_d=avgdl, l_avg=avgdl,
@@ -280,7 +280,7 @@ def _assemble(matrices: dict[str, sp.csc_matrix], stats: dict[str, Any], weights
     n = skb.num_nodes
     n_vocab = max(len(stats["term_ids"]), 1)
     matrix = sp.csc_matrix((n, n_vocab), dtype=np.float32)
-    nonocc = np.zeros(n_vocab, dtype=np.float32) if part.method in _NONOCC_METHODS else None
+    nonocc = np.zeros(n_vocab, dtype=np.float32) if part.method in NONOCC_METHODS else None
     for f, m in matrices.items():
         fs = stats["fields"][f]
         if weights[f] == 0 or fs["total"] == 0:

@@ -34,7 +34,7 @@ from skbsearch.index.base import (
     write_manifest,
 )
 from skbsearch.index.dense import (
-    _BLOCK,
+    SCORE_BLOCK,
     DocRows,
     DocSource,
     Hits,
@@ -229,7 +229,7 @@ class MultiVectorIndex(DocRows):
             chunk_rows, offsets = self._chunks_of(rows)
             matrix = np.asarray(self.embeddings[chunk_rows], dtype=np.float32)
         out: list[Hits] = []
-        step = max(1, _BLOCK // max(matrix.shape[0], 1))
+        step = max(1, SCORE_BLOCK // max(matrix.shape[0], 1))
         for start in range(0, len(q), step):
             for chunk_scores in q[start : start + step] @ matrix.T:
                 out.append(top_k(aggregate(chunk_scores, offsets, agg), k, rows))

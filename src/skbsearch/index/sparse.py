@@ -39,7 +39,8 @@ from skbsearch.index.base import Manifest, ProgressFn, no_progress
 KIND = "bm25"
 FORMAT_VERSION = 1
 METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
-_NONOCC_METHODS = ("bm25l", "bm25+")
+#: BM25 variants that give a term absent from a document a non-zero score.
+NONOCC_METHODS = ("bm25l", "bm25+")
 _STOPWORDS_FILE = "stopwords.tokenizer.json"
 #: weight of the relation field in the default index (the document field weighs 1):
 #: neighbours' names count as much as the node's own words, so a name query still finds
@@ -65,7 +66,9 @@ def make_stemmer(name: str | None) -> Any:
                          field="stemmer") from None
 
 
-def _make_tokenizer(stemmer: str | None, stopwords: str | Sequence[str] | None) -> Tokenizer:
+def make_tokenizer(stemmer: str | None, stopwords: str | Sequence[str] | None) -> Tokenizer:
+    """The index's tokenizer: lower-cased, ``stopwords`` (a language code or a list) dropped,
+    stemmed by ``stemmer`` (a PyStemmer language, or ``None``)."""
     sw = list(stopwords) if stopwords is not None and not isinstance(stopwords, str) else stopwords
     return Tokenizer(lower=True, stopwords=sw, stemmer=make_stemmer(stemmer))
 
@@ -178,7 +181,7 @@ class BM25Index:
             if len(texts) != n:
                 raise InputError(f"{len(texts)} texts for {n} documents", field=f)
 
-        tokenizer = _make_tokenizer(stemmer, stopwords)
+        tokenizer = make_tokenizer(stemmer, stopwords)
         tokens: dict[str, list[list[int]]] = {}
         for f, texts in parts.items():
             out: list[list[int]] = []
@@ -372,7 +375,7 @@ class BM25Index:
         try:
             bm = bm25s.BM25.load(path, mmap=mmap, load_corpus=False, show_progress=False,
                                  backend="numpy")
-            tokenizer = _make_tokenizer(m.params.get("stemmer"), None)
+            tokenizer = make_tokenizer(m.params.get("stemmer"), None)
             tokenizer.load_vocab(path)
             tokenizer.load_stopwords(path, _STOPWORDS_FILE)
         except EOFError:  # np.load of a 0-byte or truncated .npy
@@ -545,7 +548,7 @@ def _combine(per_field: Mapping[str, tuple[sp.csc_matrix, np.ndarray | None]], w
              n: int, n_vocab: int, method: str) -> tuple[sp.csc_matrix, np.ndarray | None]:
     """``sum_f w_f S_f`` in float32 (and the weighted non-occurrence scores), sorted CSC."""
     matrix = sp.csc_matrix((n, n_vocab), dtype=np.float32)
-    nonocc = np.zeros(n_vocab, dtype=np.float32) if method in _NONOCC_METHODS else None
+    nonocc = np.zeros(n_vocab, dtype=np.float32) if method in NONOCC_METHODS else None
     for f, (m, part_nonocc) in per_field.items():
         matrix = matrix + np.float32(weights[f]) * m.astype(np.float32)
         if nonocc is not None and part_nonocc is not None:

@@ -33,10 +33,10 @@ from skbsearch.core.types import Query
 from skbsearch.rerank.cross_encoder_model import (  # noqa: F401  (re-exported)
     MARKER,
     CrossEncoderModel,
-    _resolve_local,
-    _SentenceTransformersScorer,
+    SentenceTransformersScorer,
     pack_three,
     packaged_minilm_path,
+    resolve_local,
 )
 from skbsearch.rerank.cross_encoder_onnx import OnnxCrossEncoder
 from skbsearch.rerank.pairwise import PairwiseReranker
@@ -73,7 +73,7 @@ def load_scorer(model: str | Path | CrossEncoderModel, backend: str = "auto",
     if backend == "native" or (backend == "auto" and native):
         loaded = CrossEncoderModel.load(Path(model).expanduser(), max_length=max_length)
         return loaded.to(device, precision, cast=True)
-    return _SentenceTransformersScorer(str(model), max_length, device, precision)
+    return SentenceTransformersScorer(str(model), max_length, device, precision)
 
 
 class CrossEncoderReranker(PairwiseReranker):

@@ -405,12 +405,13 @@ def train_cross_encoder(
         model.info["training"] = {**asdict(config), "device": amp.record(), "steps": result.steps,
                                   "examples": result.examples, "seconds": round(result.seconds, 1),
                                   "stopped_by": result.stopped_by,
-                                  "final_loss": _tail_mean(result.losses)}
+                                  "final_loss": tail_mean(result.losses)}
         model.info.setdefault("data", sorted({q.source for q in queries}))
         result.model_dir = str(model.save(out_dir))
     return result
 
 
-def _tail_mean(xs: list[float], n: int = 20) -> float:
+def tail_mean(xs: list[float], n: int = 20) -> float:
+    """The mean of the last ``n`` values (a training run's final loss); NaN when empty."""
     tail = xs[-n:]
     return float(sum(tail) / len(tail)) if tail else math.nan
