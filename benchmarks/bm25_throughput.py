@@ -41,11 +41,11 @@ import bm25s
 import numpy as np
 import Stemmer
 
+from skbsearch.core.types import Query
 from skbsearch.documents import DocumentRenderer
 from skbsearch.index.sparse import BM25Index
 from skbsearch.retrieve.sparse import NUMBA_AVAILABLE, BM25Retriever
 from skbsearch.synth.catalogue import generate_catalogue
-from skbsearch.types import Query
 
 
 def log(msg: str) -> None:

@@ -42,9 +42,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from scipy.stats import spearmanr  # noqa: E402
 
 from skbsearch.benchmarks.result import BenchmarkResult  # noqa: E402
+from skbsearch.core.types import Run  # noqa: E402
 from skbsearch.eval.evaluate import evaluate  # noqa: E402
 from skbsearch.rerank.cross_encoder import CrossEncoderModel, load_scorer  # noqa: E402
-from skbsearch.types import Run  # noqa: E402
 
 BACKENDS = {"torch": ("native", None), "onnx": ("onnx", None), "onnx-int8": ("onnx", "int8")}
 

@@ -112,9 +112,9 @@ def step_dense(d: Path, n: int, a: argparse.Namespace) -> dict[str, Any]:
 
 
 def step_first(d: Path, n: int, a: argparse.Namespace) -> dict[str, Any]:
+    from skbsearch.core.types import Query
     from skbsearch.kb.store import SKB
     from skbsearch.stages import StageContext, pipeline
-    from skbsearch.types import Query
 
     q = json.loads((d / "queries.json").read_text())[0]
     p = pipeline("bm25 + graph(target=[product])", StageContext(SKB.load(d / "skb")))
@@ -181,9 +181,9 @@ def _graph_peer(kb: Any, n_q: int) -> dict[str, Any]:
 
 
 def step_serve(d: Path, n: int, a: argparse.Namespace) -> dict[str, Any]:
+    from skbsearch.core.types import Query
     from skbsearch.kb.store import SKB
     from skbsearch.stages import StageContext, pipeline
-    from skbsearch.types import Query
 
     out: dict[str, Any] = {"rss_start_mb": rss_mb()}
     qs = [Query(i, t) for i, t in json.loads((d / "queries.json").read_text())][: a.queries + 1]

@@ -22,12 +22,12 @@ from pathlib import Path
 
 import torch
 
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.encoders import default_cache_dir
 from skbsearch.rerank.gnn import GraphFeaturizer, graphs_to_run, score_graphs
 from skbsearch.rerank.gnn_models import GNNConfig, GNNScorer
 from skbsearch.semgraph import DependencyParser
 from skbsearch.train.gnn import TrainConfig, train_gnn
-from skbsearch.types import Qrels, Query, Run
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trec-dl"
 

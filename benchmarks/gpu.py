@@ -52,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gpu_report as report  # noqa: E402
 
 from skbsearch.benchmarks.result import BenchmarkResult  # noqa: E402
-from skbsearch.devices import DeviceSpec, default_device, resolve  # noqa: E402
+from skbsearch.core.devices import DeviceSpec, default_device, resolve  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CPU_RECIPE = ROOT / "benchmarks" / "results" / "trecdl_dl19_cross_encoder_nq_kd_dl19c_cv.json"

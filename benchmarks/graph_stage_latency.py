@@ -31,12 +31,12 @@ from typing import Any
 import numpy as np
 
 from skbsearch.benchmarks.result import BenchmarkResult
+from skbsearch.core.types import Qrels, Run
 from skbsearch.eval import evaluate
 from skbsearch.index import get_kind
 from skbsearch.stages import fit, pipeline
 from skbsearch.stages.context import StageContext
 from skbsearch.synth.catalogue import CatalogueDataset
-from skbsearch.types import Qrels, Run
 
 SYSTEMS = {"graph (fitted)": "graph", "graph (zero-shot)": "graph"}
 

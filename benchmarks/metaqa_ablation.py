@@ -37,10 +37,10 @@ from skbsearch.benchmarks.metaqa import (
 )
 from skbsearch.benchmarks.metaqa.rerank import MetaQAComponents
 from skbsearch.benchmarks.result import BenchmarkResult
+from skbsearch.core.types import Query
 from skbsearch.read.kgqa import fused_scores, order, rank_answers, retrieval_scores
 from skbsearch.rerank.labels import triple_level_labels
 from skbsearch.rerank.triples import TripleReranker
-from skbsearch.types import Query
 
 ROWS = {"document-level labels": "document-half", "triple-level labels": "triple-half",
         "triple-level, no context": "triple-noctx-half"}

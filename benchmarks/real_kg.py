@@ -68,8 +68,8 @@ def evaluate_pipeline(kb: Any, spec: str, queries: list[Any], qrels: Any) -> dic
     """Each query answered alone (after a warm-up query): metrics and latency."""
     import numpy as np
 
+    from skbsearch.core.types import Run
     from skbsearch.eval.evaluate import evaluate
-    from skbsearch.types import Run
 
     p = kb.pipeline(spec)
     p.run(queries[:1])

@@ -20,14 +20,15 @@ import importlib
 import importlib.util
 from typing import Any
 
-from skbsearch.errors import (
-    IndexError_,
+from skbsearch.core.errors import (
+    ArtefactError,
+    DeadlineExceeded,
     InputError,
     MissingDependencyError,
     SkbError,
     UntrustedFileError,
 )
-from skbsearch.types import Qrels, Query, Run
+from skbsearch.core.types import Qrels, Query, Run
 
 __version__ = "0.1.0"
 
@@ -43,8 +44,9 @@ _LAZY = {
     "read_queries": "skbsearch.datasets.queries:read_queries",
 }
 
-__all__ = ["SkbError", "InputError", "IndexError_", "UntrustedFileError",
-           "MissingDependencyError", "Query", "Run", "Qrels", "__version__", *_LAZY]
+__all__ = ["SkbError", "InputError", "ArtefactError", "UntrustedFileError",
+           "MissingDependencyError", "DeadlineExceeded", "Query", "Run", "Qrels", "__version__",
+           *_LAZY]
 
 
 def __getattr__(name: str) -> Any:

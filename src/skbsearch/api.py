@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.kb.loaders import load as _load_source
 from skbsearch.kb.store import SKB as _StoreSKB
 from skbsearch.stages import StageContext
@@ -85,7 +85,7 @@ def pipeline(spec: str | Any, kb: _StoreSKB | str | Path | StageContext | None =
             pipeline unbound (parsing never loads an index or a model).
 
     Returns:
-        The pipeline; ``.run(queries)`` gives a :class:`skbsearch.types.Run`.
+        The pipeline; ``.run(queries)`` gives a :class:`skbsearch.core.types.Run`.
     """
     if isinstance(kb, SKB):
         return kb.pipeline(spec)  # shares the SKB's loaded indexes with kb.pipeline

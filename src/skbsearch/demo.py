@@ -21,6 +21,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from skbsearch.benchmarks.result import BenchmarkResult
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.documents import DocumentRenderer
 from skbsearch.eval import evaluate
 from skbsearch.eval.latency import LatencyRecorder
@@ -32,7 +33,6 @@ from skbsearch.retrieve.sparse import BM25Retriever, evidence_lines
 from skbsearch.stages import fit, pipeline
 from skbsearch.stages.context import StageContext
 from skbsearch.synth.catalogue import CatalogueDataset, generate_catalogue
-from skbsearch.types import Qrels, Query, Run
 
 METRICS = ["hit@1", "hit@5", "recall@20", "mrr"]
 

@@ -11,7 +11,7 @@ import pytest
 import skbsearch.benchmarks.common as common
 from skbsearch.benchmarks.impliret import run_impliret
 from skbsearch.benchmarks.trecdl import run_trecdl
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 
 @pytest.fixture()

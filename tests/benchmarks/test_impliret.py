@@ -17,11 +17,11 @@ from skbsearch.benchmarks.impliret import (
     run_impliret,
 )
 from skbsearch.benchmarks.impliret.read import oracle_context, parse_ks, run_impliret_reader
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Query
 from skbsearch.enrich import TemporalEnricher, enrich_documents
 from skbsearch.enrich.store import load_enriched, save_enriched
-from skbsearch.errors import InputError
 from skbsearch.retrieve.constrained import ConstrainedRetriever
-from skbsearch.types import Query
 
 # Tuple set 0: kayaking (A, B); tuple set 1: baking (C, D). D's query asks C's date, so C
 # meets its constraint and D (text match only) ranks second.

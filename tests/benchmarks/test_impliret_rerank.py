@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from skbsearch.benchmarks.impliret import run_impliret
 from skbsearch.benchmarks.impliret.rerank import load_rerank_data, split_first_stage, with_gazetteer
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.eval.cv import folds_of
 from skbsearch.stages import pipeline
 

@@ -18,7 +18,7 @@ from skbsearch.benchmarks.stark import (
     run_stark,
 )
 from skbsearch.cli import app
-from skbsearch.errors import InputError, UntrustedFileError
+from skbsearch.core.errors import InputError, UntrustedFileError
 
 torch = pytest.importorskip("torch")
 

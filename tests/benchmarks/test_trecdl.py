@@ -14,8 +14,8 @@ from skbsearch.benchmarks.trecdl import (
     restrict_scores,
     run_trecdl,
 )
-from skbsearch.errors import InputError
-from skbsearch.types import Run
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Run
 
 
 def _dir(shared_data: Path) -> Path:

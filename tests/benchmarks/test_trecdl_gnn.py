@@ -12,7 +12,7 @@ pytest.importorskip("torch")
 pytest.importorskip("torch_geometric")
 
 from skbsearch.benchmarks.trecdl import run_trecdl  # noqa: E402
-from skbsearch.errors import InputError  # noqa: E402
+from skbsearch.core.errors import InputError  # noqa: E402
 from skbsearch.stages import stage  # noqa: E402
 from skbsearch.train.gnn_rows import split_dev  # noqa: E402
 

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from skbsearch.benchmarks.impliret import with_gazetteer
 from skbsearch.cli import app
 from skbsearch.cli.bench_deprecated import impliret_flags, trecdl_flags
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 GAZETTEERS = {"shared": "/work/shared/data/gazetteer/wikidata_landmarks.jsonl", "none": None,
               "given": "/tmp/h23b/g.jsonl"}

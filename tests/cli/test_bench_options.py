@@ -12,7 +12,7 @@ from typer.main import get_command
 from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.cli import app
 from skbsearch.cli.bench_options import PIPELINE_HELP, save_results, specs_or
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 SAME = ("--json", "--quiet", "--device", "--precision")
 #: Options whose help starts alike, then says what they mean in that benchmark.

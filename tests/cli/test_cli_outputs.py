@@ -186,8 +186,8 @@ def test_output_directories_inside_an_skb_or_holding_an_input_are_refused(data, 
 
 def test_a_model_is_never_saved_over_an_skb(built, tmp_path):
     pytest.importorskip("transformers")
-    from skbsearch.atomic import check_replaceable
-    from skbsearch.errors import InputError
+    from skbsearch.core.atomic import check_replaceable
+    from skbsearch.core.errors import InputError
 
     with pytest.raises(InputError, match="SKB directory"):
         check_replaceable(built / "skb", "cross-encoder-model")

@@ -210,7 +210,7 @@ def test_graph_arrays_damaged(skb, tmp_path):
 
 
 def test_graph_indptr_that_decreases_is_refused(skb, tmp_path):
-    from skbsearch.errors import IndexError_
+    from skbsearch.core.errors import ArtefactError
     from skbsearch.kb.graph import Graph
 
     d = copy(skb, tmp_path)
@@ -222,7 +222,7 @@ def test_graph_indptr_that_decreases_is_refused(skb, tmp_path):
     a[1] = 2
     a[2] = 1  # non-monotone: rows would silently get wrong neighbours
     np.save(f, a)
-    with pytest.raises(IndexError_, match="indptr decreases"):
+    with pytest.raises(ArtefactError, match="indptr decreases"):
         Graph.load(d / "graph")
 
 

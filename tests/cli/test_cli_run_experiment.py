@@ -12,9 +12,9 @@ from scipy import stats
 from typer.testing import CliRunner
 
 from skbsearch.cli import app
+from skbsearch.core.types import Qrels, Run
 from skbsearch.eval import evaluate
 from skbsearch.synth import generate_catalogue
-from skbsearch.types import Qrels, Run
 
 runner = CliRunner()
 

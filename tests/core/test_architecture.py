@@ -167,6 +167,18 @@ def test_every_benchmark_is_in_the_independence_contract() -> None:
     assert present - SHARED_BENCHMARK_MODULES == listed
 
 
+def test_core_is_the_lowest_layer_and_imports_only_itself() -> None:
+    """L0 is one package, ``skbsearch.core``: the ``layers`` contract's last layer, and its
+    modules import no other part of skbsearch (an import inside a function counts too)."""
+    (layers,) = [c for c in _contracts() if c["id"] == "layers"]
+    assert layers["layers"][-1] == "core", layers["layers"]
+    graph = import_graph(SRC, PACKAGE)
+    core = {m for m in graph if m == f"{PACKAGE}.core" or m.startswith(f"{PACKAGE}.core.")}
+    assert {f"{PACKAGE}.core.types", f"{PACKAGE}.core.errors", f"{PACKAGE}.core.operators"} <= core
+    outside = sorted((m, t) for m in core for t in graph[m] if t not in core)
+    assert not outside, f"skbsearch.core imports outside itself: {outside}"
+
+
 def test_import_linter_contracts_hold() -> None:
     exe = Path(sys.executable).with_name("lint-imports")
     if not exe.is_file():

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from skbsearch.atomic import (
+from skbsearch.core.atomic import (
     artefact_kind,
     atomic_dir,
     atomic_write_bytes,
@@ -19,7 +19,7 @@ from skbsearch.atomic import (
     recover_dir,
     recover_parent,
 )
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 
 def test_atomic_dir_replaces_on_success(tmp_path):

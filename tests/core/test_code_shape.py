@@ -18,14 +18,7 @@ MAX_LINES = 80
 LONG_FUNCTIONS_LEFT: set[tuple[str, str]] = set()
 
 #: ``(importing file, private name)`` still imported from another module.
-PRIVATE_IMPORTS_LEFT = {
-    ("skbsearch/cli/env.py", "_torch"),
-    ("skbsearch/index/multivector.py", "_BLOCK"),
-    ("skbsearch/rerank/cross_encoder.py", "_resolve_local"),
-    ("skbsearch/rerank/cross_encoder.py", "_SentenceTransformersScorer"),
-    ("skbsearch/rerank/cross_encoder_onnx.py", "_resolve_local"),
-    ("skbsearch/train/triples.py", "_tail_mean"),
-}
+PRIVATE_IMPORTS_LEFT: set[tuple[str, str]] = set()
 
 
 def long_functions(src: Path, max_lines: int = MAX_LINES) -> dict[tuple[str, str], int]:

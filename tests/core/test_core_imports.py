@@ -33,7 +33,7 @@ def _run_without_extras(code: str) -> subprocess.CompletedProcess:
 def test_core_without_extras():
     out = _run_without_extras(
         """
-        import skbsearch, skbsearch.kb, skbsearch.operators, skbsearch.documents
+        import skbsearch, skbsearch.kb, skbsearch.core.operators, skbsearch.documents
         import skbsearch.cli
         from typer.testing import CliRunner
         r = CliRunner().invoke(skbsearch.cli.app, ['--help'])
@@ -51,12 +51,12 @@ def test_core_without_extras():
 CHECK = textwrap.dedent(
     """
     import importlib
-    import skbsearch.api, skbsearch.stages, skbsearch.operators, skbsearch.types
+    import skbsearch.api, skbsearch.stages, skbsearch.core.operators, skbsearch.core.types
     import skbsearch.eval.experiment, skbsearch.datasets.queries
     evaluate_module = importlib.import_module("skbsearch.eval.evaluate")
     assert skb.pipeline is skbsearch.api.pipeline, skb.pipeline
     assert skb.fit is skbsearch.stages.fit and skb.stage is skbsearch.stages.stage
-    assert skb.SKB is skbsearch.api.SKB and skb.Run is skbsearch.types.Run
+    assert skb.SKB is skbsearch.api.SKB and skb.Run is skbsearch.core.types.Run
     assert skb.evaluate is evaluate_module.evaluate
     assert skb.Experiment is skbsearch.eval.experiment.Experiment
     assert skb.read_queries is skbsearch.datasets.queries.read_queries
@@ -73,11 +73,11 @@ CHECK = textwrap.dedent(
 #: Import orders: the front door first, the submodules first, ``from`` imports.
 ORDERS = {
     "front-door-first": "import skbsearch as skb\nskb.pipeline, skb.fit, skb.stage, skb.stages\n",
-    "submodules-first": ("import skbsearch.operators, skbsearch.stages, skbsearch.api\n"
+    "submodules-first": ("import skbsearch.core.operators, skbsearch.stages, skbsearch.api\n"
                          "import skbsearch.train.fitters, skbsearch.eval.cv\n"
                          "import skbsearch as skb\n"),
     "from-imports": ("from skbsearch import pipeline, fit, stage, SKB\n"
-                     "import skbsearch.stages, skbsearch.operators\n"
+                     "import skbsearch.stages, skbsearch.core.operators\n"
                      "import skbsearch as skb\n"
                      "assert pipeline is skb.pipeline and fit is skb.fit and stage is skb.stage\n"),
     "stages-attribute-first": ("import skbsearch as skb\nassert skb.stages.pipeline\n"

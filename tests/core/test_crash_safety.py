@@ -1,7 +1,7 @@
 """Builds killed (SIGKILL) at every step of the directory swap leave a usable SKB and index.
 
 A subprocess runs ``skb kb build`` or ``skb index`` with ``SKB_TEST_CRASH_AT`` set, so
-:func:`skbsearch.atomic.atomic_dir` kills itself at that point; the previous version must
+:func:`skbsearch.core.atomic.atomic_dir` kills itself at that point; the previous version must
 then open and search (restored from ``.NAME.old-*`` when the kill fell between the two
 renames), and the next build must leave no ``.NAME.tmp-*``/``.NAME.old-*`` litter.
 """
@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from skbsearch.atomic import CRASH_ENV
 from skbsearch.cli import app
+from skbsearch.core.atomic import CRASH_ENV
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb import SKB
 

@@ -7,12 +7,12 @@ import time
 
 import pytest
 
-from skbsearch.deadline import Deadline, check_deadline, current_deadline, deadline
+from skbsearch.core.deadline import Deadline, check_deadline, current_deadline, deadline
+from skbsearch.core.errors import DeadlineExceeded
+from skbsearch.core.types import Query
 from skbsearch.enrich import ArithmeticEnricher, TemporalEnricher, enrich_documents
-from skbsearch.errors import DeadlineExceeded
 from skbsearch.stages import pipeline
 from skbsearch.synth.catalogue import generate_catalogue
-from skbsearch.types import Query
 
 
 def test_no_deadline_means_no_check():

@@ -1,4 +1,4 @@
-"""The one device setting (skbsearch.devices): auto, explicit, bad names, the environment
+"""The one device setting (skbsearch.core.devices): auto, explicit, bad names, the environment
 default, the one-line CLI error, stage parameters and the device records in results and
 index manifests. Runs on the CPU (a GPU machine takes the cuda branches)."""
 
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from skbsearch import devices
-from skbsearch.devices import DEVICE_ENV, PRECISION_ENV, DeviceSpec, resolve
-from skbsearch.errors import InputError
+from skbsearch.core import devices
+from skbsearch.core.devices import DEVICE_ENV, PRECISION_ENV, DeviceSpec, resolve
+from skbsearch.core.errors import InputError
 
 HAS_CUDA = bool(devices.cuda_devices())
 
@@ -91,8 +91,8 @@ class Block(importlib.abc.MetaPathFinder):
         if name.split('.')[0] == 'torch':
             raise ImportError('No module named torch')
 sys.meta_path.insert(0, Block())
-from skbsearch.devices import resolve, devices_seen
-from skbsearch.errors import InputError
+from skbsearch.core.devices import resolve, devices_seen
+from skbsearch.core.errors import InputError
 print(resolve().device, devices_seen())
 try:
     resolve('cuda')

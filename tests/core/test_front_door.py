@@ -4,6 +4,7 @@ tests/core/test_core_imports.py)."""
 
 from __future__ import annotations
 
+import builtins
 import inspect
 import pkgutil
 import subprocess
@@ -17,12 +18,29 @@ import skbsearch as skb
 from skbsearch.stages import available_stages, get_stage
 
 FRONT_DOOR = ["SKB", "pipeline", "stage", "fit", "evaluate", "Experiment", "read_queries",
-              "Run", "Qrels", "Query", "SkbError", "InputError"]
+              "Run", "Qrels", "Query", "SkbError", "InputError", "ArtefactError",
+              "UntrustedFileError", "MissingDependencyError", "DeadlineExceeded"]
+
+
+def test_the_front_door_exports_these_names() -> None:
+    """Exactly the names above (and ``__version__``), each reachable from the package, and
+    every error class one of the ``skbsearch.core.errors`` hierarchy."""
+    from skbsearch.core import errors
+
+    assert set(skb.__all__) == {*FRONT_DOOR, "__version__"}
+    assert all(getattr(skb, name) is not None for name in skb.__all__)
+    classes = {n for n, v in vars(errors).items()
+               if inspect.isclass(v) and issubclass(v, errors.SkbError)}
+    assert classes <= set(skb.__all__), classes - set(skb.__all__)
+    # no name is a builtin's, nor one with an underscore to dodge it (ArtefactError's old name was)
+    assert not [n for n in skb.__all__ if n != "__version__" and hasattr(builtins, n.rstrip("_"))]
+
 
 def test_no_front_door_name_is_a_module() -> None:
     """Importing ``skbsearch.X`` binds ``X`` on the package: no front-door name may be an X."""
     modules = {m.name for m in pkgutil.iter_modules(skb.__path__)}
     assert set(FRONT_DOOR) <= set(skb.__all__)
+    assert {"core", "stages", "api"} <= modules
     assert not modules & set(skb.__all__), modules & set(skb.__all__)
     assert "stages" not in skb.__all__ and "pipeline" not in modules
     assert inspect.isfunction(skb.pipeline) and inspect.isfunction(skb.fit)
@@ -36,7 +54,7 @@ def test_unknown_names_are_attribute_errors() -> None:
 
 def test_every_trainable_stage_names_a_training_loop() -> None:
     """Each trainable re-ranker's ``fitter`` import path names a function of layer L3."""
-    from skbsearch.operators import load_object
+    from skbsearch.core.operators import load_object
 
     named = {name: get_stage(name).fitter for name in available_stages()
              if getattr(get_stage(name), "fitter", None)}

@@ -1,7 +1,7 @@
 """Property-based fuzzing of the run / qrels / query readers.
 
 Generated text and bytes go to files; reading them must give a Run / Qrels / records, or
-the library's own :class:`~skbsearch.errors.SkbError` naming the file (and the line where
+the library's own :class:`~skbsearch.core.errors.SkbError` naming the file (and the line where
 there is one). Plus the trec_eval rules: duplicate docs and NaN scores in a run, and an
 empty qrels file, are errors.
 """
@@ -21,10 +21,10 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from skbsearch.errors import InputError, SkbError
+from skbsearch.core.errors import InputError, SkbError
+from skbsearch.core.jsonl import iter_jsonl
+from skbsearch.core.types import Qrels, Run
 from skbsearch.eval.query_stats import read_query_csv
-from skbsearch.jsonl import iter_jsonl
-from skbsearch.types import Qrels, Run
 
 # SKB_FUZZ_SCALE=10 fuzzes ten times longer (e.g. before a release).
 FUZZ = settings(max_examples=400 * int(os.environ.get("SKB_FUZZ_SCALE", "1")), deadline=None,

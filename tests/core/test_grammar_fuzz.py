@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.stages import available_stages, describe
 from skbsearch.stages.base import stages_equal
 from skbsearch.stages.registry import parse

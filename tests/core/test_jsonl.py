@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from skbsearch.errors import InputError
-from skbsearch.jsonl import iter_jsonl
+from skbsearch.core.errors import InputError
+from skbsearch.core.jsonl import iter_jsonl
 
 
 def test_iter_jsonl_skips_blank_lines_and_numbers_lines(tmp_path):

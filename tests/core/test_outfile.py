@@ -1,4 +1,4 @@
-"""skbsearch.outfile: output files are checked (no input, no directory, nothing inside an
+"""skbsearch.core.outfile: output files are checked (no input, no directory, nothing inside an
 artefact) and written whole (temp + rename)."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import os
 
 import pytest
 
-from skbsearch.errors import InputError
-from skbsearch.outfile import check_output_file, output_file, write_output
-from skbsearch.types import Run
+from skbsearch.core.errors import InputError
+from skbsearch.core.outfile import check_output_file, output_file, write_output
+from skbsearch.core.types import Run
 
 
 def test_a_failed_write_leaves_the_previous_file_and_no_temp(tmp_path):

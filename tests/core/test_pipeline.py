@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from skbsearch.operators import Cutoff, FunctionStage, Pipeline, Stage, StageBase
-from skbsearch.types import Query, Run
+from skbsearch.core.operators import Cutoff, FunctionStage, Pipeline, Stage, StageBase
+from skbsearch.core.types import Query, Run
 
 
 class CountWords(StageBase):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from skbsearch.progress import Progress, counter, no_progress, scoped
+from skbsearch.core.progress import Progress, counter, no_progress, scoped
 
 
 def test_protocol_and_adapters() -> None:

@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import skbsearch as skb
-from skbsearch.errors import InputError, SkbError
-from skbsearch.operators import Cutoff, Pipeline
+from skbsearch.core.errors import InputError, SkbError
+from skbsearch.core.operators import Cutoff, Pipeline
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.stages import available_stages, describe, fit, get_stage, pipeline, stage
 from skbsearch.synth.catalogue import generate_catalogue
-from skbsearch.types import Qrels, Query, Run
 
 # A value for every required parameter, so that each stage can be built from a spec.
 REQUIRED = {"model": "m/", "path": "x.trec"}

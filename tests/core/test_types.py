@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from skbsearch.errors import InputError
-from skbsearch.types import Qrels, Query, Run, as_queries
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Qrels, Query, Run, as_queries
 
 
 def test_run_trec_round_trip(tmp_path):

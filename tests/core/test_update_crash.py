@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from skbsearch.atomic import CRASH_ENV
 from skbsearch.cli import app
+from skbsearch.core.atomic import CRASH_ENV
 from skbsearch.kb import SKB
 from skbsearch.kb.generations import (
     CRASH_STEP_ENV,

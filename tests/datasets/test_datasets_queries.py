@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Qrels, Query
 from skbsearch.datasets import (
     detect_format,
     qrels_format,
@@ -15,8 +17,6 @@ from skbsearch.datasets import (
     read_queries,
     read_queries_and_answers,
 )
-from skbsearch.errors import InputError
-from skbsearch.types import Qrels, Query
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from skbsearch.core.errors import InputError
 from skbsearch.datasets.stark import (
     find_qa_dir,
     guess_dataset,
     read_stark_eval_results,
     read_stark_qa,
 )
-from skbsearch.errors import InputError
 
 
 def qa_folder(root: Path) -> Path:

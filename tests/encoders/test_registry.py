@@ -9,8 +9,8 @@ import textwrap
 import numpy as np
 import pytest
 
+from skbsearch.core.errors import InputError
 from skbsearch.encoders import DEFAULT_ENCODER, available_encoders, load_encoder
-from skbsearch.errors import InputError
 
 
 def _run(code: str) -> subprocess.CompletedProcess:
@@ -44,7 +44,7 @@ def test_missing_sentence_transformers_names_the_extra():
                     raise ImportError('No module named ' + repr(name))
         sys.meta_path.insert(0, Block())
         from skbsearch.encoders import load_encoder
-        from skbsearch.errors import MissingDependencyError
+        from skbsearch.core.errors import MissingDependencyError
         try:
             load_encoder('minilm')
         except MissingDependencyError as e:

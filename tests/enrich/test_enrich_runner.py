@@ -2,6 +2,7 @@
 
 import pytest
 
+from skbsearch.core.errors import InputError
 from skbsearch.enrich import (
     ArithmeticEnricher,
     Enricher,
@@ -9,7 +10,6 @@ from skbsearch.enrich import (
     TemporalEnricher,
     enrich_documents,
 )
-from skbsearch.errors import InputError
 
 
 def test_runner_combines_enrichers_and_inputs() -> None:

@@ -3,7 +3,7 @@
 Queries are generated from fragments that look like dates, times, prices and places
 (valid and invalid: "February 30", "25:61", "$1e999", "between $5 and"), number words
 and arbitrary text. Parsing must return well-formed constraints or raise the library's
-own :class:`~skbsearch.errors.SkbError`; scoring the constraints against facts must
+own :class:`~skbsearch.core.errors.SkbError`; scoring the constraints against facts must
 give a number in [0, 1].
 """
 
@@ -15,9 +15,9 @@ from datetime import date
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from skbsearch.core.errors import SkbError
 from skbsearch.enrich.base import Fact
 from skbsearch.enrich.constraints import Constraint, constraint_score, parse_constraints
-from skbsearch.errors import SkbError
 
 # SKB_FUZZ_SCALE=10 fuzzes ten times longer (e.g. before a release).
 FUZZ = settings(max_examples=1000 * int(os.environ.get("SKB_FUZZ_SCALE", "1")), deadline=None,

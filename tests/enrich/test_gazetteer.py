@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from skbsearch.core.errors import InputError
 from skbsearch.enrich.gazetteer import Gazetteer, GazetteerEnricher, load_wikidata_landmarks
-from skbsearch.errors import InputError
 
 ROWS = [
     {"itemQ": "Q1", "itemLabel": "Church of St Michael the Archangel, Aldershot", "countryQ": "Q145",

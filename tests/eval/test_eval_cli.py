@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from skbsearch.cli import app
-from skbsearch.types import Qrels, Run
+from skbsearch.core.types import Qrels, Run
 
 runner = CliRunner()
 

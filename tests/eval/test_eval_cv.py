@@ -6,13 +6,13 @@ from collections.abc import Sequence
 
 import pytest
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
+from skbsearch.core.operators import Cutoff, FunctionStage, Pipeline
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.eval.cv import cross_validate, fit_pipeline, folds_of, trainable_stages
 from skbsearch.eval.latency import LatencyRecorder
-from skbsearch.operators import Cutoff, FunctionStage, Pipeline
 from skbsearch.stages import stage
 from skbsearch.stages.base import SpecStage
-from skbsearch.types import Qrels, Query, Run
 
 
 class Memorise(SpecStage):

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Qrels, Run
 from skbsearch.eval import compare, evaluate, parse_metric, parse_metrics
-from skbsearch.types import Qrels, Run
 
 RUN = Run({"q1": {"a": 3.0, "b": 2.0}, "q3": {"x": 1.0}}, name="sys")
 QRELS = Qrels({"q1": {"b": 1}, "q2": {"c": 1}})

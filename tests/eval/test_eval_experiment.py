@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from skbsearch.errors import InputError, MissingDependencyError
+from skbsearch.core.errors import InputError, MissingDependencyError
+from skbsearch.core.operators import FunctionStage
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.eval import evaluate
 from skbsearch.eval.experiment import Experiment
 from skbsearch.eval.significance import correct
-from skbsearch.operators import FunctionStage
-from skbsearch.types import Qrels, Query, Run
 
 METRICS = ["ndcg@10", "mrr@10", "recall@10"]
 

@@ -80,9 +80,9 @@ def test_latency_ms_per_stage_and_overall() -> None:
 
 
 def test_run_timed_records_each_part_of_a_chain() -> None:
+    from skbsearch.core.operators import FunctionStage
+    from skbsearch.core.types import Query, Run
     from skbsearch.eval.latency import run_timed
-    from skbsearch.operators import FunctionStage
-    from skbsearch.types import Query, Run
 
     clock = FakeClock()
 

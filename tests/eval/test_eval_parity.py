@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from skbsearch.core.types import Qrels, Run
 from skbsearch.eval import evaluate
-from skbsearch.types import Qrels, Run
 
 ir_measures = pytest.importorskip("ir_measures")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.eval import query_file_stats, query_set_stats
 from skbsearch.eval.query_stats import read_query_csv, shannon_entropy, type_token_ratio
 

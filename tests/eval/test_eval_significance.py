@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.eval.significance import correct, paired_pvalue, randomization
 
 

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Qrels, Run
 from skbsearch.eval.stark import (
     STARK_METRICS,
     parse_stark_metrics,
@@ -23,7 +24,6 @@ from skbsearch.eval.stark import (
     stark_metrics,
     stark_per_query,
 )
-from skbsearch.types import Qrels, Run
 
 METRICS = [*STARK_METRICS, "precision@5", "precision@20", "map@10", "hit@2000"]
 TOL = 1e-6

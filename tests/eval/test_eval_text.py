@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.eval import evaluate_answers
 from skbsearch.eval.metrics import contains_answer, exact_match, normalize_answer, rouge1_recall
 

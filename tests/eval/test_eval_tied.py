@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from skbsearch.core.types import Qrels, Run
 from skbsearch.eval import evaluate
 from skbsearch.eval.metrics import mhits_at_k, mrr_all, mtrr, recall_at_k, tmhits_at_k
-from skbsearch.types import Qrels, Run
 
 # a, b, c share the top score; positives a (tied with 2 others) and d (3 docs above it)
 RUN = Run({"q": {"a": 5.0, "b": 5.0, "c": 5.0, "d": 3.0, "e": 2.0}})

@@ -9,11 +9,11 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("torch_geometric")
 
-from skbsearch.errors import InputError  # noqa: E402
+from skbsearch.core.errors import InputError  # noqa: E402
+from skbsearch.core.types import Qrels, Query, Run  # noqa: E402
 from skbsearch.rerank.gnn import GNNReranker, GraphFeaturizer, QueryGraph  # noqa: E402
 from skbsearch.rerank.gnn_models import GNNConfig, GNNScorer  # noqa: E402
 from skbsearch.train.gnn import TrainConfig, evaluate, ndcg_at_k, train_gnn  # noqa: E402
-from skbsearch.types import Qrels, Query, Run  # noqa: E402
 
 
 def _synthetic(n_queries: int, seed: int, n: int = 20, d: int = 16) -> list[QueryGraph]:
@@ -115,9 +115,9 @@ def test_reranker_end_to_end(tmp_path) -> None:
 @pytest.mark.slow
 def test_featurizer_min_common_nodes_and_first_stage_feature(tmp_path):
     """Both feature options live in the featurizer, are saved with a model and reloaded."""
+    from skbsearch.core.types import Query, Run
     from skbsearch.rerank.gnn import GNNReranker, GraphFeaturizer
     from skbsearch.rerank.gnn_models import GNNConfig, GNNScorer, save_model
-    from skbsearch.types import Query, Run
 
     docs = {"a": "Paris is the capital of France.", "b": "France borders Spain.", "c": "Bananas are yellow."}
     run = Run({"q": {"a": 3.0, "b": 2.0, "c": 1.0}})

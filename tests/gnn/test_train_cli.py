@@ -13,7 +13,7 @@ pytest.importorskip("torch_geometric")
 
 from skbsearch.cli import app  # noqa: E402
 from skbsearch.cli.train_gnn import parse_benchmark  # noqa: E402
-from skbsearch.errors import InputError  # noqa: E402
+from skbsearch.core.errors import InputError  # noqa: E402
 
 TOPICS = {
     "q1": ("how do volcanoes erupt", "volcano", "magma rises through the crust and the volcano erupts lava"),
@@ -64,9 +64,9 @@ def test_bad_benchmark_and_kind_are_input_errors(tmp_path: Path) -> None:
 @pytest.mark.parametrize("kind,first_stage", [("grag", 0.0), ("mlp", 0.1)])
 def test_train_cli_writes_a_loadable_model(tmp_path: Path, kind: str, first_stage: float) -> None:
     from skbsearch.benchmarks.trecdl import run_trecdl
+    from skbsearch.core.types import Query, Run
     from skbsearch.rerank.gnn import GNNReranker
     from skbsearch.rerank.gnn_models import load_model
-    from skbsearch.types import Query, Run
 
     texts = write_tiny_trecdl(tmp_path / "d")
     out = tmp_path / "model"

@@ -10,7 +10,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from skbsearch.devices import DeviceSpec, resolve  # noqa: E402
+from skbsearch.core.devices import DeviceSpec, resolve  # noqa: E402
 from skbsearch.index.dense import exact_topk, normalize  # noqa: E402
 from skbsearch.index.torch_search import TorchSearcher  # noqa: E402
 
@@ -56,10 +56,10 @@ def test_overlapped_gpu_encoding_matches_cpu(minilm_dir: Path) -> None:
 
 
 def test_cross_encoder_same_order_on_dl19(minilm_dir: Path, shared_data: Path) -> None:
+    from skbsearch.core.types import Qrels, Run
     from skbsearch.datasets.trecdl import load_trecdl
     from skbsearch.eval.metrics.ndcg import ndcg_at_k
     from skbsearch.rerank.cross_encoder import CrossEncoderModel, CrossEncoderReranker
-    from skbsearch.types import Qrels, Run
 
     data = load_trecdl(shared_data / "trec-dl", "dl19")
     queries = data.queries[:20]

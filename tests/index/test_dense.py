@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from skbsearch.errors import IndexError_, InputError
+from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.index.dense import BACKENDS, DenseIndex, DocSource, exact_topk, normalize, top_k
 
 RNG = np.random.default_rng(7)
@@ -101,12 +101,12 @@ def test_exact_topk_blocks_match_single_matmul():
     q = normalize(RNG.standard_normal((70, 8)))
     import skbsearch.index.dense as dense
 
-    old = dense._BLOCK
-    dense._BLOCK = 600  # two queries a block
+    old = dense.SCORE_BLOCK
+    dense.SCORE_BLOCK = 600  # two queries a block
     try:
         blocked = exact_topk(m, q, 5)
     finally:
-        dense._BLOCK = old
+        dense.SCORE_BLOCK = old
     assert [r.tolist() for r, _ in blocked] == [r.tolist() for r, _ in exact_topk(m, q, 5)]
 
 
@@ -128,16 +128,16 @@ def test_save_load_roundtrip_memory_mapped(tmp_path, indexes, backend):
 
 
 def test_load_errors(tmp_path, indexes):
-    with pytest.raises(IndexError_, match="no such index"):
+    with pytest.raises(ArtefactError, match="no such index"):
         DenseIndex.load(tmp_path / "missing")
     path = indexes["numpy"].save(tmp_path / "ix")
     (path / "embeddings.npy").write_bytes(b"garbage")
-    with pytest.raises(IndexError_, match="embeddings.npy"):
+    with pytest.raises(ArtefactError, match="embeddings.npy"):
         DenseIndex.load(path)
     man = json.loads((path / "manifest.json").read_text())
     man["kind"] = "bm25"
     (path / "manifest.json").write_text(json.dumps(man))
-    with pytest.raises(IndexError_, match="not 'dense'"):
+    with pytest.raises(ArtefactError, match="not 'dense'"):
         DenseIndex.load(path)
 
 

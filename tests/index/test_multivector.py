@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skbsearch.errors import IndexError_, InputError
+from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.index.dense import normalize
 from skbsearch.index.multivector import MultiVectorIndex, aggregate, chunk_words, parse_agg
 
@@ -112,7 +112,7 @@ def test_save_load_roundtrip(tmp_path):
     a = [r.tolist() for r, _ in index.search(QUERIES, 5)]
     assert a == [r.tolist() for r, _ in loaded.search(QUERIES, 5)]
     np.save(tmp_path / "mv" / "chunk_offsets.npy", OFFSETS[:-1])
-    with pytest.raises(IndexError_, match="inconsistent"):
+    with pytest.raises(ArtefactError, match="inconsistent"):
         MultiVectorIndex.load(tmp_path / "mv")
 
 

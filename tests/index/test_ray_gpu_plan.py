@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.index.distributed_dense import plan_actors
 
 

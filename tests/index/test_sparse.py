@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import Stemmer
 
-from skbsearch.errors import IndexError_, InputError
+from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.index import available_kinds, get_kind, load_index
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb import SKBBuilder
@@ -119,30 +119,30 @@ def test_save_overwrite_false_keeps_existing(tmp_path):
 
 
 def test_load_errors(tmp_path):
-    with pytest.raises(IndexError_, match="no such index"):
+    with pytest.raises(ArtefactError, match="no such index"):
         BM25Index.load(tmp_path / "missing")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(IndexError_, match="manifest"):
+    with pytest.raises(ArtefactError, match="manifest"):
         BM25Index.load(tmp_path / "empty")
     ix = tmp_path / "ix"
     BM25Index.from_texts([("1", "apple"), ("2", "pear")]).save(ix)
     man = json.loads((ix / "manifest.json").read_text())
     (ix / "manifest.json").write_text(json.dumps({**man, "version": 99}))
-    with pytest.raises(IndexError_, match="version 99"):
+    with pytest.raises(ArtefactError, match="version 99"):
         BM25Index.load(ix)
     (ix / "manifest.json").write_text(json.dumps({**man, "kind": "dense"}))
-    with pytest.raises(IndexError_, match="'dense' index"):
+    with pytest.raises(ArtefactError, match="'dense' index"):
         BM25Index.load(ix)
     (ix / "manifest.json").write_text("{not json")
-    with pytest.raises(IndexError_, match="corrupt manifest"):
+    with pytest.raises(ArtefactError, match="corrupt manifest"):
         BM25Index.load(ix)
     (ix / "manifest.json").write_text(json.dumps(man))
     (ix / "doc_ids.json").write_text(json.dumps(["1"]))
-    with pytest.raises(IndexError_, match="1 doc ids for 2"):
+    with pytest.raises(ArtefactError, match="1 doc ids for 2"):
         BM25Index.load(ix)
     (ix / "doc_ids.json").write_text(json.dumps(["1", "2"]))
     (ix / "data.csc.index.npy").unlink()
-    with pytest.raises(IndexError_, match="damaged"):
+    with pytest.raises(ArtefactError, match="damaged"):
         BM25Index.load(ix)
 
 
@@ -246,8 +246,8 @@ def test_top_rows_equals_a_full_pass(method, compiled, monkeypatch):
 
 def test_single_query_bm25_stage_matches_batch(monkeypatch):
     """The one-query path (compiled kernel) returns what the batch path (bm25s) returns."""
+    from skbsearch.core.types import Query
     from skbsearch.retrieve.sparse import BM25Retriever
-    from skbsearch.types import Query
 
     index = BM25Index.from_texts(zip(IDS, CORPUS, strict=True), method="bm25+")
     stage = BM25Retriever(index, k=100)

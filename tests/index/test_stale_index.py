@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from skbsearch.cli import app
-from skbsearch.errors import IndexError_
+from skbsearch.core.errors import ArtefactError
 from skbsearch.index.base import check_index_matches, read_manifest
 from skbsearch.index.dense import DocSource
 from skbsearch.index.sparse import BM25Index
@@ -75,11 +75,11 @@ def test_retriever_with_filter_refuses_index_of_a_rebuilt_skb(built: tuple[Path,
     src, skb_dir, idx = built
     _build(src, skb_dir, [dict(NODES[0], name="Kismet (1944)"), *NODES[1:]], force=True)
     index = BM25Index.load(idx)
-    with pytest.raises(IndexError_, match="different SKB"):
+    with pytest.raises(ArtefactError, match="different SKB"):
         BM25Retriever(index, filter=NodeFilter(("movie",))).search("king")  # SKB from the manifest
-    with pytest.raises(IndexError_, match="different SKB"):
+    with pytest.raises(ArtefactError, match="different SKB"):
         BM25Retriever(index, skb=SKB.load(skb_dir))  # given both (graph-aware, stages): refused
-    with pytest.raises(IndexError_, match="different SKB"):
+    with pytest.raises(ArtefactError, match="different SKB"):
         check_index_matches(read_manifest(idx), SKB.load(skb_dir))
 
 
@@ -91,6 +91,6 @@ def test_never_built_index_says_build_not_rebuild(tmp_path: Path) -> None:
     assert res.exit_code == 2
     err = " ".join(res.stderr.split())
     assert f"build it with 'skb index {skb_dir} --kind bm25'" in err and "rebuild" not in err
-    with pytest.raises(IndexError_, match="build it with") as e:
+    with pytest.raises(ArtefactError, match="build it with") as e:
         BM25Index.load(tmp_path / "nowhere")
     assert "rebuild" not in str(e.value)

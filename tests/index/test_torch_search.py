@@ -10,7 +10,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from skbsearch.devices import DeviceSpec  # noqa: E402
+from skbsearch.core.devices import DeviceSpec  # noqa: E402
 from skbsearch.index.dense import DenseIndex, exact_topk, normalize  # noqa: E402
 from skbsearch.index.torch_search import TorchSearcher  # noqa: E402
 

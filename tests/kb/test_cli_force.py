@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from skbsearch.cli import app
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb import SKB
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.kb.corpus import TEXT_FIELD, TextRenderer, corpus_key, corpus_skb
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skbsearch.errors import IndexError_, InputError
+from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.kb import graph as graph_mod
 from skbsearch.kb.graph import Graph, unique_sorted
 from skbsearch.kb.store import SKB
@@ -200,7 +200,7 @@ def test_corrupt_graph_dir(tmp_path) -> None:
     g, _, _ = random_graph(7, 20, 2)
     g.save(tmp_path / "g")
     (tmp_path / "g" / "r0.indptr.npy").unlink()
-    with pytest.raises(IndexError_, match="rebuild"):
+    with pytest.raises(ArtefactError, match="rebuild"):
         Graph.load(tmp_path / "g")
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.kb.loaders import detect_format, load
 from skbsearch.kb.loaders.kg import load_kg
 

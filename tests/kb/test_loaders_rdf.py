@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.kb.loaders import detect_format, load
 
 pytest.importorskip("pyoxigraph")

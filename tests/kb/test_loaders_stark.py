@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from skbsearch.errors import InputError, UntrustedFileError
+from skbsearch.core.errors import InputError, UntrustedFileError
 from skbsearch.kb.loaders import load, load_stark
 from skbsearch.kb.loaders.stark import flatten
 

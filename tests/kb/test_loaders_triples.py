@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.kb.loaders import METAQA_TYPES, load, load_triples
 
 TRIPLES = """Kismet\tdirected_by\tWilliam Dieterle

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from skbsearch.errors import InputError, SkbError
+from skbsearch.core.errors import InputError, SkbError
 from skbsearch.kb.predicate import parse_predicate, select_mask, to_sql
 from skbsearch.kb.store import SKB
 

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 import skbsearch.kb.store as store_mod
-from skbsearch.errors import IndexError_, InputError
+from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.kb import SKB, SKBBuilder
 
 
@@ -183,7 +183,7 @@ def test_edges_checked_at_load_and_first_use(tmp_path) -> None:
     m = json.loads(meta.read_text())
     m["num_edges"] = 7
     meta.write_text(json.dumps(m))
-    with pytest.raises(IndexError_, match="4 edges but meta.json says 7"):
+    with pytest.raises(ArtefactError, match="4 edges but meta.json says 7"):
         SKB.load(tmp_path / "kb")
     m["num_edges"] = 4
     meta.write_text(json.dumps(m))
@@ -193,21 +193,21 @@ def test_edges_checked_at_load_and_first_use(tmp_path) -> None:
     e = e.set_column(e.schema.get_field_index("dst_idx"), "dst_idx", pa.array([0, 1, 2, 99], pa.int32()))
     pq.write_table(e, tmp_path / "kb" / "edges.parquet")
     back = SKB.load(tmp_path / "kb")  # the footer is fine: the values are read on first use
-    with pytest.raises(IndexError_, match="dst_idx points outside the 5 nodes"):
+    with pytest.raises(ArtefactError, match="dst_idx points outside the 5 nodes"):
         _ = back.edge_src
 
 
 def test_load_errors(tmp_path) -> None:
-    with pytest.raises(IndexError_, match="not an SKB directory"):
+    with pytest.raises(ArtefactError, match="not an SKB directory"):
         SKB.load(tmp_path)
     small_skb().save(tmp_path / "kb")
     meta = tmp_path / "kb" / "meta.json"
     good = meta.read_text()
     meta.write_text(good.replace('"format_version": 1', '"format_version": 99'))
-    with pytest.raises(IndexError_, match="format version 99"):
+    with pytest.raises(ArtefactError, match="format version 99"):
         SKB.load(tmp_path / "kb")
     meta.write_text("{\n  oops")
-    with pytest.raises(IndexError_, match="meta.json:2"):
+    with pytest.raises(ArtefactError, match="meta.json:2"):
         SKB.load(tmp_path / "kb")
 
 

@@ -13,7 +13,7 @@ from live_data import apply, build, content, write_jsonl
 from typer.testing import CliRunner
 
 from skbsearch.cli import app
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.kb import SKB
 from skbsearch.kb.generations import current, manifest_numbers
 from skbsearch.kb.graph import Graph

@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "retrieve" / "graph
 from kg_fixtures import ALSO_BOUGHT, BRANDS, CATEGORIES, PRODUCTS, shop_queries  # noqa: E402
 from live_data import apply, build, write_jsonl  # noqa: E402
 
+from skbsearch.core.types import Query  # noqa: E402
 from skbsearch.index.dense import DenseIndex  # noqa: E402
 from skbsearch.index.live import catch_up  # noqa: E402
 from skbsearch.index.sparse import BM25Index  # noqa: E402
@@ -30,7 +31,6 @@ from skbsearch.kb import SKB  # noqa: E402
 from skbsearch.kb.update import update  # noqa: E402
 from skbsearch.stages import fit, pipeline  # noqa: E402
 from skbsearch.stages.context import StageContext  # noqa: E402
-from skbsearch.types import Query  # noqa: E402
 
 NODES = ([{"id": f"brand:{b}", "type": "brand", "name": n} for b, n in BRANDS.items()]
          + [{"id": f"cat:{c}", "type": "category", "name": n} for c, (n, _) in CATEGORIES.items()]

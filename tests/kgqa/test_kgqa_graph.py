@@ -9,10 +9,10 @@ import pytest
 from kgqa_fixtures import movie_kb, random_kb
 
 from skbsearch.benchmarks.metaqa.paths import GraphRetriever
+from skbsearch.core.types import Query
 from skbsearch.kb.schema import split_direction
 from skbsearch.retrieve.graph.exact_linker import EntityLinker
 from skbsearch.retrieve.graph.relpath import RelationPathModel
-from skbsearch.types import Query
 
 
 def brute_force(skb, seed: int, path: list[str], no_return: bool) -> set[int]:  # noqa: ANN001

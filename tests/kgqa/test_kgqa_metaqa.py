@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from skbsearch.benchmarks.metaqa import ambiguity_split, read_questions, run_metaqa
 from skbsearch.benchmarks.result import BenchmarkResult
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 FORMS = {
     "movie_to_director": ["who directed [{m}]", "who is the director of [{m}]", "[{m}] was directed by who"],

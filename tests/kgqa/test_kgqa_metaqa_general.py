@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from skbsearch.benchmarks.metaqa import run_metaqa
 from skbsearch.benchmarks.metaqa.protocol import load_kb, read_split
 from skbsearch.benchmarks.metaqa.spec import training_data
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.retrieve.graph.exact_linker import EntityLinker
 
 

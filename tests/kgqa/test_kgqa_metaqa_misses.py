@@ -11,7 +11,7 @@ from test_kgqa_metaqa import write_folder
 from skbsearch.benchmarks.metaqa import load_kb, read_split
 from skbsearch.benchmarks.metaqa.misses import CAUSES, classify, fold_of, kfold_misses
 from skbsearch.benchmarks.metaqa.paths import GraphRetriever
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.graph.exact_linker import EntityLinker
 from skbsearch.retrieve.graph.relpath import RelationPathModel

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from kgqa_fixtures import movie_kb
 
-from skbsearch.errors import IndexError_, InputError
+from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.kb.schema import Schema
 from skbsearch.retrieve.graph.relpath import RelationPathModel, accuracy, path_key, qtype_to_path
 
@@ -84,5 +84,5 @@ def test_model_errors(tmp_path) -> None:  # noqa: ANN001
         RelationPathModel().predict(["x"])
     with pytest.raises(InputError):
         RelationPathModel().fit([], [])
-    with pytest.raises(IndexError_):
+    with pytest.raises(ArtefactError):
         RelationPathModel.load(tmp_path)

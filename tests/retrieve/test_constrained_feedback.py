@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Query
 from skbsearch.enrich import ArithmeticEnricher, enrich_documents
-from skbsearch.errors import InputError
 from skbsearch.index.sparse import BM25Index
 from skbsearch.retrieve.constrained import ConstrainedRetriever
 from skbsearch.retrieve.feedback import TermFeedback
-from skbsearch.types import Query
 
 TEXTS = {
     "phone": "The Fairphone 2016 phone sells for $650: battery, camera and photos are fine.",

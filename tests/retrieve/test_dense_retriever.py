@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Query, Run
 from skbsearch.encoders import EmbeddingCache, load_encoder
-from skbsearch.errors import InputError
 from skbsearch.index.dense import DenseIndex
 from skbsearch.index.multivector import MultiVectorIndex
 from skbsearch.index.sparse import BM25Index
@@ -15,7 +16,6 @@ from skbsearch.retrieve.dense import DenseRetriever, MultiVectorRetriever
 from skbsearch.retrieve.filters import NodeFilter
 from skbsearch.retrieve.hybrid import RRF
 from skbsearch.retrieve.sparse import BM25Retriever
-from skbsearch.types import Query, Run
 
 pytestmark = pytest.mark.slow
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.filters import NodeFilter, parse_types

@@ -6,8 +6,9 @@ import math
 
 import pytest
 
-from skbsearch.errors import InputError
-from skbsearch.operators import FunctionStage
+from skbsearch.core.errors import InputError
+from skbsearch.core.operators import FunctionStage
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.retrieve.hybrid import (
     RRF,
     ScoreFusion,
@@ -17,7 +18,6 @@ from skbsearch.retrieve.hybrid import (
     score_fusion,
     weighted_fusion,
 )
-from skbsearch.types import Qrels, Query, Run
 
 A = Run({"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"x": 1.0}}, name="A")
 B = Run({"q1": {"c": 0.9, "a": 0.5, "d": 0.1}}, name="B")

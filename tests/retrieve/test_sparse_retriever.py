@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from skbsearch.core.types import Query, Run
 from skbsearch.index.sparse import BM25Index
 from skbsearch.retrieve.sparse import NUMBA_AVAILABLE, BM25Retriever, evidence_lines
-from skbsearch.types import Query, Run
 
 WORDS = ("apple banana cherry date elder fig grape honeydew kiwi lemon mango nectarine olive "
          "papaya quince raspberry strawberry tangerine ugli vanilla").split()

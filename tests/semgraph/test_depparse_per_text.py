@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.semgraph.depparse import DependencyParser, compose_pair_graph
 from skbsearch.semgraph.graph import ROOT_CONCEPT, ConceptGraph
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.semgraph import (
     ConceptGraph,
     DependencyParser,

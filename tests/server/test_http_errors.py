@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from skbsearch.errors import IndexError_, InputError
+from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.retrieve.filters import NodeFilter
 from skbsearch.server import create_app
 from skbsearch.server.errors import INTERNAL_ERROR, public_error
@@ -42,7 +42,7 @@ def test_public_error_keeps_our_own_messages():
             ours = e
     assert public_error(ours) == (400, str(ours))
     assert public_error(InputError("bad row", file="/srv/data/x.jsonl"))[1].count("/srv") == 0
-    assert public_error(IndexError_("/srv/skb/indexes/bm25: damaged"))[0] == 503
+    assert public_error(ArtefactError("/srv/skb/indexes/bm25: damaged"))[0] == 503
     assert public_error(RuntimeError(SECRET)) == (500, INTERNAL_ERROR)
     assert len(public_error(InputError("q" * 10_000, field="where"))[1]) < 400
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 import skbsearch as skb
 from skbsearch.cli import app
-from skbsearch.types import Run
+from skbsearch.core.types import Run
 
 SPECS = [
     "bm25(types=[product])",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from skbsearch.errors import InputError
-from skbsearch.operators import Pipeline
+from skbsearch.core.errors import InputError
+from skbsearch.core.operators import Pipeline
 from skbsearch.server.pipelines import (
     PipelinePolicy,
     PipelineRefused,

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from skbsearch.core.types import Query
 from skbsearch.stages import StageContext, pipeline
 from skbsearch.stages.explain import explain, explainers
 from skbsearch.synth.catalogue import generate_catalogue
-from skbsearch.types import Query
 
 
 @pytest.fixture(scope="module")

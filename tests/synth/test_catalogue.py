@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from skbsearch.cli import app
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.synth import CatalogueDataset, generate_catalogue
 from skbsearch.synth.catalogue_queries import TEMPLATES
 from skbsearch.synth.catalogue_vocab import ASPECTS, FEATURES

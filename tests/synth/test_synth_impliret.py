@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from skbsearch.cli import app
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.synth.impliret import generate_impliret, pool_name, write_pool
 from skbsearch.synth.impliret_lexicons import FILES, load_lexicons, packaged_lexicon_dir
 from skbsearch.synth.impliret_verify import EnricherVerifier, bodies

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.synth.impliret_places import CueDetector, Landmark, eligible_landmarks
 from skbsearch.synth.impliret_tuples import (
     PRICE_RANGES,

@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from skbsearch.cli import app
+from skbsearch.core.errors import InputError
 from skbsearch.datasets.queries import read_queries_and_answers
-from skbsearch.errors import InputError
 from skbsearch.kb.builder import SKBBuilder
 from skbsearch.kb.store import SKB
 from skbsearch.synth import generate_catalogue

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from skbsearch.core.operators import Pipeline
+from skbsearch.core.progress import ProgressFn
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.eval.cv import cross_validate, trainable_stages
 from skbsearch.eval.latency import LatencyRecorder, run_timed
-from skbsearch.operators import Pipeline
-from skbsearch.progress import ProgressFn
 from skbsearch.stages.base import SpecStage
-from skbsearch.types import Qrels, Query, Run
 
 
 def warm(stage: Any) -> None:

@@ -8,7 +8,7 @@
 Metrics are fractions in 0..1 (tables may show them as percentages); ``groups`` holds
 the same metrics per subset (hop, category, ...); ``latency_ms`` per-query latency
 percentiles, overall and per group (``"1-hop.p95"``); ``device`` where the models ran
-(:func:`skbsearch.devices.current_record`: the process's default device once torch is
+(:func:`skbsearch.core.devices.current_record`: the process's default device once torch is
 imported, else the CPU).
 """
 
@@ -19,9 +19,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skbsearch.devices import current_record
+from skbsearch.core.devices import current_record
+from skbsearch.core.outfile import write_output
 from skbsearch.eval.report import print_table
-from skbsearch.outfile import write_output
 
 
 @dataclass

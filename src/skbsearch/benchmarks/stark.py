@@ -27,6 +27,9 @@ from typing import Any
 import numpy as np
 
 from skbsearch.benchmarks.result import BenchmarkResult
+from skbsearch.core.errors import InputError
+from skbsearch.core.progress import ProgressFn as Progress
+from skbsearch.core.types import Qrels, Run
 from skbsearch.datasets.stark import (
     CANDIDATE_TYPES,
     StarkQA,
@@ -34,12 +37,9 @@ from skbsearch.datasets.stark import (
     read_stark_eval_results,
     read_stark_qa,
 )
-from skbsearch.errors import InputError
 from skbsearch.eval.latency import percentiles
 from skbsearch.eval.stark import STARK_METRICS, TIES, stark_evaluate, stark_per_query
 from skbsearch.kb.store import SKB
-from skbsearch.progress import ProgressFn as Progress
-from skbsearch.types import Qrels, Run
 
 BATCH = 64
 #: How :func:`run_pipeline` times queries: one at a time, or in batches of BATCH.

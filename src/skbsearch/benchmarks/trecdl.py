@@ -25,16 +25,16 @@ from typing import Any
 
 from skbsearch.benchmarks.common import cv_protocol, rerank
 from skbsearch.benchmarks.result import BenchmarkResult
+from skbsearch.core.errors import InputError
+from skbsearch.core.progress import ProgressFn
+from skbsearch.core.types import Qrels, Run
 from skbsearch.datasets.trecdl import TrecDLData, load_trecdl
-from skbsearch.errors import InputError
 from skbsearch.eval.cv import folds_of
 from skbsearch.eval.evaluate import evaluate
 from skbsearch.eval.latency import LatencyRecorder
 from skbsearch.kb.corpus import corpus_skb
-from skbsearch.progress import ProgressFn
 from skbsearch.stages import pipeline as make_pipeline
 from skbsearch.stages.corpus import CorpusContext
-from skbsearch.types import Qrels, Run
 
 __all__ = ["TrecDLData", "folds_of", "load_trecdl", "metrics_of", "restrict_scores",
            "run_trecdl", "trecdl_corpus"]

@@ -7,7 +7,7 @@
 - **output files**: an option declared with ``callback=output_option`` (or ``plot_option``
   for an image) names a file that is not a directory, not one of the command's inputs (any
   other path argument, ``NAME=FILE`` values included), not inside an SKB, index or other
-  artefact directory (:func:`skbsearch.outfile.check_output_file`), and not the file
+  artefact directory (:func:`skbsearch.core.outfile.check_output_file`), and not the file
   another output option names; a plot's suffix is a format matplotlib writes. An output
   *directory* (``callback=output_dir_option``) is not a file, not inside an artefact and
   not an input or a parent of one. All before any work is done, so a mistyped option
@@ -27,8 +27,8 @@ try:  # typer >= 0.20 carries its own copy of click: its context is the one comm
 except ImportError:  # pragma: no cover - older typer on the click package
     from click import get_current_context
 
-from skbsearch.errors import InputError
-from skbsearch.outfile import check_output_dir, check_output_file
+from skbsearch.core.errors import InputError
+from skbsearch.core.outfile import check_output_dir, check_output_file
 
 #: ``ctx.meta`` key: {parameter name: "file" | "plot"} of the command's output options.
 OUTPUTS_KEY = "skbsearch.outputs"
@@ -52,7 +52,7 @@ def plot_option(ctx: typer.Context, param: typer.CallbackParam, value: Any) -> A
 
 
 def output_dir_option(ctx: typer.Context, param: typer.CallbackParam, value: Any) -> Any:
-    """Callback declaring an output directory (:func:`skbsearch.outfile.check_output_dir`)."""
+    """Callback declaring an output directory (:func:`skbsearch.core.outfile.check_output_dir`)."""
     _mark(ctx, param, "dir")
     return value
 

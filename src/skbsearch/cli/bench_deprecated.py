@@ -28,8 +28,8 @@ from typing import Any
 from rich.text import Text
 
 from skbsearch.cli.output import err_console
-from skbsearch.errors import InputError
-from skbsearch.outfile import check_output_dir
+from skbsearch.core.errors import InputError
+from skbsearch.core.outfile import check_output_dir
 
 #: ``context_settings`` of a command with old flags: unknown options reach ``ctx.args``.
 OLD_FLAGS_CONTEXT = {"allow_extra_args": True, "ignore_unknown_options": True}

@@ -37,7 +37,7 @@ from skbsearch.cli.output import (
     print_table,
     stage_progress,
 )
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 
 @bench_app.command("impliret", context_settings=OLD_FLAGS_CONTEXT)

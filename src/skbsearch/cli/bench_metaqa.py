@@ -22,8 +22,8 @@ from skbsearch.cli.output import (
     save_result,
     stage_progress,
 )
-from skbsearch.errors import InputError
-from skbsearch.outfile import write_output
+from skbsearch.core.errors import InputError
+from skbsearch.core.outfile import write_output
 
 #: Old ``--pipeline`` names -> the spec that runs instead (``None``: retired).
 OLD_NAMES: dict[str, str | None] = {"kg": "graph", "text": "bm25", "rerank": None}

@@ -19,7 +19,7 @@ import typer
 
 from skbsearch.cli.arguments import output_option
 from skbsearch.cli.output import print_json
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 #: The help text of ``--pipeline`` before the benchmark's own sentence.
 PIPELINE_HELP = ("A pipeline spec in the language of 'skb run' (see 'skb stages'); repeat it "
@@ -95,7 +95,7 @@ def save_results(results: Sequence[Any], json_out: Path | None) -> bool:
     else:
         import json
 
-        from skbsearch.outfile import write_output
+        from skbsearch.core.outfile import write_output
 
         write_output(json_out, json.dumps(data, indent=2, default=str) + "\n")
     return False

@@ -64,7 +64,7 @@ def trecdl(
 ) -> None:
     """Re-rank TREC DL's BM25 top-100: nDCG@10, MRR@10, MTRR, TMHits@10 and latency per stage."""
     from skbsearch.benchmarks.trecdl import run_trecdl
-    from skbsearch.errors import InputError
+    from skbsearch.core.errors import InputError
 
     given = {"split": was_given(ctx, "split")}
     pipeline, year = trecdl_flags(ctx.args, pipeline, cv_folds=cv_folds, top_k=top_k, given=given)

@@ -56,9 +56,9 @@ def extras() -> dict[str, list[str]]:
 
 def _torch_info() -> dict[str, Any]:
     """torch's threads and CUDA build, the default device and the GPUs (no torch: empty)."""
-    from skbsearch.devices import _torch, cuda_devices, resolve
+    from skbsearch.core.devices import cuda_devices, resolve, torch_or_none
 
-    torch = _torch()
+    torch = torch_or_none()
     if torch is None:
         return {"default_device": "cpu", "gpus": []}
     try:

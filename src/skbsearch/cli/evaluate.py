@@ -8,8 +8,8 @@ import typer
 
 from skbsearch.cli.arguments import plot_option
 from skbsearch.cli.output import console, handle_errors, print_json, print_table
-from skbsearch.errors import InputError
-from skbsearch.types import Qrels
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Qrels
 
 stats_app = typer.Typer(help="Statistics of data sets.", no_args_is_help=True)
 
@@ -62,9 +62,9 @@ def eval_command(
     """
     from rich.progress import Progress
 
+    from skbsearch.core.types import Run
     from skbsearch.eval.evaluate import evaluate, parse_metrics
     from skbsearch.eval.report import plot_results, results_table
-    from skbsearch.types import Run
 
     if len(files) < 2:
         raise InputError("give at least one RUN file and then the QRELS file", field="files")

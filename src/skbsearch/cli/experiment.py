@@ -29,14 +29,14 @@ from skbsearch.cli.run import (
     load_skb,
     split_named,
 )
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 
 def collect_systems(
     pipelines: list[str], runs: list[str], skb_dir: Path | None
 ) -> dict[str, Any]:
     """``{name: stage_or_run}`` from ``--pipeline [NAME=]SPEC`` and ``--run [NAME=]FILE``."""
-    from skbsearch.types import Run
+    from skbsearch.core.types import Run
 
     systems: dict[str, Any] = {}
 

@@ -13,9 +13,9 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from skbsearch.atomic import check_replaceable
 from skbsearch.cli.output import console, err_console, handle_errors, print_json, print_table
-from skbsearch.errors import InputError
+from skbsearch.core.atomic import check_replaceable
+from skbsearch.core.errors import InputError
 
 kb_app = typer.Typer(help="Build and inspect semi-structured knowledge bases.", no_args_is_help=True)
 

@@ -21,9 +21,9 @@ from rich.console import Console
 from rich.text import Text
 
 from skbsearch.cli.arguments import check_arguments
-from skbsearch.errors import SkbError
+from skbsearch.core.errors import SkbError
+from skbsearch.core.progress import ProgressFn
 from skbsearch.eval.report import console, print_table  # noqa: F401 (re-exported)
-from skbsearch.progress import ProgressFn
 
 err_console = Console(stderr=True)
 
@@ -38,7 +38,7 @@ PrecisionOpt = Annotated[str | None, typer.Option(
 def apply_device(device: str | None, precision: str | None = None) -> Any:
     """Check ``--device``/``--precision`` (a device that is not there is a one-line error)
     and make them the default of every model this command runs."""
-    from skbsearch.devices import set_default_device
+    from skbsearch.core.devices import set_default_device
 
     return set_default_device(device, precision)
 
@@ -92,7 +92,7 @@ def text(value: Any) -> Text:
 @contextlib.contextmanager
 def stage_progress(disable: bool = False, min_interval: float = 2.0) -> Iterator[ProgressFn]:
     """A progress display on stderr and its ``progress(stage, done, total)`` callback
-    (the protocol of :mod:`skbsearch.progress`).
+    (the protocol of :mod:`skbsearch.core.progress`).
 
     On a terminal: one transient bar a stage; a stage named ``"name (detail)"`` keeps its
     bar while the detail changes. Elsewhere (a log, a pipe): plain lines, at most one a

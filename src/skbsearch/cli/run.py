@@ -20,7 +20,7 @@ from skbsearch.cli.output import (
     print_json,
     print_table,
 )
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 QueriesOpt = Annotated[Path, typer.Option(
     "--queries", help="Query file: JSONL (id/text), CSV or TSV with a header (STaRK: "
@@ -89,7 +89,7 @@ def run_batched(stage: Any, queries: list[Any], batch_size: int, quiet: bool) ->
         TimeRemainingColumn,
     )
 
-    from skbsearch.types import Run
+    from skbsearch.core.types import Run
 
     merged: dict[str, dict[str, float]] = {}
     start = time.perf_counter()
@@ -168,8 +168,8 @@ def run_cmd(
 
 def _judged_qrels(path: Path, queries: list[Any]) -> Any:
     """The qrels of the queries in the query file (an error when none is judged)."""
+    from skbsearch.core.types import Qrels
     from skbsearch.datasets import read_qrels
-    from skbsearch.types import Qrels
 
     qrels = read_qrels(path)
     ids = {q.id for q in queries}

@@ -13,7 +13,6 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from skbsearch.atomic import check_replaceable, recover_dir
 from skbsearch.cli.output import (
     DeviceOpt,
     PrecisionOpt,
@@ -24,9 +23,10 @@ from skbsearch.cli.output import (
     print_json,
     print_table,
 )
-from skbsearch.errors import IndexError_, InputError
+from skbsearch.core.atomic import check_replaceable, recover_dir
+from skbsearch.core.errors import ArtefactError, InputError
+from skbsearch.core.progress import ProgressFn
 from skbsearch.index import available_kinds, get_kind
-from skbsearch.progress import ProgressFn
 
 _KINDS = "|".join(available_kinds())
 
@@ -128,7 +128,7 @@ def index_cmd(
 def _check_engine(kind: str, engine: str, device: str | None,
                   precision: str | None) -> tuple[str | None, str | None]:
     """Refuse an engine that cannot build ``kind``; apply (local) or check (ray) the device."""
-    from skbsearch.devices import check_device_name, check_precision_name
+    from skbsearch.core.devices import check_device_name, check_precision_name
 
     get_kind(kind)  # an unknown kind is refused first
     if engine not in ("local", "ray"):
@@ -260,7 +260,7 @@ def _load_index(spec: Any, skb: Any, skb_dir: Path, retriever: str, index_dir: P
 
     path = index_dir or default_index_dir(skb_dir, retriever)
     if not path.exists() and not recover_dir(path):
-        raise IndexError_(f"{path}: no {retriever} index there; "
+        raise ArtefactError(f"{path}: no {retriever} index there; "
                           f"{build_hint(retriever, skb_dir, index_dir)}")
     index = catch_up(spec.load(path), skb)  # an index behind the SKB's generation catches up
     check_index_matches(index, skb)

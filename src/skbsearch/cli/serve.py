@@ -53,7 +53,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Serve search, pipelines, node lookup, KB info and the web explorer (at /) over HTTP (FastAPI; extra \\[server])."""
         apply_device(device, precision)
-        from skbsearch.errors import InputError, MissingDependencyError
+        from skbsearch.core.errors import InputError, MissingDependencyError
         from skbsearch.server import create_app
         from skbsearch.server.hosts import default_hosts
         from skbsearch.server.limits import Limits

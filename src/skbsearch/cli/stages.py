@@ -38,13 +38,13 @@ def search_with_pipeline(skb_dir: Path, query: str, spec: str, *, k: int,
                          types: list[str] | None, where: str | None, evidence: int,
                          json_out: bool) -> None:
     """``skb search --pipeline``: one query through a spec, with each result's evidence."""
+    from skbsearch.core.operators import Pipeline
+    from skbsearch.core.types import Query
     from skbsearch.kb.store import SKB
-    from skbsearch.operators import Pipeline
     from skbsearch.retrieve.filters import NodeFilter, parse_types
     from skbsearch.stages import StageContext, pipeline
     from skbsearch.stages.explain import explain
     from skbsearch.stages.fusion import FilterStage
-    from skbsearch.types import Query
 
     kb = SKB.load(skb_dir)
     ctx = StageContext(kb)

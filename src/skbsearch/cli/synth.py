@@ -9,9 +9,9 @@ from typing import Any
 
 import typer
 
-from skbsearch.atomic import check_replaceable
 from skbsearch.cli.arguments import output_dir_option
 from skbsearch.cli.output import err_console, handle_errors, print_json, print_table
+from skbsearch.core.atomic import check_replaceable
 
 STAGES = ("products", "text", "edges", "skb", "queries", "save")
 
@@ -109,7 +109,7 @@ def _split(value: str) -> tuple[float, float, float]:
     except ValueError:
         parts = ()
     if len(parts) != 3:
-        from skbsearch.errors import InputError
+        from skbsearch.core.errors import InputError
 
         raise InputError(f"--split wants three fractions TRAIN,VAL,TEST, got {value!r}", field="split")
     return parts  # type: ignore[return-value]
@@ -156,8 +156,8 @@ def register_queries(synth: typer.Typer) -> None:
         tpls = None if templates == "auto" else load_templates(Path(templates), skb)
         client = None
         if llm:
+            from skbsearch.core.paths import cache_root
             from skbsearch.llm import ResponseCache, get_client
-            from skbsearch.paths import cache_root
 
             client = get_client(llm, model=llm_model, cache=ResponseCache(cache_root() / "llm" / "responses.sqlite"))
         with stage_progress(disable=quiet or json_out) as progress:

@@ -48,7 +48,7 @@ def register_impliret(synth: typer.Typer) -> None:
             TimeElapsedColumn,
         )
 
-        from skbsearch.errors import InputError
+        from skbsearch.core.errors import InputError
         from skbsearch.synth.impliret import generate_impliret, pool_name, write_pool
 
         path = out / f"{pool_name(category, style)}.jsonl"
@@ -56,8 +56,8 @@ def register_impliret(synth: typer.Typer) -> None:
             raise InputError(f"{path} exists; pass --force to replace it", field="out")
         client = None
         if llm is not None:
+            from skbsearch.core.paths import cache_root
             from skbsearch.llm import ResponseCache, get_client
-            from skbsearch.paths import cache_root
 
             client = get_client(llm, model=llm_model, cache=ResponseCache(cache_root() / "llm" / "responses.sqlite"))
         start = time.perf_counter()

@@ -58,7 +58,7 @@ def cross_encoder(
     apply_device(device, precision)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from skbsearch.errors import InputError
+    from skbsearch.core.errors import InputError
     from skbsearch.rerank.cross_encoder import CrossEncoderModel
     from skbsearch.train.cross_encoder import (
         TrainConfig,

@@ -18,7 +18,7 @@ from skbsearch.cli.output import (
     print_json,
 )
 from skbsearch.cli.train import train_app
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 BENCHMARK_HELP = ("write trecdl:DIR/dl19 (the folder holding dl19_bm25_top100.json and "
                   "dl19_qrels.json, then the year) or impliret:DIR (the IMPLIRET pools)")
@@ -147,7 +147,7 @@ def gnn_reranker(
 ) -> None:
     """Train a G-RAG / GCN / MLP re-ranker on TREC DL judgements or IMPLIRET pools and save it (load with GNNReranker.load)."""
     apply_device(device, precision)
-    from skbsearch.paths import cache_root
+    from skbsearch.core.paths import cache_root
 
     if out is None:
         out = cache_root() / "models" / f"gnn-{parse_benchmark(benchmark)[1]}-{kind}-{loss}"

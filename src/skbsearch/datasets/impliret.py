@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skbsearch.errors import InputError
-from skbsearch.jsonl import iter_jsonl
-from skbsearch.types import Qrels, Query
+from skbsearch.core.errors import InputError
+from skbsearch.core.jsonl import iter_jsonl
+from skbsearch.core.types import Qrels, Query
 
 CATEGORIES = ("arithmetic", "temporal", "wknow")
 STYLES = ("multispeaker", "unispeaker")

@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Qrels
 from skbsearch.datasets.queries import ANSWER_FIELDS, read_qrels_from_answers
-from skbsearch.errors import InputError
-from skbsearch.types import Qrels
 
 
 def qrels_format(path: str | Path) -> str:

@@ -24,9 +24,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from skbsearch.errors import InputError
-from skbsearch.jsonl import check_json_text, iter_jsonl
-from skbsearch.types import Qrels, Query
+from skbsearch.core.errors import InputError
+from skbsearch.core.jsonl import check_json_text, iter_jsonl
+from skbsearch.core.types import Qrels, Query
 
 FORMATS = ("jsonl", "csv", "tsv", "trec", "text")
 ID_FIELDS = ("id", "qid", "query_id", "_id", "topic_id")

@@ -24,9 +24,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.datasets.queries import read_queries_and_answers
-from skbsearch.errors import InputError
-from skbsearch.types import Qrels, Query, Run
 
 SPLITS = ("train", "val", "test", "test-0.1", "human")
 #: STaRK's candidate node types per dataset (``SKB.candidate_types``; empty: every node).

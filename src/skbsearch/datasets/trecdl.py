@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from skbsearch.errors import InputError
-from skbsearch.types import Qrels, Query, Run
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Qrels, Query, Run
 
 
 @dataclass

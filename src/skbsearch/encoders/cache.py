@@ -26,9 +26,9 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from skbsearch.core.errors import ArtefactError
+from skbsearch.core.paths import cache_root
 from skbsearch.encoders.registry import Encoder
-from skbsearch.errors import IndexError_
-from skbsearch.paths import cache_root
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS embeddings (
@@ -69,7 +69,7 @@ class EmbeddingCache:
             self._con.execute(_SCHEMA)
             self._con.commit()
         except sqlite3.DatabaseError as e:
-            raise IndexError_(
+            raise ArtefactError(
                 f"{self.path}: not a usable embedding cache ({e}); delete it to start afresh"
             ) from None
 

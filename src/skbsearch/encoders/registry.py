@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.devices import DeviceSpec, resolve
-from skbsearch.errors import InputError, MissingDependencyError
+from skbsearch.core.devices import DeviceSpec, resolve
+from skbsearch.core.errors import InputError, MissingDependencyError
 
 #: The registry name used when none is given.
 DEFAULT_ENCODER = "minilm"
@@ -186,7 +186,7 @@ def load_encoder(name: str | Encoder | None = None, device: str | None = None,
             a sentence-transformers model directory, or a hub name (needs network). An
             :class:`Encoder` instance is returned as is.
         device: ``auto``, ``cpu``, ``cuda`` or ``cuda:N`` (default: ``$SKBSEARCH_DEVICE``,
-            else auto: a GPU when torch sees one); see :mod:`skbsearch.devices`.
+            else auto: a GPU when torch sees one); see :mod:`skbsearch.core.devices`.
         precision: ``fp32``, ``fp16`` or ``bf16`` (default: fp32 on the CPU, fp16 on a GPU).
 
     Raises:

@@ -15,8 +15,8 @@ from typing import Any, Protocol, runtime_checkable
 from rich.console import Console
 from rich.progress import Progress
 
-from skbsearch.deadline import check_deadline
-from skbsearch.errors import InputError
+from skbsearch.core.deadline import check_deadline
+from skbsearch.core.errors import InputError
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from skbsearch.core.errors import InputError
+from skbsearch.core.jsonl import iter_jsonl
 from skbsearch.enrich.base import Enrichment, Fact
-from skbsearch.errors import InputError
-from skbsearch.jsonl import iter_jsonl
 from skbsearch.kb.builder import SKBBuilder
 from skbsearch.kb.store import SKB
 

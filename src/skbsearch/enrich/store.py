@@ -17,10 +17,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from skbsearch.atomic import atomic_write_bytes
+from skbsearch.core.atomic import atomic_write_bytes
+from skbsearch.core.errors import InputError
+from skbsearch.core.jsonl import iter_jsonl
 from skbsearch.enrich.base import EnrichedDocument, Fact
-from skbsearch.errors import InputError
-from skbsearch.jsonl import iter_jsonl
 
 #: The file name inside an index directory.
 ENRICHED_FILE = "enriched.jsonl"

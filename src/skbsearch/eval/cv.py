@@ -16,12 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
+from skbsearch.core.operators import Pipeline
+from skbsearch.core.progress import ProgressFn
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.eval.latency import LatencyRecorder, run_timed, stage_label
-from skbsearch.operators import Pipeline
-from skbsearch.progress import ProgressFn
 from skbsearch.stages.base import SpecStage
-from skbsearch.types import Qrels, Query, Run
 
 
 def folds_of(query_ids: Sequence[str], k: int, seed: int = 0) -> list[list[str]]:

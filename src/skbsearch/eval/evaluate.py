@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Qrels, Run
 from skbsearch.eval.metrics.hits import hit_kernel
 from skbsearch.eval.metrics.map import ap_kernel
 from skbsearch.eval.metrics.ndcg import ndcg_kernel
@@ -32,7 +33,6 @@ from skbsearch.eval.metrics.ranking import RankedJudgements
 from skbsearch.eval.metrics.recall import recall_kernel
 from skbsearch.eval.metrics.rr import rr_kernel
 from skbsearch.eval.metrics.tied import mtrr_kernel, rr_all_kernel, tmhits_kernel
-from skbsearch.types import Qrels, Run
 
 #: family -> whether a cut-off is "required", "optional" or "none".
 CUTOFF_RULES: dict[str, str] = {

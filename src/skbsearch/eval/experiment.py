@@ -34,7 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
+from skbsearch.core.progress import ProgressFn as Progress
+from skbsearch.core.types import Qrels, Query, Run, as_queries
 from skbsearch.eval.evaluate import evaluate, parse_metrics
 from skbsearch.eval.experiment_report import ReportMixin
 from skbsearch.eval.significance import (
@@ -44,8 +46,6 @@ from skbsearch.eval.significance import (
     correct,
     paired_pvalue,
 )
-from skbsearch.progress import ProgressFn as Progress
-from skbsearch.types import Qrels, Query, Run, as_queries
 
 System = Mapping[str, Mapping[str, float]] | Callable[..., Any]
 

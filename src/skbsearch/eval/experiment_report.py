@@ -12,9 +12,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skbsearch.errors import MissingDependencyError
+from skbsearch.core.errors import MissingDependencyError
+from skbsearch.core.outfile import write_output
 from skbsearch.eval.report import plot_results
-from skbsearch.outfile import write_output
 
 if TYPE_CHECKING:
     import numpy as np

@@ -28,8 +28,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from skbsearch.operators import Cutoff, Pipeline
-from skbsearch.types import Query, Run
+from skbsearch.core.operators import Cutoff, Pipeline
+from skbsearch.core.types import Query, Run
 
 F = TypeVar("F", bound=Callable[..., Any])
 #: How :meth:`LatencyRecorder.latency_ms` forms the overall ``p50``/``p95``.

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 #: NLTK's classic English stopword list (179 words; ``nltk.corpus.stopwords.words("english")``).
 NLTK_STOPWORDS = frozenset(

@@ -16,8 +16,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from skbsearch.errors import InputError, MissingDependencyError
-from skbsearch.outfile import output_file
+from skbsearch.core.errors import InputError, MissingDependencyError
+from skbsearch.core.outfile import output_file
 
 Results = Mapping[str, Mapping[str, float]]
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 TESTS = ("t", "wilcoxon", "randomization")
 CORRECTIONS = ("holm", "bonferroni")

@@ -40,8 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import InputError, MissingDependencyError
-from skbsearch.types import Qrels
+from skbsearch.core.errors import InputError, MissingDependencyError
+from skbsearch.core.types import Qrels
 
 #: The metrics STaRK's evaluation scripts report (``eval.py`` of the stark repository).
 STARK_METRICS: tuple[str, ...] = (

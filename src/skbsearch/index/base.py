@@ -8,9 +8,9 @@ An index directory holds ``manifest.json``::
      "built_on": {"device": "cuda:0", "dtype": "float16", "gpu": "NVIDIA H100", "torch": "2.11.0"}}
 
 plus ``doc_ids.json`` (the external id of every document, in index order) and whatever
-files the kind needs. Directories are written with :func:`skbsearch.atomic.atomic_dir`
+files the kind needs. Directories are written with :func:`skbsearch.core.atomic.atomic_dir`
 (a temp sibling renamed into place), so a crash never leaves a half-written index; every
-problem found while loading raises :class:`skbsearch.errors.IndexError_` naming the file
+problem found while loading raises :class:`skbsearch.core.errors.ArtefactError` naming the file
 and saying how to rebuild.
 
 ``created`` is the only field that differs between two builds of the same input (it
@@ -30,10 +30,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skbsearch.atomic import recover_parent
-from skbsearch.devices import cpu_record
-from skbsearch.errors import IndexError_
-from skbsearch.progress import ProgressFn, no_progress  # noqa: F401 - re-exported (index modules)
+from skbsearch.core.atomic import recover_parent
+from skbsearch.core.devices import cpu_record
+from skbsearch.core.errors import ArtefactError
+from skbsearch.core.progress import ProgressFn, no_progress  # noqa: F401 - re-exported (index modules)
 
 MANIFEST_FILE = "manifest.json"
 DOC_IDS_FILE = "doc_ids.json"
@@ -54,7 +54,7 @@ class Manifest:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (``built_on``: the device record, the CPU unless a model ran
-        elsewhere; see :mod:`skbsearch.devices`)."""
+        elsewhere; see :mod:`skbsearch.core.devices`)."""
         d = {"artefact": "index", **asdict(self)}
         if not d["created"]:
             d["created"] = build_time()
@@ -100,21 +100,21 @@ def read_manifest(
         version: if given, the only supported format version.
 
     Raises:
-        IndexError_: missing or corrupt manifest, wrong kind or version.
+        ArtefactError: missing or corrupt manifest, wrong kind or version.
     """
     directory = Path(directory)
     path = directory / MANIFEST_FILE
     # a build killed while swapping directories (or any dead writer's litter beside it)
     recover_parent(directory.absolute().parent)
     if not directory.is_dir():
-        raise IndexError_(f"{directory}: no such index directory; {build_hint(kind or 'bm25')}")
+        raise ArtefactError(f"{directory}: no such index directory; {build_hint(kind or 'bm25')}")
     if not path.is_file():
-        raise IndexError_(f"{directory} is not an index directory (no {MANIFEST_FILE}); "
+        raise ArtefactError(f"{directory} is not an index directory (no {MANIFEST_FILE}); "
                           f"{build_hint(kind or 'bm25')}")
     try:
         d = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
-        raise IndexError_(f"{path}:{e.lineno}: corrupt manifest ({e.msg}); "
+        raise ArtefactError(f"{path}:{e.lineno}: corrupt manifest ({e.msg}); "
                           f"{rebuild_hint(kind or 'bm25')}") from None
     try:
         m = Manifest(
@@ -127,12 +127,12 @@ def read_manifest(
             built_on=dict(d.get("built_on") or {}),
         )
     except (KeyError, TypeError, ValueError) as e:
-        raise IndexError_(f"{path}: manifest lacks or mangles {e}; "
+        raise ArtefactError(f"{path}: manifest lacks or mangles {e}; "
                           f"{rebuild_hint(kind or 'bm25')}") from None
     if kind is not None and m.kind != kind:
-        raise IndexError_(f"{directory} holds a '{m.kind}' index, not '{kind}'")
+        raise ArtefactError(f"{directory} holds a '{m.kind}' index, not '{kind}'")
     if version is not None and m.version != version:
-        raise IndexError_(f"{directory}: {m.kind} index format version {m.version} is not "
+        raise ArtefactError(f"{directory}: {m.kind} index format version {m.version} is not "
                           f"supported (expected {version}); {rebuild_hint(m.kind)}")
     return m
 
@@ -148,14 +148,14 @@ def read_doc_ids(directory: str | Path, expected: int, kind: str) -> list[str]:
     """Read ``doc_ids.json`` and check it has ``expected`` entries."""
     path = Path(directory) / DOC_IDS_FILE
     if not path.is_file():
-        raise IndexError_(f"{path} is missing; {rebuild_hint(kind)}")
+        raise ArtefactError(f"{path} is missing; {rebuild_hint(kind)}")
     try:
         ids = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
-        raise IndexError_(f"{path}:{e.lineno}: corrupt doc ids ({e.msg}); {rebuild_hint(kind)}") from None
+        raise ArtefactError(f"{path}:{e.lineno}: corrupt doc ids ({e.msg}); {rebuild_hint(kind)}") from None
     if not isinstance(ids, list) or len(ids) != expected:
         n = len(ids) if isinstance(ids, list) else "no"
-        raise IndexError_(f"{path}: {n} doc ids for {expected} documents; {rebuild_hint(kind)}")
+        raise ArtefactError(f"{path}: {n} doc ids for {expected} documents; {rebuild_hint(kind)}")
     return [str(x) for x in ids]
 
 
@@ -191,7 +191,7 @@ def _short(digest: Any) -> str:
 
 
 def check_index_matches(index: Any, skb: Any) -> None:
-    """Refuse (IndexError_) to use ``index`` with an SKB other than the one it was built from.
+    """Refuse (ArtefactError) to use ``index`` with an SKB other than the one it was built from.
 
     Args:
         index: a loaded index or its :class:`Manifest` (anything with ``source``; a
@@ -215,7 +215,7 @@ def check_index_matches(index: Any, skb: Any) -> None:
     params = dict(getattr(index, "params", None) or {})
     index_dir = getattr(index, "path", None)
     skb_dir = getattr(skb, "path", None) or source.get("path") or "SKB_DIR"
-    raise IndexError_(
+    raise ArtefactError(
         f"{index_dir or 'the index'}: this {kind} index was built from a different SKB than "
         f"{skb_dir} (index: {n_then} nodes, content {_short(h_then)}; SKB: {n_now} nodes, "
         f"content {_short(h_now)}), so its results would be wrong; rebuild it with "

@@ -15,8 +15,8 @@ import numpy as np
 import scipy.sparse as sp
 from bm25s.tokenization import Tokenizer
 
-from skbsearch.errors import InputError
-from skbsearch.progress import ProgressFn
+from skbsearch.core.errors import InputError
+from skbsearch.core.progress import ProgressFn
 
 #: BM25 variants that add a per-term constant to every document (kept aside as
 #: ``nonoccurrence_array``)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import IndexError_, InputError
+from skbsearch.core.errors import ArtefactError, InputError
 
 
 def _column(skb: Any, name: str, rows: np.ndarray | None) -> list[Any]:
@@ -81,6 +81,6 @@ def source_texts(skb: Any, rows: np.ndarray, source: dict[str, Any], fields: lis
     layout = (["document"] if cols is None and not split else ["document", "relations"] if cols is None
               else [c for c in cols] + (["relations"] if add_rel else []))
     if layout != fields:
-        raise IndexError_(f"index fields {fields} do not match its source's {layout}; rebuild the index")
+        raise ArtefactError(f"index fields {fields} do not match its source's {layout}; rebuild the index")
     return field_texts(skb, rows, fields=cols, add_rel=add_rel, rel_weight=source.get("rel_weight"),
                        max_per_relation=int(source.get("max_per_relation", 10)), only=only)[only]

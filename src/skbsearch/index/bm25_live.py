@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from skbsearch.errors import IndexError_
+from skbsearch.core.errors import ArtefactError
 from skbsearch.index.bm25_docs import source_texts
 from skbsearch.kb.arrays import positions
 from skbsearch.kb.generations import SEGMENTS_DIR, read_generation
@@ -74,7 +74,7 @@ def load_term_stats(directory: Path) -> TermStats | None:
             m = sp.csr_matrix((a["data"], a["indices"], a["indptr"]), shape=tuple(info["shape"]))
             out[str(f)] = (m, np.asarray(a["len"]))
     except (OSError, ValueError, KeyError, TypeError, EOFError) as e:
-        raise IndexError_(f"{d}: damaged term statistics ({type(e).__name__}); rebuild the index "
+        raise ArtefactError(f"{d}: damaged term statistics ({type(e).__name__}); rebuild the index "
                           "with 'skb index SKB_DIR --kind bm25 --force'") from None
     return out
 
@@ -328,7 +328,7 @@ def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
         return reindex(index, skb)
     stats = index.term_stats
     if stats is None:
-        raise IndexError_(f"{index.path}: this bm25 index predates live updates (no term statistics); "
+        raise ArtefactError(f"{index.path}: this bm25 index predates live updates (no term statistics); "
                           "rebuild it once with 'skb index SKB_DIR --kind bm25 --force'")
     ids = skb.nodes.column("id").combine_chunks()
     pos = positions(ids, index.doc_ids)

@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.atomic import atomic_dir
-from skbsearch.devices import cpu_record, resolve
+from skbsearch.core.atomic import atomic_dir
+from skbsearch.core.devices import cpu_record, resolve
+from skbsearch.core.errors import ArtefactError, InputError, MissingDependencyError
 from skbsearch.encoders import SentenceTransformerEncoder, encode_texts, load_encoder
-from skbsearch.errors import IndexError_, InputError, MissingDependencyError
 from skbsearch.index.base import (
     Manifest,
     ProgressFn,
@@ -42,7 +42,7 @@ BACKENDS = ("numpy", "torch", "faiss-flat", "faiss-hnsw")
 KIND = "dense"
 FORMAT_VERSION = 1
 #: Work budget of one exact matmul block (queries x documents scores).
-_BLOCK = 1 << 24
+SCORE_BLOCK = 1 << 24
 
 Hits = tuple[np.ndarray, np.ndarray]  # (rows int64, scores float32), best first
 
@@ -72,7 +72,7 @@ def top_k(scores: np.ndarray, k: int, rows: np.ndarray | None = None) -> Hits:
 
 def exact_topk(matrix: np.ndarray, queries: np.ndarray, k: int) -> list[Hits]:
     """Exact top-``k`` rows of ``matrix`` by inner product for each query row."""
-    step = max(1, _BLOCK // max(matrix.shape[0], 1))
+    step = max(1, SCORE_BLOCK // max(matrix.shape[0], 1))
     out: list[Hits] = []
     for start in range(0, len(queries), step):
         block = queries[start : start + step]
@@ -208,7 +208,7 @@ class DenseIndex(DocRows):
             cache: an :class:`~skbsearch.encoders.EmbeddingCache` or its directory.
             progress: ``True`` for a rich progress bar, or a ``progress(stage, done,
                 total)`` callback.
-            device, precision: where the encoder runs (:mod:`skbsearch.devices`).
+            device, precision: where the encoder runs (:mod:`skbsearch.core.devices`).
             kwargs: further :class:`DenseIndex` settings (``hnsw_m``, ``ef_search``...).
         """
         docs = DocSource.from_any(source, renderer=renderer, indices=indices)
@@ -348,14 +348,14 @@ class DenseIndex(DocRows):
         p = man.params
         emb = load_npy(path / "embeddings.npy", mmap)
         if emb.ndim != 2 or emb.shape != (man.num_docs, p.get("dim", emb.shape[-1])):
-            raise IndexError_(f"{path / 'embeddings.npy'}: shape {emb.shape} does not match "
+            raise ArtefactError(f"{path / 'embeddings.npy'}: shape {emb.shape} does not match "
                               f"the manifest; {rebuild_hint(KIND)}")
         faiss_index = None
         if p.get("backend") == "faiss-hnsw":
             try:
                 faiss_index = _faiss().read_index(str(path / "faiss.index"))
             except RuntimeError as e:
-                raise IndexError_(f"{path / 'faiss.index'}: unreadable ({e}); "
+                raise ArtefactError(f"{path / 'faiss.index'}: unreadable ({e}); "
                                   f"{rebuild_hint(KIND)}") from None
         settings = {k: p[k] for k in ("hnsw_m", "ef_construction", "ef_search",
                                       "exact_filter_max") if k in p}
@@ -372,13 +372,13 @@ class DenseIndex(DocRows):
 
 
 def load_npy(path: Path, mmap: bool, kind: str = KIND) -> np.ndarray:
-    """``np.load`` without pickle (memory-mapped if asked); problems raise IndexError_."""
+    """``np.load`` without pickle (memory-mapped if asked); problems raise ArtefactError."""
     try:
         return np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
     except FileNotFoundError:
-        raise IndexError_(f"{path} is missing; {rebuild_hint(kind)}") from None
+        raise ArtefactError(f"{path} is missing; {rebuild_hint(kind)}") from None
     except (OSError, ValueError) as e:
-        raise IndexError_(f"{path}: unreadable ({e}); {rebuild_hint(kind)}") from None
+        raise ArtefactError(f"{path}: unreadable ({e}); {rebuild_hint(kind)}") from None
 
 
 @contextmanager

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import IndexError_
+from skbsearch.core.errors import ArtefactError
 from skbsearch.index.bm25_live import pending_changes, rows_only
 from skbsearch.index.rowmap import RowMappedMatrix
 from skbsearch.kb.arrays import positions
@@ -35,7 +35,7 @@ def changed_rows(index: Any, skb: Any, root: Path | None) -> np.ndarray | None:
     if changed is None or getattr(index, "node_index", None) is not None:
         return None
     if src.get("add_rel"):
-        raise IndexError_(f"{index.path}: a {index.kind} index with related nodes' names (--add-rel) "
+        raise ArtefactError(f"{index.path}: a {index.kind} index with related nodes' names (--add-rel) "
                           f"cannot follow updates yet; rebuild it with 'skb index SKB_DIR --kind "
                           f"{index.kind} --add-rel --force'")
     ids = skb.nodes.column("id").combine_chunks()
@@ -66,7 +66,7 @@ def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
     texts = renderer_of(index.source).render_many(rows_only(skb, new_rows))
     enc = load_encoder(index.encoder)
     if enc.model_id != index.model_id:
-        raise IndexError_(f"{index.path}: encoder {index.encoder!r} now gives model {enc.model_id}, "
+        raise ArtefactError(f"{index.path}: encoder {index.encoder!r} now gives model {enc.model_id}, "
                           f"the index holds {index.model_id}; rebuild it")
     fresh = encode_texts(enc, texts, default_cache_dir()) if len(texts) else np.zeros((0, index.dim), np.float32)
     # append-only: the stored vectors stay where they are (memory-mapped, not copied); the

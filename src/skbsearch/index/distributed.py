@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from skbsearch.errors import InputError, MissingDependencyError
+from skbsearch.core.errors import InputError, MissingDependencyError
 
 ENGINES = ("local", "ray")
 ENRICHERS = ("temporal", "arithmetic")

@@ -34,7 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 from bm25s import scoring
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.index.base import ProgressFn, no_progress
 from skbsearch.index.bm25_build import (
     NONOCC_METHODS,

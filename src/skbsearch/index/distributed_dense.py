@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.devices import DEVICE_ENV, check_device_name
-from skbsearch.errors import InputError
+from skbsearch.core.devices import DEVICE_ENV, check_device_name
+from skbsearch.core.errors import InputError
 from skbsearch.index.base import ProgressFn, no_progress
 from skbsearch.index.dense import DenseIndex, skb_renderer
 from skbsearch.index.distributed import ensure_ray, read_shards, write_node_shards

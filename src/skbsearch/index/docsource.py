@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from skbsearch.core.errors import InputError
 from skbsearch.documents import DocumentRenderer
-from skbsearch.errors import InputError
 from skbsearch.kb.store import SKB
 
 

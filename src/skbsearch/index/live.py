@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from skbsearch.errors import IndexError_
+from skbsearch.core.errors import ArtefactError
 from skbsearch.index import bm25_live, dense_live, get_kind
 from skbsearch.index.base import MANIFEST_FILE, read_manifest, rebuild_command
 from skbsearch.index.bm25_live import LIVE_DIR
@@ -71,7 +71,7 @@ def stale_indexes(skb_dir: str | Path, lineage: list[str], content_hash: str) ->
     for d in sorted(p for p in root.iterdir() if (p / MANIFEST_FILE).is_file()):
         try:
             m = read_manifest(d)
-        except IndexError_:
+        except ArtefactError:
             continue
         src = dict(m.source or {})
         h = src.get("skb_hash")

@@ -20,15 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.devices import cpu_record, resolve
+from skbsearch.core.devices import cpu_record, resolve
+from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.encoders import SentenceTransformerEncoder, encode_texts, load_encoder
-from skbsearch.errors import IndexError_, InputError
 from skbsearch.index.base import (
     ProgressFn,
     rebuild_hint,
 )
 from skbsearch.index.dense import (
-    _BLOCK,
+    SCORE_BLOCK,
     DocRows,
     DocSource,
     Hits,
@@ -225,7 +225,7 @@ class MultiVectorIndex(DocRows):
             chunk_rows, offsets = self._chunks_of(rows)
             matrix = np.asarray(self.embeddings[chunk_rows], dtype=np.float32)
         out: list[Hits] = []
-        step = max(1, _BLOCK // max(matrix.shape[0], 1))
+        step = max(1, SCORE_BLOCK // max(matrix.shape[0], 1))
         for start in range(0, len(q), step):
             for chunk_scores in q[start : start + step] @ matrix.T:
                 out.append(top_k(aggregate(chunk_scores, offsets, agg), k, rows))
@@ -278,7 +278,7 @@ class MultiVectorIndex(DocRows):
                         model_id=p.get("model_id"), node_index=node_index, normalized=True,
                         source=man.source, built_on=man.built_on)
         except InputError as e:
-            raise IndexError_(f"{path}: inconsistent multi-vector index ({e}); "
+            raise ArtefactError(f"{path}: inconsistent multi-vector index ({e}); "
                               f"{rebuild_hint(KIND)}") from None
         index.path = path
         return index

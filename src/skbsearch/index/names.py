@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from skbsearch.errors import SkbError
+from skbsearch.core.errors import SkbError
 from skbsearch.index import bm25_live
 from skbsearch.index.base import check_index_matches
 from skbsearch.index.sparse import BM25Index

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 
 def ray_builder(kind: str, *, address: str | None = None, shard_rows: int = 50_000) -> Any:

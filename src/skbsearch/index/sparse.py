@@ -29,9 +29,9 @@ import bm25s
 import numpy as np
 from bm25s.tokenization import Tokenizer
 
-from skbsearch.atomic import atomic_dir
-from skbsearch.csr import check_compressed
-from skbsearch.errors import IndexError_, InputError
+from skbsearch.core.atomic import atomic_dir
+from skbsearch.core.csr import check_compressed
+from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.index import base, bm25_live, kernels
 from skbsearch.index.base import Manifest, ProgressFn, no_progress
 from skbsearch.index.bm25_build import (
@@ -64,21 +64,21 @@ def _check_scores(path: Path, bm: bm25s.BM25, tokenizer: Tokenizer, num_docs: in
     indptr, indices, data = (np.asarray(sc[k]) for k in ("indptr", "indices", "data"))
     hint = base.rebuild_hint(KIND)
     if indptr.ndim != 1 or len(indptr) < 1:
-        raise IndexError_(f"{path}/indptr.csc.index.npy: corrupt sparse matrix (empty indptr); {hint}")
+        raise ArtefactError(f"{path}/indptr.csc.index.npy: corrupt sparse matrix (empty indptr); {hint}")
     n_terms = len(indptr) - 1
     check_compressed(indptr, indices, n_terms, num_docs, where=f"{path} (BM25 scores)", data=data, hint=hint)
     ids = [*tokenizer.word_to_id.values(), *tokenizer.stem_to_sid.values()]
     if not all(type(i) is int and 0 <= i < n_terms for i in ids):
-        raise IndexError_(f"{path}/vocab.tokenizer.json: token ids outside the {n_terms} terms of the "
+        raise ArtefactError(f"{path}/vocab.tokenizer.json: token ids outside the {n_terms} terms of the "
                           f"score matrix; {hint}")
     nonocc = bm.nonoccurrence_array
     if nonocc is not None and len(nonocc) != n_terms:
-        raise IndexError_(f"{path}: {len(nonocc)} non-occurrence scores for {n_terms} terms; {hint}")
+        raise ArtefactError(f"{path}: {len(nonocc)} non-occurrence scores for {n_terms} terms; {hint}")
     # min and max propagate NaN (a NaN score never ranks: a damaged index would answer "no
     # results" silently); two vectorised passes, no temporary (~0.1 ms a million postings)
     for name, arr in (("data.csc.index.npy", data), ("nonoccurrence_array.index.npy", nonocc)):
         if arr is not None and len(arr) and not (np.isfinite(arr.max()) and np.isfinite(arr.min())):
-            raise IndexError_(f"{path}/{name}: damaged bm25 index (scores that are NaN or "
+            raise ArtefactError(f"{path}/{name}: damaged bm25 index (scores that are NaN or "
                               f"infinite); {hint}")
 
 
@@ -311,12 +311,12 @@ class BM25Index:
             tokenizer.load_vocab(path)
             tokenizer.load_stopwords(path, _STOPWORDS_FILE)
         except EOFError:  # np.load of a 0-byte or truncated .npy
-            raise IndexError_(f"{path}: damaged bm25 index (an empty or truncated .npy array file); "
+            raise ArtefactError(f"{path}: damaged bm25 index (an empty or truncated .npy array file); "
                               f"{base.rebuild_hint(KIND)}") from None
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-            raise IndexError_(f"{path}: damaged bm25 index ({e}); {base.rebuild_hint(KIND)}") from None
+            raise ArtefactError(f"{path}: damaged bm25 index ({e}); {base.rebuild_hint(KIND)}") from None
         if bm.scores.get("num_docs") != m.num_docs:
-            raise IndexError_(f"{path}: bm25s params say {bm.scores.get('num_docs')} documents, "
+            raise ArtefactError(f"{path}: bm25s params say {bm.scores.get('num_docs')} documents, "
                               f"manifest says {m.num_docs}; {base.rebuild_hint(KIND)}")
         _check_scores(path, bm, tokenizer, m.num_docs)
         return cls(bm, tokenizer, doc_ids, m.params, m.source, path)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.devices import DeviceSpec
+from skbsearch.core.devices import DeviceSpec
 
 Hits = tuple[np.ndarray, np.ndarray]
 #: Fraction of the free GPU memory the resident matrix may take.
@@ -27,7 +27,7 @@ class TorchSearcher:
 
     Args:
         matrix: ``(n, dim)`` float32 unit rows (a memory map is read chunk by chunk).
-        spec: the device and precision (:func:`skbsearch.devices.resolve`).
+        spec: the device and precision (:func:`skbsearch.core.devices.resolve`).
         chunk_rows: search in chunks of this many rows, copied to the device per search
             (default: the whole matrix, kept resident, when it fits in the device's memory).
         query_block: queries per matrix product.

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.kb.schema import RESERVED_COLUMNS
 from skbsearch.kb.store import SKB
 

@@ -18,9 +18,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
+from skbsearch.core.paths import cache_root
 from skbsearch.kb.store import SKB
-from skbsearch.paths import cache_root
 
 #: The text field of a corpus SKB.
 TEXT_FIELD = "text"

@@ -26,8 +26,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skbsearch.atomic import atomic_write_bytes
-from skbsearch.errors import IndexError_
+from skbsearch.core.atomic import atomic_write_bytes
+from skbsearch.core.errors import ArtefactError
 
 GENERATIONS_DIR = "generations"
 SEGMENTS_DIR = "segments"
@@ -111,7 +111,7 @@ def _manifest_path(root: Path, number: int) -> Path:
 
 
 def read_generation(root: Path, number: int) -> Generation:
-    """Read one manifest; a damaged one raises :class:`IndexError_`."""
+    """Read one manifest; a damaged one raises :class:`ArtefactError`."""
     path = _manifest_path(root, number)
     try:
         d = json.loads(path.read_text(encoding="utf-8"))
@@ -121,10 +121,10 @@ def read_generation(root: Path, number: int) -> Generation:
                                    for s in d["segments"]],
                          lineage=[str(x) for x in d.get("lineage", [])])
     except (OSError, ValueError, KeyError, TypeError) as e:
-        raise IndexError_(f"{path}: corrupt generation manifest ({type(e).__name__}: {str(e)[:120]})") from None
+        raise ArtefactError(f"{path}: corrupt generation manifest ({type(e).__name__}: {str(e)[:120]})") from None
     if gen.number != number or not _safe_part(gen.base) or not all(
             _PART.match(s["name"]) for s in gen.segments):
-        raise IndexError_(f"{path}: generation manifest names parts outside the SKB directory")
+        raise ArtefactError(f"{path}: generation manifest names parts outside the SKB directory")
     return gen
 
 
@@ -146,7 +146,7 @@ def commit(root: Path, gen: Generation, op: str, step: int) -> None:
     data = json.dumps(gen.to_dict(), indent=1).encode()
     path = _manifest_path(root, gen.number)
     if path.exists():
-        raise IndexError_(f"{path} exists: another writer committed generation {gen.number}")
+        raise ArtefactError(f"{path} exists: another writer committed generation {gen.number}")
     crash_step(op, step)  # before the manifest exists
     atomic_write_bytes(path, data)
     crash_step(op, step + 1)  # committed, not yet cleaned
@@ -185,7 +185,7 @@ def collect_garbage(root: str | Path, *, locked: bool = False) -> list[Path]:
     for n in reversed(nums):
         if len(kept) >= KEEP:
             break
-        with contextlib.suppress(IndexError_):
+        with contextlib.suppress(ArtefactError):
             kept.append(read_generation(root, n))
     keep_nums = {g.number for g in kept}
     refs = {g.base for g in kept} | {f"{SEGMENTS_DIR}/{s['name']}" for g in kept for s in g.segments}

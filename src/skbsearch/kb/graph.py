@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from skbsearch.atomic import atomic_dir
-from skbsearch.csr import check_compressed
-from skbsearch.errors import IndexError_, InputError
+from skbsearch.core.atomic import atomic_dir
+from skbsearch.core.csr import check_compressed
+from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.kb.schema import INVERSE_SUFFIX, split_direction
 
 #: Above this many bytes of dense row pointers (all steps together), sparse steps go compact.
@@ -205,15 +205,15 @@ class Graph:
                     try:
                         arrays.append(np.load(file, mmap_mode=mode, allow_pickle=False))
                     except EOFError:  # a 0-byte or truncated .npy
-                        raise IndexError_(f"{file}: empty or truncated array file; rebuild the SKB") from None
+                        raise ArtefactError(f"{file}: empty or truncated array file; rebuild the SKB") from None
                 csr[str(name)] = (arrays[0], arrays[1])
                 if name in compact:
                     rows[str(name)] = arrays[2]
         except (OSError, KeyError, ValueError, TypeError, AttributeError) as e:
-            raise IndexError_(f"{path}: corrupt or incomplete graph ({e}); rebuild the SKB") from None
+            raise ArtefactError(f"{path}: corrupt or incomplete graph ({e}); rebuild the SKB") from None
         missing = [k for r in relations for k in (r, r + INVERSE_SUFFIX) if k not in csr]
         if missing:
-            raise IndexError_(f"{path}: no adjacency arrays for {missing[:3]}; rebuild the SKB")
+            raise ArtefactError(f"{path}: no adjacency arrays for {missing[:3]}; rebuild the SKB")
         for name, (indptr, indices) in csr.items():
             where = f"{path} relation {name!r}"
             r = rows.get(name)
@@ -221,7 +221,7 @@ class Graph:
                              hint="rebuild the SKB")
             if r is not None and len(r) and (int(r[0]) < 0 or int(r[-1]) >= n_nodes
                                              or not bool(np.all(np.diff(r) > 0))):
-                raise IndexError_(f"{where}: corrupt row ids (not increasing node ids); rebuild the SKB")
+                raise ArtefactError(f"{where}: corrupt row ids (not increasing node ids); rebuild the SKB")
         known = meta.get("unique_rows")
         return cls(n_nodes, relations, csr,
                    {str(k): bool(v) for k, v in known.items()} if isinstance(known, dict) else None, rows)

@@ -37,7 +37,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 #: Longest predicate accepted (characters); longer text is refused before parsing.
 MAX_PREDICATE_CHARS = 10_000

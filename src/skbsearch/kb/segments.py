@@ -18,8 +18,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from skbsearch.atomic import ARTEFACT_MARKERS, atomic_dir
-from skbsearch.errors import IndexError_
+from skbsearch.core.atomic import ARTEFACT_MARKERS, atomic_dir
+from skbsearch.core.errors import ArtefactError
 
 SEGMENT_FILES = ("nodes.parquet", "edges.parquet", "deletes.json")
 ARTEFACT_MARKERS.setdefault("skb-segment", ("segment.json", lambda d: False))
@@ -82,13 +82,13 @@ def read_segment(path: Path, content_hash: str) -> Segment:
     hint = "the SKB directory is damaged; rebuild it with 'skb kb build'"
     try:
         if files_hash(path) != content_hash:
-            raise IndexError_(f"{path}: segment content does not match its generation manifest; {hint}")
+            raise ArtefactError(f"{path}: segment content does not match its generation manifest; {hint}")
         marker: dict[str, Any] = json.loads((path / "segment.json").read_text(encoding="utf-8"))
         deletes = json.loads((path / "deletes.json").read_text(encoding="utf-8"))
         nodes = pq.read_table(path / "nodes.parquet")
         edges = pq.read_table(path / "edges.parquet")
     except (OSError, ValueError, pa.ArrowException) as e:
-        raise IndexError_(f"{path}: unreadable segment ({type(e).__name__}: {str(e)[:120]}); {hint}") from None
+        raise ArtefactError(f"{path}: unreadable segment ({type(e).__name__}: {str(e)[:120]}); {hint}") from None
     return Segment(nodes=nodes, edges=edges, deleted_nodes=[str(x) for x in deletes["nodes"]],
                    deleted_edges=[(str(a), str(b), str(c)) for a, b, c in deletes["edges"]],
                    text_fields=[str(x) for x in marker.get("text_fields", [])], name=path.name,

@@ -25,8 +25,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from skbsearch.atomic import atomic_dir, recover_dir, recover_parent
-from skbsearch.errors import IndexError_, InputError
+from skbsearch.core.atomic import atomic_dir, recover_dir, recover_parent
+from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.kb.arrays import arrow_numpy, numeric_column, positions  # noqa: F401 - re-exported
 from skbsearch.kb.generations import (
     GENERATIONS_DIR,
@@ -75,7 +75,7 @@ def _read_nodes(path: Path, meta: dict[str, Any], mmap: bool, rebuild: str) -> p
     ``nodes.parquet`` (row count and columns), else ``nodes.parquet`` read into memory."""
     pfile = path / "nodes.parquet"
     if not pfile.is_file():
-        raise IndexError_(f"{pfile} is missing; {rebuild}")
+        raise ArtefactError(f"{pfile} is missing; {rebuild}")
     afile = path / NODES_ARROW
     if mmap and afile.is_file():
         try:
@@ -89,7 +89,7 @@ def _read_nodes(path: Path, meta: dict[str, Any], mmap: bool, rebuild: str) -> p
     try:
         return pq.read_table(pfile, memory_map=mmap)
     except (OSError, ValueError, pa.ArrowException) as e:  # truncated, not parquet
-        raise IndexError_(f"{pfile}: corrupt or truncated parquet ({str(e)[:200]}); {rebuild}") from None
+        raise ArtefactError(f"{pfile}: corrupt or truncated parquet ({str(e)[:200]}); {rebuild}") from None
 
 
 def _read_edges(file: Path, schema: Schema, n: int, mmap: bool,
@@ -108,13 +108,13 @@ def _read_edges(file: Path, schema: Schema, n: int, mmap: bool,
         src = edges.column("src_idx").to_numpy()
         dst = edges.column("dst_idx").to_numpy()
     except (OSError, KeyError, IndexError, ValueError, TypeError, pa.ArrowException) as e:
-        raise IndexError_(f"{file}: corrupt edges ({type(e).__name__}: {str(e)[:200]}); "
+        raise ArtefactError(f"{file}: corrupt edges ({type(e).__name__}: {str(e)[:200]}); "
                           f"{rebuild}") from None
     for what, arr in (("src_idx", src), ("dst_idx", dst)):
         if len(arr) and (arr.dtype.kind not in "iu" or int(arr.min()) < 0 or int(arr.max()) >= n):
-            raise IndexError_(f"{file}: column {what} points outside the {n} nodes; {rebuild}")
+            raise ArtefactError(f"{file}: column {what} points outside the {n} nodes; {rebuild}")
     if len(rel_codes) != len(src):
-        raise IndexError_(f"{file}: {len(src)} edges but {len(rel_codes)} relation codes; {rebuild}")
+        raise ArtefactError(f"{file}: {len(src)} edges but {len(rel_codes)} relation codes; {rebuild}")
     return (np.asarray(src, dtype=np.int32), np.asarray(rel_codes, dtype=np.int16),
             np.asarray(dst, dtype=np.int32))
 
@@ -280,7 +280,7 @@ class SKB:
 
         An existing ``path`` is replaced only when it is an SKB directory (or empty) holding
         nothing but an SKB's own files, and never when it is or contains one of ``inputs``
-        (the source files): see :func:`skbsearch.atomic.check_replaceable`. Its ``indexes/``
+        (the source files): see :func:`skbsearch.core.atomic.check_replaceable`. Its ``indexes/``
         are carried over (an index of other content is refused on use, naming the command
         that rebuilds it). ``meta.json`` records
         ``content_hash``, a digest of ``nodes.parquet`` and ``edges.parquet`` that indexes
@@ -373,43 +373,43 @@ class SKB:
         # a build killed while swapping directories (or any dead writer's litter beside it)
         recover_parent(path.absolute().parent)
         if not meta_file.is_file():
-            raise IndexError_(
+            raise ArtefactError(
                 f"{path} is not an SKB directory (no meta.json); build one with 'skb kb build'"
             )
         rebuild = "rebuild it with 'skb kb build'"
         try:
             meta = json.loads(meta_file.read_text(encoding="utf-8"))
         except json.JSONDecodeError as e:
-            raise IndexError_(f"{meta_file}:{e.lineno}: corrupt meta.json ({e.msg})") from None
+            raise ArtefactError(f"{meta_file}:{e.lineno}: corrupt meta.json ({e.msg})") from None
         except (UnicodeDecodeError, RecursionError, ValueError) as e:
-            raise IndexError_(f"{meta_file}: corrupt meta.json ({type(e).__name__}); {rebuild}") from None
+            raise ArtefactError(f"{meta_file}: corrupt meta.json ({type(e).__name__}); {rebuild}") from None
         if not isinstance(meta, dict):
-            raise IndexError_(f"{meta_file}: corrupt meta.json (not a JSON object); {rebuild}")
+            raise ArtefactError(f"{meta_file}: corrupt meta.json (not a JSON object); {rebuild}")
         if meta.get("format_version") != FORMAT_VERSION:
-            raise IndexError_(
+            raise ArtefactError(
                 f"{path}: SKB format version {meta.get('format_version')} is not supported "
                 f"(expected {FORMAT_VERSION}); rebuild it with 'skb kb build'"
             )
         try:
             schema = Schema.from_dict(meta.pop("schema"))
         except (KeyError, TypeError, ValueError, AttributeError) as e:
-            raise IndexError_(f"{meta_file}: missing or corrupt 'schema' ({e}); {rebuild}") from None
+            raise ArtefactError(f"{meta_file}: missing or corrupt 'schema' ({e}); {rebuild}") from None
         nodes = _read_nodes(path, meta, mmap, rebuild)
         missing = [c for c in ("id", "type", "name") if c not in nodes.column_names]
         if missing:
-            raise IndexError_(f"{path / 'nodes.parquet'}: no column(s) {missing}; {rebuild}")
+            raise ArtefactError(f"{path / 'nodes.parquet'}: no column(s) {missing}; {rebuild}")
         efile = path / "edges.parquet"
         if not efile.is_file():
-            raise IndexError_(f"{efile} is missing; {rebuild}")
+            raise ArtefactError(f"{efile} is missing; {rebuild}")
         n = nodes.num_rows
         if isinstance(meta.get("num_edges"), int):
             try:  # the footer only: a truncated or foreign file fails here, at load
                 rows = pq.read_metadata(efile).num_rows
             except (OSError, ValueError, pa.ArrowException) as e:
-                raise IndexError_(f"{efile}: corrupt or truncated parquet ({str(e)[:200]}); "
+                raise ArtefactError(f"{efile}: corrupt or truncated parquet ({str(e)[:200]}); "
                                   f"{rebuild}") from None
             if rows != meta["num_edges"]:
-                raise IndexError_(f"{efile}: {rows} edges but meta.json says {meta['num_edges']}; "
+                raise ArtefactError(f"{efile}: {rows} edges but meta.json says {meta['num_edges']}; "
                                   f"{rebuild}")
             return cls(nodes, None, None, None, schema, meta, path,
                        edges_loader=lambda: _read_edges(efile, schema, n, mmap, rebuild))

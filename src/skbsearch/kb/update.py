@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from skbsearch.errors import IndexError_, InputError
+from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.kb.arrays import positions
 from skbsearch.kb.builder import SKBBuilder
 from skbsearch.kb.generations import (
@@ -240,7 +240,7 @@ def _generation_of(root: Path, skb: SKB) -> Generation:
         return gen
     h = skb.meta.get("content_hash")
     if not h:
-        raise IndexError_(f"{root}: meta.json has no content_hash (an SKB from an older version); "
+        raise ArtefactError(f"{root}: meta.json has no content_hash (an SKB from an older version); "
                           "rebuild it with 'skb kb build' before updating it")
     return Generation(number=0, base=".", base_hash=str(h), content_hash=str(h), lineage=[str(h)])
 

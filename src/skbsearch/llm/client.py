@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
-from skbsearch.errors import InputError, MissingDependencyError, SkbError
+from skbsearch.core.errors import InputError, MissingDependencyError, SkbError
 from skbsearch.llm.cache import ResponseCache, cache_key
 
 Messages = list[dict[str, str]]

@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.operators import StageBase
+from skbsearch.core.operators import StageBase
+from skbsearch.core.types import Query, Run
 from skbsearch.read.llm import parse_answer
 from skbsearch.rerank.triples import Retrieved, TripleCandidate, TripleReranker, TripleRetriever
 from skbsearch.retrieve.graph.exact_linker import normalise, strip_brackets
-from skbsearch.types import Query, Run
 
 SYSTEM = "You answer questions from knowledge-graph facts. Reply with the answer entity only."
 TEMPLATE = """Facts:

@@ -27,19 +27,19 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import InputError
-from skbsearch.progress import ProgressFn
+from skbsearch.core.errors import InputError
+from skbsearch.core.progress import ProgressFn
+from skbsearch.core.types import Query
 from skbsearch.rerank.cross_encoder_model import (  # noqa: F401  (re-exported)
     MARKER,
     CrossEncoderModel,
-    _resolve_local,
-    _SentenceTransformersScorer,
+    SentenceTransformersScorer,
     pack_three,
     packaged_minilm_path,
+    resolve_local,
 )
 from skbsearch.rerank.cross_encoder_onnx import OnnxCrossEncoder
 from skbsearch.rerank.pairwise import PairwiseReranker
-from skbsearch.types import Query
 
 BACKENDS = ("auto", "native", "sentence-transformers", "onnx")
 
@@ -49,7 +49,7 @@ def load_scorer(model: str | Path | CrossEncoderModel, backend: str = "auto",
                 device: str | None = None, precision: str | None = None) -> Any:
     """A scorer with ``score(queries, passages, contexts=None)``.
 
-    ``device`` and ``precision`` (:mod:`skbsearch.devices`; default ``$SKBSEARCH_DEVICE``,
+    ``device`` and ``precision`` (:mod:`skbsearch.core.devices`; default ``$SKBSEARCH_DEVICE``,
     else auto) place the torch backends; the ONNX backend uses onnxruntime's CUDA execution
     provider on a GPU where ``onnxruntime-gpu`` is installed (the CPU otherwise). A given
     :class:`CrossEncoderModel` stays where it is.
@@ -73,7 +73,7 @@ def load_scorer(model: str | Path | CrossEncoderModel, backend: str = "auto",
     if backend == "native" or (backend == "auto" and native):
         loaded = CrossEncoderModel.load(Path(model).expanduser(), max_length=max_length)
         return loaded.to(device, precision, cast=True)
-    return _SentenceTransformersScorer(str(model), max_length, device, precision)
+    return SentenceTransformersScorer(str(model), max_length, device, precision)
 
 
 class CrossEncoderReranker(PairwiseReranker):
@@ -94,9 +94,9 @@ class CrossEncoderReranker(PairwiseReranker):
         backend: ``"auto"``, ``"native"``, ``"sentence-transformers"`` or ``"onnx"``.
         quantize: ``"int8"`` (ONNX backend): dynamic int8 weights; ``None``: float32.
         threads: onnxruntime intra-op threads (ONNX backend).
-        device, precision: where the model runs (:mod:`skbsearch.devices`).
+        device, precision: where the model runs (:mod:`skbsearch.core.devices`).
         context: optional ``(query, doc_id) -> context text`` for a third segment.
-        progress: ``progress(stage, done, total)`` over pairs (:mod:`skbsearch.progress`).
+        progress: ``progress(stage, done, total)`` over pairs (:mod:`skbsearch.core.progress`).
         label: the stage name given to ``progress`` (default ``"ce"``).
     """
 

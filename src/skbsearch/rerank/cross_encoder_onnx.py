@@ -28,16 +28,16 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.devices import resolve
-from skbsearch.errors import InputError, MissingDependencyError
-from skbsearch.paths import cache_root
+from skbsearch.core.devices import resolve
+from skbsearch.core.errors import InputError, MissingDependencyError
+from skbsearch.core.paths import cache_root
 from skbsearch.rerank.cross_encoder_model import (
     MARKER,
     CrossEncoderModel,
-    _resolve_local,
     encode_pairs,
     length_batches,
     pair_lengths,
+    resolve_local,
 )
 
 #: Changes when the export (opset, inputs, outputs) changes: part of every cache key.
@@ -172,7 +172,7 @@ def ensure_onnx(model: str | Path, quantize: str | None = "none",
                 cache_dir: str | Path | None = None) -> Path:
     """The cached ONNX file of a model directory, exported (and quantised) on first use."""
     q = check_quantize(quantize)
-    directory = Path(_resolve_local(model))
+    directory = Path(resolve_local(model))
     if not directory.is_dir():
         raise InputError(f"the ONNX backend exports a local model directory; {model!r} is not "
                          "one (download a hub model first, or train one with 'skb train "
@@ -218,7 +218,7 @@ class OnnxCrossEncoder:
         max_length: tokens per pair (longest segment truncated first).
         threads: onnxruntime intra-op threads.
         info: metadata (source directory, quantisation).
-        device: on a GPU (:mod:`skbsearch.devices`) the session runs on onnxruntime's CUDA
+        device: on a GPU (:mod:`skbsearch.core.devices`) the session runs on onnxruntime's CUDA
             execution provider where ``onnxruntime-gpu`` is installed; without it on the
             CPU, with a warning.
     """
@@ -249,7 +249,7 @@ class OnnxCrossEncoder:
                  device: str | None = "cpu") -> OnnxCrossEncoder:
         """Export (once) and open a model directory; ``max_length`` defaults to the saved one."""
         path = ensure_onnx(model, quantize, cache_dir)
-        directory = Path(_resolve_local(model))
+        directory = Path(resolve_local(model))
         try:
             from transformers import AutoTokenizer
         except ImportError as e:

@@ -21,16 +21,16 @@ import torch
 from rich.progress import Progress
 from torch import Tensor
 
-from skbsearch.devices import DeviceSpec, resolve
+from skbsearch.core.devices import DeviceSpec, resolve
+from skbsearch.core.errors import InputError
+from skbsearch.core.operators import StageBase
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.encoders import encode_texts, load_encoder
-from skbsearch.errors import InputError
-from skbsearch.operators import StageBase
 from skbsearch.rerank.docgraph import build_document_graph
 from skbsearch.rerank.gnn_models import GNNScorer, load_model, torch_threads
 from skbsearch.semgraph.depparse import DEFAULT_SPACY_MODEL, DependencyParser
 from skbsearch.semgraph.graph import ConceptGraph
 from skbsearch.semgraph.paths import path_text
-from skbsearch.types import Qrels, Query, Run
 
 DocText = Callable[[str], str] | Mapping[str, str]
 
@@ -87,7 +87,7 @@ class GraphFeaturizer:
             ``y·x`` includes ``weight * z`` (not in the paper).
         embedding_cache: directory of the embedding cache (``None``: no disk cache).
         progress: show progress bars.
-        device: where the text encoder runs (:mod:`skbsearch.devices`; default: auto).
+        device: where the text encoder runs (:mod:`skbsearch.core.devices`; default: auto).
     """
 
     def __init__(
@@ -294,7 +294,7 @@ class GNNReranker(StageBase):
         precision: str | None = None,
     ) -> GNNReranker:
         """A re-ranker from a model directory written by training (features as trained);
-        ``device``/``precision`` place the GNN and the text encoder (:mod:`skbsearch.devices`)."""
+        ``device``/``precision`` place the GNN and the text encoder (:mod:`skbsearch.core.devices`)."""
         model, extra = load_model(directory)
         parser = DependencyParser(
             extra.get("spacy_model", DEFAULT_SPACY_MODEL),

@@ -6,7 +6,7 @@ G-RAG-RL (pairwise loss); ``gnn`` and ``gnn-rl`` are the older names of the last
 (:func:`row_name`). G-RAG and G-RAG-RL encode document ⊕ AMR path text; MLP and GCN
 encode the document only. :class:`GNNFeatures` are the feature settings saved with a
 model; :func:`build_graphs` builds a run's :class:`~skbsearch.rerank.gnn.QueryGraph`
-inputs with them (parses and embeddings cached under :func:`skbsearch.paths.cache_root`).
+inputs with them (parses and embeddings cached under :func:`skbsearch.core.paths.cache_root`).
 Training lives in :mod:`skbsearch.train.gnn_rows`.
 """
 
@@ -19,11 +19,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from skbsearch.errors import InputError
-from skbsearch.paths import cache_root
-from skbsearch.progress import ProgressFn
+from skbsearch.core.errors import InputError
+from skbsearch.core.paths import cache_root
+from skbsearch.core.progress import ProgressFn
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.semgraph.depparse import DEFAULT_SPACY_MODEL, DependencyParser
-from skbsearch.types import Qrels, Query, Run
 
 # rerank.gnn imports torch at module level: imported inside the functions that need it,
 # so this module loads without the [gnn] extra.
@@ -82,7 +82,7 @@ def build_graphs(queries: Sequence[Query], run: Run, doc_text: dict[str, str] | 
                  timings: dict[str, float] | None = None) -> list[Any]:
     """:class:`~skbsearch.rerank.gnn.QueryGraph` inputs of ``queries`` (run order, all candidates).
 
-    ``cache_dir`` is the cache root (default :func:`skbsearch.paths.cache_root`): parses go
+    ``cache_dir`` is the cache root (default :func:`skbsearch.core.paths.cache_root`): parses go
     to ``semgraphs/``, embeddings to ``embeddings/``. ``timings`` receives the seconds spent
     per query id (its chunk's time split evenly).
     """

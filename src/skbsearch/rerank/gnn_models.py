@@ -25,8 +25,8 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from skbsearch.atomic import atomic_dir
-from skbsearch.errors import InputError, MissingDependencyError, UntrustedFileError
+from skbsearch.core.atomic import atomic_dir
+from skbsearch.core.errors import InputError, MissingDependencyError, UntrustedFileError
 
 KINDS = ("grag", "gcn", "sage", "gat", "mlp")
 LOSSES = ("pairwise", "ce")

@@ -14,10 +14,10 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from skbsearch.core.progress import ProgressFn
+from skbsearch.core.types import Query
 from skbsearch.llm.client import LLMClient
-from skbsearch.progress import ProgressFn
 from skbsearch.rerank.pairwise import PairwiseReranker
-from skbsearch.types import Query
 
 STARK_PROMPT = (
     "You are a helpful assistant that examines if a {kind} satisfies a given query and assigns "

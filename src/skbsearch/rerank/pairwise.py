@@ -26,11 +26,11 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from skbsearch.deadline import check_deadline
-from skbsearch.errors import InputError
-from skbsearch.operators import StageBase
-from skbsearch.progress import ProgressFn, counter
-from skbsearch.types import Query, Run
+from skbsearch.core.deadline import check_deadline
+from skbsearch.core.errors import InputError
+from skbsearch.core.operators import StageBase
+from skbsearch.core.progress import ProgressFn, counter
+from skbsearch.core.types import Query, Run
 
 DocText = Callable[[str], str] | Mapping[str, str]
 Context = Callable[[Query, str], str]
@@ -45,7 +45,7 @@ class PairwiseReranker(StageBase):
         top_k: how many candidates of the incoming run to re-score (>= 1).
         batch_size: pairs per :meth:`score_pairs` call (>= 1).
         context: optional ``(query, doc_id) -> text``, a third segment for the model.
-        progress: ``progress(stage, done, total)`` over pairs (:mod:`skbsearch.progress`).
+        progress: ``progress(stage, done, total)`` over pairs (:mod:`skbsearch.core.progress`).
         label: the stage name reported to ``progress`` (default: :attr:`name`).
     """
 

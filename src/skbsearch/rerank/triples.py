@@ -24,13 +24,13 @@ from typing import Any
 
 import numpy as np
 
+from skbsearch.core.types import Query
 from skbsearch.kb.store import SKB
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
 from skbsearch.rerank.labels import IncidentEdges
 from skbsearch.rerank.pairwise import PairwiseReranker
 from skbsearch.retrieve.graph.exact_linker import EntityLinker, strip_brackets
 from skbsearch.retrieve.sparse import BM25Retriever
-from skbsearch.types import Query
 from skbsearch.verbalise import EntityDocument, document_of_edge
 
 #: ``model.info`` key where the re-ranker's settings (context on/off, labels) are kept.

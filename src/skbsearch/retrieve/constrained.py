@@ -38,8 +38,11 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.atomic import atomic_dir
-from skbsearch.deadline import check_deadline
+from skbsearch.core.atomic import atomic_dir
+from skbsearch.core.deadline import check_deadline
+from skbsearch.core.errors import ArtefactError, InputError
+from skbsearch.core.operators import StageBase
+from skbsearch.core.types import Query, Run
 from skbsearch.enrich import (
     Constraint,
     EnrichedDocument,
@@ -50,11 +53,8 @@ from skbsearch.enrich import (
 )
 from skbsearch.enrich.gazetteer import normalize_tokens
 from skbsearch.enrich.store import load_enriched, save_enriched
-from skbsearch.errors import IndexError_, InputError
 from skbsearch.index.sparse import BM25Index
-from skbsearch.operators import StageBase
 from skbsearch.retrieve.feedback import TermFeedback
-from skbsearch.types import Query, Run
 
 MODES = ("full", "text", "constraints")
 _CONFIG = "constrained.json"
@@ -292,7 +292,7 @@ class ConstrainedRetriever(StageBase):
         path = Path(path)
         cfg_file = path / _CONFIG
         if not cfg_file.is_file():
-            raise IndexError_(f"{path}: not a constrained-retrieval index (no {_CONFIG}); build it again")
+            raise ArtefactError(f"{path}: not a constrained-retrieval index (no {_CONFIG}); build it again")
         cfg = json.loads(cfg_file.read_text(encoding="utf-8"))
         # An index saved before feedback existed keeps ranking as it did (no feedback).
         settings = {"feedback_weight": 0.0} | {k: cfg[k] for k in _SETTINGS if k in cfg} | overrides

@@ -15,15 +15,15 @@ from typing import Any
 
 import numpy as np
 
+from skbsearch.core.errors import InputError
+from skbsearch.core.operators import StageBase
+from skbsearch.core.types import Query, Run
 from skbsearch.encoders import encode_texts, load_encoder
 from skbsearch.encoders.cache import as_cache
-from skbsearch.errors import InputError
 from skbsearch.index.base import check_index_matches
 from skbsearch.index.dense import DenseIndex, Hits
 from skbsearch.index.multivector import MultiVectorIndex, parse_agg
-from skbsearch.operators import StageBase
 from skbsearch.retrieve.filters import NodeFilter, filter_mask, index_skb
-from skbsearch.types import Query, Run
 
 
 class EmbeddingRetriever(StageBase):
@@ -44,7 +44,7 @@ class EmbeddingRetriever(StageBase):
         check_model: refuse an encoder whose model id differs from the index's.
         name: the name of the Runs it returns.
         device, precision: where the query encoder (and a torch-backend search) runs:
-            :mod:`skbsearch.devices` (default: ``$SKBSEARCH_DEVICE``, else auto).
+            :mod:`skbsearch.core.devices` (default: ``$SKBSEARCH_DEVICE``, else auto).
     """
 
     index: Any

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
+from skbsearch.core.operators import StageBase
+from skbsearch.core.types import Query, Run
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.store import SKB
-from skbsearch.operators import StageBase
 from skbsearch.retrieve.graph.exact_linker import normalise, strip_brackets
 from skbsearch.retrieve.sparse import BM25Retriever
-from skbsearch.types import Query, Run
 from skbsearch.verbalise import EntityDocument
 
 

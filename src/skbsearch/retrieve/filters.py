@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.index.base import check_index_matches
 from skbsearch.kb.store import SKB
 
@@ -94,7 +94,7 @@ def index_skb(index: Any, skb: Any = None) -> Any:
     """``skb`` if given, else the SKB an index was built from (its manifest's source path).
 
     Either way, an index built from another SKB (or from this SKB before it was rebuilt)
-    raises :class:`~skbsearch.errors.IndexError_` (see ``check_index_matches``).
+    raises :class:`~skbsearch.core.errors.ArtefactError` (see ``check_index_matches``).
     """
     if skb is None:
         path = (getattr(index, "source", None) or {}).get("path")

@@ -27,10 +27,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from skbsearch.deadline import check_deadline
-from skbsearch.errors import InputError
-from skbsearch.operators import Stage, StageBase
-from skbsearch.types import Query, Run
+from skbsearch.core.deadline import check_deadline
+from skbsearch.core.errors import InputError
+from skbsearch.core.operators import Stage, StageBase
+from skbsearch.core.types import Query, Run
 
 NORMS = ("minmax", "zscore", "none")
 

@@ -18,14 +18,14 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.deadline import check_deadline
-from skbsearch.errors import InputError
+from skbsearch.core.deadline import check_deadline
+from skbsearch.core.errors import InputError
+from skbsearch.core.operators import StageBase
+from skbsearch.core.types import Query, Run
 from skbsearch.index import kernels
 from skbsearch.index.base import check_index_matches
 from skbsearch.index.sparse import BM25Index
-from skbsearch.operators import StageBase
 from skbsearch.retrieve.filters import NodeFilter, filter_mask, index_skb
-from skbsearch.types import Query, Run
 
 try:  # bm25s's numba backend, only when numba is installed
     import numba  # noqa: F401

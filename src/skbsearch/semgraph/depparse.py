@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from skbsearch.errors import InputError, MissingDependencyError
+from skbsearch.core.errors import InputError, MissingDependencyError
 from skbsearch.semgraph.graph import ROOT_CONCEPT, ConceptGraph
 
 #: spaCy pipeline used by default (the packaged small English model).

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from skbsearch.errors import InputError, MissingDependencyError
-from skbsearch.jsonl import iter_jsonl
+from skbsearch.core.errors import InputError, MissingDependencyError
+from skbsearch.core.jsonl import iter_jsonl
 from skbsearch.semgraph.graph import ROOT_CONCEPT, ConceptGraph
 
 #: File suffixes read by :func:`load_penman_dir`.

@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 #: Environment variable holding the admin token (``--admin-token-file`` wins).
 TOKEN_ENV = "SKB_ADMIN_TOKEN"

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from skbsearch.errors import MissingDependencyError
+from skbsearch.core.errors import MissingDependencyError
 from skbsearch.server.admin import install_admin
 from skbsearch.server.browse import node_page
 from skbsearch.server.context import ServerContext

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.kb.schema import INVERSE_SUFFIX
 
 #: Highest-degree nodes listed in the overview.

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from skbsearch.deadline import Deadline
+from skbsearch.core.deadline import Deadline
 from skbsearch.documents import DocumentRenderer
 from skbsearch.server.budget import cost_class
 from skbsearch.server.errors import SnapshotChanged, UnknownNode

@@ -10,7 +10,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from skbsearch.errors import DeadlineExceeded, IndexError_, InputError, SkbError, UntrustedFileError
+from skbsearch.core.errors import (
+    ArtefactError,
+    DeadlineExceeded,
+    InputError,
+    SkbError,
+    UntrustedFileError,
+)
 from skbsearch.stages import available_stages
 
 logger = logging.getLogger("skbsearch.server")
@@ -20,7 +26,7 @@ MAX_MESSAGE_CHARS = 300
 INTERNAL_ERROR = "internal error"
 
 
-class IndexNotBuilt(IndexError_):
+class IndexNotBuilt(ArtefactError):
     """The SKB being served has no index of the requested kind."""
 
     def __init__(self, kind: str) -> None:
@@ -29,7 +35,7 @@ class IndexNotBuilt(IndexError_):
                          f"'skb index SKB_DIR --kind {kind}'")
 
 
-class StaleIndex(IndexError_):
+class StaleIndex(ArtefactError):
     """The index on disk was built from another build of the SKB than the one served."""
 
     def __init__(self, kind: str) -> None:
@@ -99,7 +105,7 @@ def public_error(exc: BaseException) -> tuple[int, str]:
             what = {None: "request", "query": "'where' predicate"}.get(exc.field, f"'{exc.field}'")
             return 400, f"invalid {what}: it could not be evaluated"
         return 400, _clip(str(exc))
-    if isinstance(exc, IndexError_):
+    if isinstance(exc, ArtefactError):
         return 503, "the SKB or an index is unavailable; see the server log"
     return 500, INTERNAL_ERROR
 

@@ -4,9 +4,9 @@ Work runs off the event loop on one of three thread pools (``light``, ``normal``
 ``heavy``; the class comes from :mod:`skbsearch.server.budget`), so a queue of expensive
 requests never delays a cheap one. Each pool refuses new work when ``max_pending`` jobs
 are running or queued in it (503). Every job runs under a
-:class:`~skbsearch.deadline.Deadline` of ``request_timeout`` seconds from the moment it
+:class:`~skbsearch.core.deadline.Deadline` of ``request_timeout`` seconds from the moment it
 starts to run (the queue is bounded by ``max_pending`` instead): a running job stops at the
-next :func:`~skbsearch.deadline.check_deadline` of its stages, and the response does not
+next :func:`~skbsearch.core.deadline.check_deadline` of its stages, and the response does not
 wait more than :data:`GRACE` seconds past the deadline even for a stage that does not
 check (504; the work is cancelled at its next check). A client that goes away cancels its
 job, queued (it never runs) or running.
@@ -20,8 +20,8 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from skbsearch.deadline import Deadline, deadline
-from skbsearch.errors import DeadlineExceeded
+from skbsearch.core.deadline import Deadline, deadline
+from skbsearch.core.errors import DeadlineExceeded
 from skbsearch.server.budget import COST_CLASSES
 from skbsearch.server.limits import Limits
 

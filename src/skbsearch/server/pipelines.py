@@ -21,8 +21,8 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from skbsearch.errors import InputError
-from skbsearch.operators import Pipeline
+from skbsearch.core.errors import InputError
+from skbsearch.core.operators import Pipeline
 from skbsearch.server.budget import check_sizes
 from skbsearch.server.errors import PipelineRefused, is_foreign
 from skbsearch.stages import SpecStage, available_stages, bind, get_stage, parse

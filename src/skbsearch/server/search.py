@@ -11,12 +11,12 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from skbsearch.deadline import check_deadline
-from skbsearch.errors import InputError
+from skbsearch.core.deadline import check_deadline
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Query
 from skbsearch.server.errors import UnknownNode
 from skbsearch.server.pipelines import PipelinePolicy, PipelineRequest
 from skbsearch.stages.explain import explain
-from skbsearch.types import Query
 
 logger = logging.getLogger("skbsearch.server")
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skbsearch.errors import IndexError_
+from skbsearch.core.errors import ArtefactError
 from skbsearch.index.live import catch_up
 from skbsearch.kb.generations import newest_generation
 from skbsearch.server.browse import kb_overview
@@ -168,7 +168,7 @@ class Snapshot:
                 raise StaleIndex(kind)
             try:  # an index behind the SKB's generation catches up (index.live)
                 index = catch_up(spec.load(manifest.parent), self.skb, self.skb_dir)
-            except IndexError_:
+            except ArtefactError:
                 # replaced while being read, or this generation's segments already collected
                 if read_stamp(manifest) != stamp or not self.is_current():
                     raise SnapshotChanged(f"{manifest.parent} changed while loading") from None
@@ -199,7 +199,7 @@ def _check_matches(kind: str, index: Any, skb: Any) -> None:
         return
     try:
         check(index, skb)
-    except IndexError_ as e:
+    except ArtefactError as e:
         logger.error("%s", e)
         raise StaleIndex(kind) from None
 

@@ -14,11 +14,16 @@ import typing
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from skbsearch.devices import DEVICE_HELP, PRECISION_HELP, check_device_name, check_precision_name
-from skbsearch.errors import InputError
-from skbsearch.operators import Cutoff, Pipeline, StageBase
+from skbsearch.core.devices import (
+    DEVICE_HELP,
+    PRECISION_HELP,
+    check_device_name,
+    check_precision_name,
+)
+from skbsearch.core.errors import InputError
+from skbsearch.core.operators import Cutoff, Pipeline, StageBase
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.stages.context import StageContext
-from skbsearch.types import Qrels, Query, Run
 
 
 def format_value(value: Any) -> str:

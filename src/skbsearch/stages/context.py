@@ -8,9 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from skbsearch.atomic import recover_dir
+from skbsearch.core.atomic import recover_dir
+from skbsearch.core.errors import InputError
 from skbsearch.documents import DocumentRenderer
-from skbsearch.errors import InputError
 from skbsearch.index import get_kind
 from skbsearch.index.base import MANIFEST_FILE, check_index_matches
 from skbsearch.index.live import catch_up

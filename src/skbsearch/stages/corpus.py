@@ -16,19 +16,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skbsearch.core.errors import InputError
+from skbsearch.core.progress import ProgressFn
+from skbsearch.core.types import Query, Run
 from skbsearch.encoders import default_cache_dir
-from skbsearch.errors import InputError
 from skbsearch.index import get_kind
 from skbsearch.index.base import MANIFEST_FILE
 from skbsearch.index.dense import DenseIndex
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.corpus import TEXT_FIELD, TextRenderer
 from skbsearch.kb.store import SKB
-from skbsearch.progress import ProgressFn
 from skbsearch.stages.base import SpecStage
 from skbsearch.stages.context import StageContext
 from skbsearch.stages.registry import register_stage
-from skbsearch.types import Query, Run
 
 
 class CorpusContext(StageContext):

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from skbsearch.operators import Pipeline
+from skbsearch.core.operators import Pipeline
+from skbsearch.core.types import Query
 from skbsearch.stages.base import SpecStage
-from skbsearch.types import Query
 
 
 def explainers(stage: Any) -> list[SpecStage]:

@@ -9,8 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import InputError
-from skbsearch.operators import Pipeline
+from skbsearch.core.errors import InputError
+from skbsearch.core.operators import Pipeline
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.retrieve.filters import NodeFilter
 from skbsearch.retrieve.hybrid import (
     RRF,
@@ -22,7 +23,6 @@ from skbsearch.retrieve.hybrid import (
 from skbsearch.stages.base import SpecStage, bind, format_value
 from skbsearch.stages.context import StageContext
 from skbsearch.stages.registry import register_stage
-from skbsearch.types import Qrels, Query, Run
 
 
 class FusionStage(SpecStage):

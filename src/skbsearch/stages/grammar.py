@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 MAX_SPEC_CHARS = 4000
 MAX_DEPTH = 32

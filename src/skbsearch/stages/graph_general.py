@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.index.names import load_or_build_name_index
 from skbsearch.retrieve.graph.answer_types import AnswerTypes
 from skbsearch.retrieve.graph.exact_linker import EntityLinker
@@ -33,7 +34,6 @@ from skbsearch.retrieve.graph.retriever import SKBGraphRetriever
 from skbsearch.stages.base import SpecStage
 from skbsearch.stages.context import StageContext
 from skbsearch.stages.registry import register_stage
-from skbsearch.types import Qrels, Query, Run
 
 _WEIGHTS = ("w_rel", "w_text", "w_attr", "w_type")
 

@@ -6,8 +6,8 @@ import dataclasses
 import typing
 from typing import Any
 
-from skbsearch.errors import InputError
-from skbsearch.operators import Cutoff, Pipeline
+from skbsearch.core.errors import InputError
+from skbsearch.core.operators import Cutoff, Pipeline
 from skbsearch.stages.base import SpecStage, format_value
 from skbsearch.stages.grammar import Call, Chain, Cut, Fuse, Word, parse_spec
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
+from skbsearch.core.paths import cache_root
 from skbsearch.llm.cache import ResponseCache
 from skbsearch.llm.client import get_client
-from skbsearch.paths import cache_root
 from skbsearch.rerank.cross_encoder import BACKENDS, CrossEncoderReranker
 from skbsearch.rerank.cross_encoder_onnx import check_quantize
 from skbsearch.rerank.llm import LLMReranker

@@ -8,14 +8,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skbsearch.deadline import check_deadline
+from skbsearch.core.deadline import check_deadline
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Query
 from skbsearch.enrich import (
     ArithmeticEnricher,
     GazetteerEnricher,
     TemporalEnricher,
     enrich_documents,
 )
-from skbsearch.errors import InputError
 from skbsearch.retrieve.constrained import ConstrainedRetriever
 from skbsearch.retrieve.dense import DenseRetriever, MultiVectorRetriever
 from skbsearch.retrieve.filters import NodeFilter
@@ -23,7 +24,6 @@ from skbsearch.retrieve.sparse import BM25Retriever, evidence_lines
 from skbsearch.stages.base import SpecStage, check_device_params, device_param, precision_param
 from skbsearch.stages.context import StageContext
 from skbsearch.stages.registry import register_stage
-from skbsearch.types import Query
 
 
 def _filter(types: tuple[str, ...], where: str | None) -> NodeFilter | None:

@@ -16,10 +16,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from skbsearch.devices import resolve
-from skbsearch.errors import InputError
-from skbsearch.operators import load_object
-from skbsearch.paths import cache_root
+from skbsearch.core.devices import resolve
+from skbsearch.core.errors import InputError
+from skbsearch.core.operators import load_object
+from skbsearch.core.paths import cache_root
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.rerank.cross_encoder import CrossEncoderReranker
 from skbsearch.rerank.gnn_features import (
     GNN_ROWS,
@@ -31,7 +32,6 @@ from skbsearch.rerank.gnn_features import (
 from skbsearch.stages.base import SpecStage, check_device_params, device_param, precision_param
 from skbsearch.stages.context import StageContext
 from skbsearch.stages.registry import register_stage
-from skbsearch.types import Qrels, Query, Run
 
 #: :data:`GNN_ROWS` keys -> the row names a ``gnn-row`` prints (the paper's).
 _ROW_NAMES = {"mlp": "mlp", "gcn": "gcn", "gnn": "grag", "gnn-rl": "grag-rl"}

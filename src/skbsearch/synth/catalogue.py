@@ -23,9 +23,10 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from skbsearch.atomic import atomic_dir, recover_dir
-from skbsearch.errors import InputError
-from skbsearch.jsonl import iter_jsonl
+from skbsearch.core.atomic import atomic_dir, recover_dir
+from skbsearch.core.errors import InputError
+from skbsearch.core.jsonl import iter_jsonl
+from skbsearch.core.types import Qrels, Query
 from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.store import SKB
 from skbsearch.synth import catalogue_text as text
@@ -39,7 +40,6 @@ from skbsearch.synth.catalogue_vocab import (
     MODEL_SUFFIXES,
     MODEL_WORDS,
 )
-from skbsearch.types import Qrels, Query
 
 RELATIONS = ("has_brand", "has_category", "has_color", "also_bought", "also_viewed")
 GENERATOR = "skbsearch.synth.catalogue v1 (synthetic)"

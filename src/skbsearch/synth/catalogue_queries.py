@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from skbsearch.core.types import Qrels, Query
 from skbsearch.kb.store import SKB
 from skbsearch.synth.catalogue_text import ASPECT_KEYS, FEATURE_KEYS
 from skbsearch.synth.catalogue_vocab import ASPECTS, CATEGORIES, COLORS, FEATURES
-from skbsearch.types import Qrels, Query
 
 #: Relational templates (STaRK A.2 style): the constraints each query starts with.
 TEMPLATES: dict[str, tuple[str, ...]] = {

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skbsearch.types import Qrels, Query
+from skbsearch.core.types import Qrels, Query
 
 NAMES = ["Dante", "Alessia", "Henry", "Mina", "Kofi", "Sofia", "Ravi", "Lena", "Tomas", "Yuki", "Omar", "Ines"]
 ACTIVITIES = [

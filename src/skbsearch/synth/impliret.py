@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.synth.impliret_bind import CATEGORIES, STYLES, Scenario, bind_set, pool_entities
 from skbsearch.synth.impliret_lexicons import Lexicons, load_lexicons
 from skbsearch.synth.impliret_places import CueDetector, eligible_landmarks, linkable
@@ -262,7 +262,7 @@ def write_pool(pool: ImpliretPool, out: str | Path, *, force: bool = False) -> P
 
     Other pools in ``OUT`` are left alone, so several runs can fill one folder.
     """
-    from skbsearch.outfile import write_output
+    from skbsearch.core.outfile import write_output
 
     out = Path(out)
     if out.exists() and not out.is_dir():

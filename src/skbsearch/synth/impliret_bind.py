@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.synth.impliret_lexicons import Lexicons, Person, ShoppingCategory
 
 CATEGORIES = ("arithmetic", "temporal", "wknow")

@@ -15,8 +15,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from skbsearch.errors import InputError
-from skbsearch.jsonl import iter_jsonl
+from skbsearch.core.errors import InputError
+from skbsearch.core.jsonl import iter_jsonl
 
 #: file names (the IMPLIRET authors' spelling, "hapening" included) by lexicon key.
 FILES = {

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skbsearch.core.errors import InputError
+from skbsearch.core.jsonl import iter_jsonl
 from skbsearch.enrich.gazetteer import normalize_tokens
-from skbsearch.errors import InputError
-from skbsearch.jsonl import iter_jsonl
 
 #: Words that say nothing about where a place is (never a country cue, never specific).
 GENERIC = frozenset(

@@ -7,7 +7,7 @@
 - :func:`wknow_tuple_set` - Appendix A.2: ``(landmark, country)``, one per distinct country.
 
 Every function takes a ``numpy.random.Generator``; the same generator state gives the same
-set. Constraints that cannot be met raise :class:`~skbsearch.errors.InputError`.
+set. Constraints that cannot be met raise :class:`~skbsearch.core.errors.InputError`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from datetime import date, timedelta
 
 import numpy as np
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.synth.impliret_places import Landmark
 
 #: Algorithm 1's price ranges (B_L, B_U) per style.

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.kb.schema import inverse
 from skbsearch.kb.store import SKB
 from skbsearch.llm.client import LLMClient

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from skbsearch.atomic import atomic_dir
-from skbsearch.errors import InputError
+from skbsearch.core.atomic import atomic_dir
+from skbsearch.core.errors import InputError
 from skbsearch.synth.queries import SynthQueries, SynthQuery
 from skbsearch.synth.query_properties import content_words
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import InputError, MissingDependencyError
+from skbsearch.core.errors import InputError, MissingDependencyError
 from skbsearch.kb.descriptive import descriptive_fields
 from skbsearch.kb.schema import INVERSE_SUFFIX, inverse, split_direction
 from skbsearch.kb.store import SKB

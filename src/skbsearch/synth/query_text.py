@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.synth.query_properties import Property
 from skbsearch.synth.query_templates import article
 

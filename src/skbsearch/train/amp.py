@@ -1,4 +1,4 @@
-"""Mixed-precision training steps on any device (:mod:`skbsearch.devices`).
+"""Mixed-precision training steps on any device (:mod:`skbsearch.core.devices`).
 
 :class:`AmpTrainer` runs the forward pass under ``torch.autocast`` at the device's
 precision (fp16 or bf16; nothing at fp32) and the backward pass and optimiser step with a
@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from skbsearch.devices import DeviceSpec, resolve
+from skbsearch.core.devices import DeviceSpec, resolve
 
 
 class AmpTrainer:
     """Autocast and a scaled optimiser step for one device.
 
     Args:
-        device, precision: :func:`skbsearch.devices.resolve` values (``None``: defaults).
+        device, precision: :func:`skbsearch.core.devices.resolve` values (``None``: defaults).
         clip: clip the gradient norm of ``params`` to this (``None``: no clipping).
     """
 

@@ -42,9 +42,9 @@ from typing import Any
 import bm25s
 import numpy as np
 
+from skbsearch.core.errors import InputError
 from skbsearch.datasets.nq import read_nq_open
 from skbsearch.datasets.trecdl import load_trecdl, read_trecdl_candidates
-from skbsearch.errors import InputError
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
 from skbsearch.train.amp import AmpTrainer
 
@@ -77,7 +77,7 @@ DISTILL_LOSSES = ("kl", "margin-mse")
 @dataclass
 class TrainConfig:
     """Optimisation settings (defaults sized for 2 shared CPU cores); ``device`` and
-    ``precision`` as :func:`skbsearch.devices.resolve` (fp16 on a GPU: autocast + GradScaler)."""
+    ``precision`` as :func:`skbsearch.core.devices.resolve` (fp16 on a GPU: autocast + GradScaler)."""
 
     epochs: int = 1
     max_steps: int | None = None
@@ -405,12 +405,13 @@ def train_cross_encoder(
         model.info["training"] = {**asdict(config), "device": amp.record(), "steps": result.steps,
                                   "examples": result.examples, "seconds": round(result.seconds, 1),
                                   "stopped_by": result.stopped_by,
-                                  "final_loss": _tail_mean(result.losses)}
+                                  "final_loss": tail_mean(result.losses)}
         model.info.setdefault("data", sorted({q.source for q in queries}))
         result.model_dir = str(model.save(out_dir))
     return result
 
 
-def _tail_mean(xs: list[float], n: int = 20) -> float:
+def tail_mean(xs: list[float], n: int = 20) -> float:
+    """The mean of the last ``n`` values (a training run's final loss); NaN when empty."""
     tail = xs[-n:]
     return float(sum(tail) / len(tail)) if tail else math.nan

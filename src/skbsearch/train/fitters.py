@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import InputError
-from skbsearch.paths import cache_root
+from skbsearch.core.errors import InputError
+from skbsearch.core.paths import cache_root
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
 from skbsearch.rerank.gnn_features import GNN_ROWS, build_graphs, row_name
 from skbsearch.stages.base import SpecStage
@@ -35,7 +36,6 @@ from skbsearch.train.cross_encoder import (
     train_cross_encoder,
 )
 from skbsearch.train.gnn_rows import GNNRowConfig, fit_row
-from skbsearch.types import Qrels, Query, Run
 
 
 def _save_dir(stage: Any) -> Path | None:

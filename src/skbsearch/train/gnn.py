@@ -23,7 +23,7 @@ import torch
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.rerank.gnn import QueryGraph, score_graphs
 from skbsearch.rerank.gnn_models import (
     LOSSES,
@@ -41,7 +41,7 @@ class TrainConfig:
 
     ``num_threads``: torch threads while training (1 is fastest for these small graphs;
     ``None`` leaves torch's setting alone). ``device``/``precision``: where the model
-    trains (:func:`skbsearch.devices.resolve`; autocast + GradScaler at fp16).
+    trains (:func:`skbsearch.core.devices.resolve`; autocast + GradScaler at fp16).
     """
 
     loss: str = "pairwise"

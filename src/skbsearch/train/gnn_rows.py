@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.rerank.gnn_features import (  # noqa: F401 - re-exported (skb train gnn-reranker)
     GNN_ROWS,
     GNNFeatures,
@@ -52,7 +52,7 @@ class GNNRowConfig:
     seed: int = 0
     #: candidate first-stage weights, chosen per fold by dev nDCG@10 (training folds only)
     select_first_stage: tuple[float, ...] = ()
-    #: where it trains (:func:`skbsearch.devices.resolve`; ``None``: the default)
+    #: where it trains (:func:`skbsearch.core.devices.resolve`; ``None``: the default)
     device: str | None = None
     precision: str | None = None
 

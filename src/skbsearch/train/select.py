@@ -16,12 +16,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skbsearch.atomic import atomic_write_bytes
-from skbsearch.errors import InputError
+from skbsearch.core.atomic import atomic_write_bytes
+from skbsearch.core.errors import InputError
+from skbsearch.core.progress import ProgressFn
+from skbsearch.core.types import Qrels, Query
 from skbsearch.eval.cv import cross_validate, fit_pipeline, trainable_stages
 from skbsearch.eval.evaluate import evaluate
-from skbsearch.progress import ProgressFn
-from skbsearch.types import Qrels, Query
 
 METRICS = ("hit@1", "hit@5", "hit@10", "mrr")
 

@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
 from skbsearch.rerank.labels import label_candidates
 from skbsearch.rerank.triples import INFO_KEY, TripleCandidate, TripleRetriever, triple_inputs
 from skbsearch.train.amp import AmpTrainer
-from skbsearch.train.cross_encoder import TrainResult, _tail_mean, warmup_linear
+from skbsearch.train.cross_encoder import TrainResult, tail_mean, warmup_linear
 
 LABELS = ("triple", "document")
 
@@ -206,7 +206,7 @@ def train_triple_reranker(model: CrossEncoderModel, examples: Sequence[TripleExa
                               "examples": result.examples,
                               "positives_share": float(np.mean([e.label for e in examples])),
                               "seconds": round(result.seconds, 1), "stopped_by": result.stopped_by,
-                              "final_loss": _tail_mean(result.losses)}
+                              "final_loss": tail_mean(result.losses)}
     if out_dir is not None:
         result.model_dir = str(model.save(out_dir))
     return result

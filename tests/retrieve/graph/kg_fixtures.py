@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from skbsearch.core.types import Qrels, Query
 from skbsearch.kb import SKBBuilder
 from skbsearch.kb.store import SKB
-from skbsearch.types import Qrels, Query
 
 BRANDS = {"acme": "Acme", "zen": "Zenith", "bor": "Borealis"}
 CATEGORIES = {"mug": ("Mugs", "mug"), "boot": ("Boots", "boots")}

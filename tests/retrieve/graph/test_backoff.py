@@ -8,12 +8,12 @@ import json
 import numpy as np
 import pytest
 
+from skbsearch.core.types import Qrels, Query
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.graph.backoff import back_off, learn_backoff
 from skbsearch.retrieve.graph.fit import MIN_BLEND_QUERIES
 from skbsearch.retrieve.graph.model import KGModel
 from skbsearch.stages import StageContext, fit, pipeline
-from skbsearch.types import Qrels, Query
 
 WROTE = ("movie", "written_by")
 DIRECTED = ("movie", "directed_by")

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from skbsearch.core.types import Query
 from skbsearch.kb import SKBBuilder
 from skbsearch.retrieve.graph.bounds import AttributeBounds, parse_attribute_bounds
 from skbsearch.stages import StageContext, pipeline
-from skbsearch.types import Query
 
 
 def _shop():

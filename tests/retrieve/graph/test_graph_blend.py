@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from kg_fixtures import shop, shop_queries
 
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.kb import SKBBuilder
 from skbsearch.retrieve.graph.blend import blend_runs, choose_blend
 from skbsearch.retrieve.graph.model import KGModel
 from skbsearch.stages import StageContext, pipeline
 from skbsearch.train.select import choose_fit
-from skbsearch.types import Qrels, Query, Run
 
 #: one kind of question per relation: nothing a fit learns from the others carries over
 KINDS = [("book", "written"), ("song", "composed"), ("painting", "painted"), ("film", "directed"),

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from kg_fixtures import movies, shop, shop_queries
 
-from skbsearch.errors import IndexError_, InputError
+from skbsearch.core.errors import ArtefactError, InputError
+from skbsearch.core.types import Qrels, Query
 from skbsearch.index.sparse import BM25Index
 from skbsearch.retrieve.graph.fit import fit_kg_model
 from skbsearch.retrieve.graph.model import KGModel, text_types, zero_shot_paths, zero_shot_types
 from skbsearch.retrieve.graph.retriever import SKBGraphRetriever
 from skbsearch.retrieve.lbfgs import minimize_lbfgs
-from skbsearch.types import Qrels, Query
 
 
 def _retriever(kb, **kw):
@@ -150,15 +150,15 @@ def test_save_load_round_trip(kb, fitted, tmp_path):
 
 def test_load_refuses_damaged_models(fitted, tmp_path):
     _, model = fitted
-    with pytest.raises(IndexError_, match="not a graph-stage model"):
+    with pytest.raises(ArtefactError, match="not a graph-stage model"):
         KGModel.load(tmp_path / "missing")
     model.save(tmp_path / "m")
     (tmp_path / "m" / "path_W.npy").write_bytes(b"")
-    with pytest.raises(IndexError_, match="path_"):
+    with pytest.raises(ArtefactError, match="path_"):
         KGModel.load(tmp_path / "m")
     (tmp_path / "x").mkdir()
     (tmp_path / "x" / "model.json").write_text('{"format": "other"}')
-    with pytest.raises(IndexError_, match="unsupported format"):
+    with pytest.raises(ArtefactError, match="unsupported format"):
         KGModel.load(tmp_path / "x")
 
 

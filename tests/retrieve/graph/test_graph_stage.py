@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from kg_fixtures import shop, shop_queries  # noqa: E402
 
-from skbsearch.errors import InputError  # noqa: E402
+from skbsearch.core.errors import InputError  # noqa: E402
+from skbsearch.core.types import Query  # noqa: E402
 from skbsearch.stages import describe, fit, pipeline, stage  # noqa: E402
 from skbsearch.stages.context import StageContext  # noqa: E402
 from skbsearch.stages.explain import explain  # noqa: E402
-from skbsearch.types import Query  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from skbsearch.core.errors import InputError
+from skbsearch.core.progress import ProgressFn, no_progress
+from skbsearch.core.types import Query, Run
 from skbsearch.datasets.impliret import (  # noqa: F401 - re-exported (the pool reader)
     CATEGORIES,
     POOLS,
@@ -28,9 +31,6 @@ from skbsearch.enrich import (
     TemporalEnricher,
     enrich_documents,
 )
-from skbsearch.errors import InputError
-from skbsearch.progress import ProgressFn, no_progress
-from skbsearch.types import Query, Run
 
 DEFAULT_PIPELINE = "enrich"
 METRICS = ["ndcg@10", "mrr@10", "recall@10"]

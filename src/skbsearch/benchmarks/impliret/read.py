@@ -33,16 +33,16 @@ from skbsearch.benchmarks.impliret.pools import (
 )
 from skbsearch.benchmarks.impliret.rerank import pool_corpus, with_gazetteer
 from skbsearch.benchmarks.result import BenchmarkResult
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
+from skbsearch.core.progress import no_progress
+from skbsearch.core.types import Query
 from skbsearch.eval.latency import percentiles
 from skbsearch.eval.metrics.text import evaluate_answers
 from skbsearch.llm import get_client
-from skbsearch.progress import no_progress
 from skbsearch.read.extractive import ExtractiveReader
 from skbsearch.read.llm import LLMReader
 from skbsearch.stages import pipeline as make_pipeline
 from skbsearch.stages.corpus import CorpusContext
-from skbsearch.types import Query
 
 READER_METRICS = ("rouge1_recall", "em", "contains")
 SOURCES = ("oracle", "retriever")

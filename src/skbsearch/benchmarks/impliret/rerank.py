@@ -23,16 +23,16 @@ from typing import Any
 
 from skbsearch.benchmarks.common import warm
 from skbsearch.benchmarks.impliret.pools import rank_queries
+from skbsearch.core.errors import InputError
+from skbsearch.core.operators import Cutoff, Pipeline
+from skbsearch.core.progress import ProgressFn, no_progress
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.datasets.impliret import ImpliretRecord, discover_pools, load_pool
-from skbsearch.errors import InputError
 from skbsearch.eval.cv import trainable_stages
 from skbsearch.kb.corpus import corpus_skb
-from skbsearch.operators import Cutoff, Pipeline
-from skbsearch.progress import ProgressFn, no_progress
 from skbsearch.stages import pipeline as make_pipeline
 from skbsearch.stages.corpus import CorpusContext
 from skbsearch.stages.retrievers import EnrichStage
-from skbsearch.types import Qrels, Query, Run
 
 
 def with_gazetteer(spec: str, gazetteer: str | Path | None) -> str:

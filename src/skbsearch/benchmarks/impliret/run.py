@@ -28,11 +28,11 @@ from skbsearch.benchmarks.impliret.rerank import (
     with_gazetteer,
 )
 from skbsearch.benchmarks.result import BenchmarkResult
+from skbsearch.core.progress import ProgressFn, no_progress
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.eval.evaluate import evaluate
 from skbsearch.eval.latency import LatencyRecorder
-from skbsearch.progress import ProgressFn, no_progress
 from skbsearch.stages import pipeline as make_pipeline
-from skbsearch.types import Qrels, Query, Run
 
 #: Candidates per query whose recall the re-ranking rows report.
 TOP = 100

@@ -50,7 +50,7 @@ from skbsearch.benchmarks.metaqa.protocol import (
     reachable,
     train_path_model,
 )
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.graph.exact_linker import EntityLinker
 from skbsearch.retrieve.graph.relpath import RelationPathModel, label_paths

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from skbsearch.core.operators import StageBase
+from skbsearch.core.types import Query, Run
 from skbsearch.kb.store import SKB
-from skbsearch.operators import StageBase
 from skbsearch.retrieve.graph.exact_linker import EntityLinker, LinkResult
 from skbsearch.retrieve.graph.relpath import RelationPathModel
-from skbsearch.types import Query, Run
 
 
 @dataclass(frozen=True)

@@ -16,15 +16,15 @@ from pathlib import Path
 import numpy as np
 
 from skbsearch.benchmarks.metaqa.paths import GraphRetriever
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
+from skbsearch.core.paths import cache_root as default_cache_root
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.eval.evaluate import evaluate
 from skbsearch.kb.loaders.triples import load_triples
 from skbsearch.kb.store import SKB
-from skbsearch.paths import cache_root as default_cache_root
 from skbsearch.retrieve.entity_docs import EntityDocumentAnswerer, document_index
 from skbsearch.retrieve.graph.exact_linker import EntityLinker, bracket_mentions
 from skbsearch.retrieve.graph.relpath import RelationPathModel, accuracy, label_paths
-from skbsearch.types import Qrels, Query, Run
 from skbsearch.verbalise import entity_documents
 
 HOPS = (1, 2, 3)

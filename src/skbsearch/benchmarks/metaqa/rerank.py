@@ -30,7 +30,7 @@ from skbsearch.benchmarks.metaqa.protocol import (
     topic_nodes,
     train_path_model,
 )
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.kb.store import SKB
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
 from skbsearch.rerank.triples import TripleRetriever

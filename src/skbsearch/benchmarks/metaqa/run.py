@@ -22,11 +22,11 @@ from skbsearch.benchmarks.metaqa.protocol import (
 )
 from skbsearch.benchmarks.metaqa.spec import spec_stage
 from skbsearch.benchmarks.result import BenchmarkResult
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Query, Run
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.graph.exact_linker import EntityLinker, strip_brackets
 from skbsearch.stages import parse
-from skbsearch.types import Query, Run
 
 Report = Callable[[str, int, int], None]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from skbsearch.core.types import Qrels, Run
 from skbsearch.eval.metrics.ranking import RankedJudgements, check_cutoff
-from skbsearch.types import Qrels, Run
 
 
 def _dcg_kernel(gains: np.ndarray, k: int | None) -> np.ndarray:

@@ -4,7 +4,7 @@ Ranking convention (the one trec_eval, pytrec_eval and ir-measures use): candida
 sorted by score, highest first, and **ties in score are broken by doc id in descending
 (byte-wise) order**, so among equal scores ``"d9"`` ranks above ``"d10"`` above ``"d1"``.
 This is what trec_eval's ``form_res_rels.c`` does and it makes every metric here agree with
-trec_eval even on tied runs. (``Run.ranked``/``Run.top`` in :mod:`skbsearch.types` break
+trec_eval even on tied runs. (``Run.ranked``/``Run.top`` in :mod:`skbsearch.core.types` break
 ties by *ascending* doc id; ranx keeps insertion order. With no tied scores all agree.)
 The tie-aware metrics in :mod:`skbsearch.eval.metrics.tied` do not depend on this order.
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from skbsearch.types import Qrels
+from skbsearch.core.types import Qrels
 
 
 def check_cutoff(k: int | None, required: bool = False) -> None:

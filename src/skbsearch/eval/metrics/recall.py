@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from skbsearch.core.types import Qrels, Run
 from skbsearch.eval.metrics.ranking import RankedJudgements, check_cutoff
-from skbsearch.types import Qrels, Run
 
 
 def recall_kernel(rel: np.ndarray, n_rel: np.ndarray, k: int | None) -> np.ndarray:

@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from skbsearch.core.types import Qrels, Run
 from skbsearch.eval.metrics.ranking import RankedJudgements, check_cutoff
 from skbsearch.eval.metrics.recall import recall_kernel
-from skbsearch.types import Qrels, Run
 
 
 def _mean_over_positives(values: np.ndarray, rel: np.ndarray, n_rel: np.ndarray) -> np.ndarray:

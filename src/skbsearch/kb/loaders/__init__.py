@@ -23,7 +23,7 @@ import inspect
 from pathlib import Path
 from typing import Any
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.kb.loaders.jsonl import load_jsonl
 from skbsearch.kb.loaders.kg import load_kg
 from skbsearch.kb.loaders.kg_files import looks_like_kg

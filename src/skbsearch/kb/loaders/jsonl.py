@@ -35,8 +35,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from skbsearch.errors import InputError
-from skbsearch.jsonl import check_json_text
+from skbsearch.core.errors import InputError
+from skbsearch.core.jsonl import check_json_text
 from skbsearch.kb.builder import SKBBuilder
 from skbsearch.kb.store import SKB
 

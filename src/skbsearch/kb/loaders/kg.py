@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.kb.loaders.kg_files import KGFiles, find_kg_files
 from skbsearch.kb.loaders.kg_names import clean_text, entity_name, relation_names
 from skbsearch.kb.loaders.kg_read import (

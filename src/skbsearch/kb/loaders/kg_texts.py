@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyarrow import csv
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.kb.loaders.kg_files import KGFiles
 from skbsearch.kb.loaders.kg_read import read_columns, read_json_texts
 from skbsearch.kb.store import arrow_numpy

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import InputError, MissingDependencyError
+from skbsearch.core.errors import InputError, MissingDependencyError
 from skbsearch.kb.loaders.kg_names import entity_name, relation_names, type_label, words
 from skbsearch.kb.loaders.kg_types import infer_types
 from skbsearch.kb.schema import RESERVED_COLUMNS

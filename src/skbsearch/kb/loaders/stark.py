@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.errors import InputError, MissingDependencyError, UntrustedFileError
+from skbsearch.core.errors import InputError, MissingDependencyError, UntrustedFileError
 from skbsearch.kb.store import SKB
 
 #: Keys tried in order for a node's name.

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.kb.builder import INT64_MAX, INT64_MIN, SKBBuilder
 from skbsearch.kb.loaders.jsonl import (
     ColumnKinds,

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 from skbsearch.kb.loaders.kg_read import read_json
 from skbsearch.kb.store import SKB
 

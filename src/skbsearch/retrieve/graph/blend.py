@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.types import Query, Run
+from skbsearch.core.types import Query, Run
 
 #: blend strengths the fit chooses from (0: untrained, 1: fitted alone)
 BLENDS = (0.0, 0.25, 0.5, 0.75, 1.0)

@@ -30,7 +30,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
+from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.graph.backoff import fit_backoff
 from skbsearch.retrieve.graph.blend import choose_blend, inner_fitted_run, plain_twin
@@ -46,7 +47,6 @@ from skbsearch.retrieve.graph.model import (
 )
 from skbsearch.retrieve.graph.relpath import RelationPathModel
 from skbsearch.retrieve.graph.retriever import Scored, SKBGraphRetriever
-from skbsearch.types import Qrels, Query, Run
 
 #: fewer judged queries than this cannot validate a blend: the fitted model is used alone
 MIN_BLEND_QUERIES = 12

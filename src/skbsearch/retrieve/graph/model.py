@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.atomic import atomic_dir
-from skbsearch.errors import IndexError_
+from skbsearch.core.atomic import atomic_dir
+from skbsearch.core.errors import ArtefactError
 from skbsearch.kb.descriptive import descriptive_fields
 from skbsearch.kb.store import SKB, arrow_numpy
 from skbsearch.retrieve.graph.exact_linker import MASK
@@ -307,10 +307,10 @@ class KGModel:
         try:
             meta = json.loads((path / "model.json").read_text(encoding="utf-8"))
         except (OSError, ValueError) as e:
-            raise IndexError_(f"{path}: not a graph-stage model ({e}); fit one with "
+            raise ArtefactError(f"{path}: not a graph-stage model ({e}); fit one with "
                               "skbsearch.stages.fit(pipeline, queries, qrels) and save it") from None
         if not isinstance(meta, dict) or meta.get("format") not in READABLE:
-            raise IndexError_(f"{path}/model.json: unsupported format "
+            raise ArtefactError(f"{path}/model.json: unsupported format "
                               f"{meta.get('format') if isinstance(meta, dict) else meta!r}; expected {FORMAT}")
         try:
             weights = {k: float(meta["weights"].get(k, DEFAULT_WEIGHTS[k])) for k in FEATURES}
@@ -326,7 +326,7 @@ class KGModel:
                 backoff={tuple(map(str, p)): [tuple(map(str, q)) for q in qs] for p, qs in meta.get("backoff") or []},
             )
         except (KeyError, TypeError, AttributeError) as e:
-            raise IndexError_(f"{path}/model.json: damaged graph-stage model ({e!r}); fit it again") from None
+            raise ArtefactError(f"{path}/model.json: damaged graph-stage model ({e!r}); fit it again") from None
 
 
 def _dump_lr(model: RelationPathModel | None, tmp: Path, prefix: str) -> dict[str, Any] | None:
@@ -347,7 +347,7 @@ def _load_lr(meta: dict[str, Any] | None, path: Path, prefix: str) -> RelationPa
     try:
         m.W, m.b, m.idf = (np.load(path / f"{prefix}_{n}.npy", allow_pickle=False) for n in ("W", "b", "idf"))
     except (OSError, ValueError, EOFError) as e:
-        raise IndexError_(f"{path}/{prefix}_*.npy: missing or damaged array ({e}); fit the model again") from None
+        raise ArtefactError(f"{path}/{prefix}_*.npy: missing or damaged array ({e}); fit the model again") from None
     if m.W.shape != (len(m.vocab), len(m.classes)) or m.b.shape != (len(m.classes),) or m.idf.shape != (len(m.vocab),):
-        raise IndexError_(f"{path}: {prefix} model arrays do not match its vocabulary/classes; fit it again")
+        raise ArtefactError(f"{path}: {prefix} model arrays do not match its vocabulary/classes; fit it again")
     return m

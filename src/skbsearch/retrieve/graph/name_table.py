@@ -26,8 +26,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from skbsearch.atomic import atomic_dir
-from skbsearch.errors import IndexError_, SkbError
+from skbsearch.core.atomic import atomic_dir
+from skbsearch.core.errors import ArtefactError, SkbError
 from skbsearch.index.base import Manifest, check_index_matches, read_manifest, write_manifest
 
 _NON_ALNUM = re.compile(r"[^0-9a-z]+")
@@ -204,7 +204,7 @@ class NameTable:
             arrs = {part: np.load(directory / f"{stem}.{part}.npy", mmap_mode="r", allow_pickle=False)
                     for part in ("hash", "code", "indptr", "nodes")}
         except (OSError, ValueError, KeyError, EOFError, pa.ArrowException) as e:
-            raise IndexError_(f"{where}: damaged name table ({str(e)[:200]})") from None
+            raise ArtefactError(f"{where}: damaged name table ({str(e)[:200]})") from None
         k = len(keys)
         ok = (len(arrs["hash"]) == k == len(arrs["code"]) and len(arrs["indptr"]) == k + 1
               and arrs["hash"].dtype == np.uint64 and arrs["code"].dtype.kind == "i"
@@ -214,7 +214,7 @@ class NameTable:
               and (len(arrs["nodes"]) == 0 or (0 <= int(arrs["nodes"].min())
                                                and int(arrs["nodes"].max()) < num_nodes)))
         if not ok:
-            raise IndexError_(f"{where}: name table arrays do not agree")
+            raise ArtefactError(f"{where}: name table arrays do not agree")
         return cls(keys, arrs["hash"], arrs["code"], arrs["indptr"], arrs["nodes"])
 
 
@@ -241,7 +241,7 @@ def load_or_build_name_tables(skb: Any, directory: Path | None = None,
             m = read_manifest(directory, kind=KIND, version=FORMAT_VERSION)
             check_index_matches(m, skb)
             if m.num_docs != skb.num_nodes:
-                raise IndexError_(f"{directory}: built for {m.num_docs} nodes, the SKB has {skb.num_nodes}")
+                raise ArtefactError(f"{directory}: built for {m.num_docs} nodes, the SKB has {skb.num_nodes}")
             tables = [NameTable.read(directory, t, skb.num_nodes) for t in _TABLES]
             return tables[0], tables[1], (int(m.params["max_tokens"]) if "max_tokens" in m.params
                                          else tables[1].max_tokens())  # (not .get: eager default)

@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from skbsearch.atomic import atomic_dir
-from skbsearch.errors import IndexError_, InputError
+from skbsearch.core.atomic import atomic_dir
+from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.kb.schema import INVERSE_SUFFIX, Schema
 from skbsearch.retrieve.lbfgs import minimize_lbfgs
 
@@ -243,9 +243,9 @@ class RelationPathModel:
             meta = json.loads((path / "model.json").read_text(encoding="utf-8"))
             arrays = np.load(path / "model.npz", allow_pickle=False)
         except (OSError, ValueError) as e:
-            raise IndexError_(f"{path}: not a relation-path model ({e}); train one first") from None
+            raise ArtefactError(f"{path}: not a relation-path model ({e}); train one first") from None
         if meta.get("format") != FORMAT:
-            raise IndexError_(f"{path}: unsupported model format {meta.get('format')!r}")
+            raise ArtefactError(f"{path}: unsupported model format {meta.get('format')!r}")
         m = cls(l2=meta["l2"], max_iter=meta["max_iter"], min_df=meta["min_df"])
         m.vocab = {g: i for i, g in enumerate(meta["vocab"])}
         m.classes = [tuple(c) for c in meta["classes"]]

@@ -34,11 +34,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from skbsearch.deadline import check_deadline
+from skbsearch.core.deadline import check_deadline
+from skbsearch.core.operators import StageBase
+from skbsearch.core.types import Query, Run
 from skbsearch.index.sparse import BM25Index, top_k
 from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.store import SKB, numeric_column, positions
-from skbsearch.operators import StageBase
 from skbsearch.retrieve.graph.answer_types import AnswerTypes
 from skbsearch.retrieve.graph.backoff import PlannedPath, back_off
 from skbsearch.retrieve.graph.blend import blend_runs, plain_twin
@@ -55,7 +56,6 @@ from skbsearch.retrieve.graph.model import (
     zero_shot_paths,
     zero_shot_types,
 )
-from skbsearch.types import Query, Run
 
 
 @dataclass

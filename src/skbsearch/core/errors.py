@@ -45,7 +45,7 @@ class InputError(SkbError, ValueError):
         super().__init__(f"{prefix}: {message}" if prefix else message)
 
 
-class IndexError_(SkbError):
+class ArtefactError(SkbError):
     """A missing, corrupt or incompatible index or store directory."""
 
 
@@ -64,7 +64,7 @@ class MissingDependencyError(SkbError, ImportError):
 
 
 class DeadlineExceeded(SkbError):
-    """Work ran past its deadline (or was cancelled) and stopped (see :mod:`skbsearch.deadline`).
+    """Work ran past its deadline (or was cancelled) and stopped (see :mod:`skbsearch.core.deadline`).
 
     Attributes:
         seconds: the time limit that was set, if any.

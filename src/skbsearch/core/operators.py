@@ -13,8 +13,8 @@ import importlib
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from skbsearch.deadline import check_deadline
-from skbsearch.types import Query, Run, as_queries
+from skbsearch.core.deadline import check_deadline
+from skbsearch.core.types import Query, Run, as_queries
 
 #: What ``a + b`` builds: reciprocal rank fusion, a registered stage of layer L2, named by
 #: its import path and loaded on first use (this layer never imports the stage layer).

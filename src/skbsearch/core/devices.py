@@ -5,7 +5,7 @@
 ``fp32`` on the CPU, ``fp16`` on a GPU). Unset values come from ``$SKBSEARCH_DEVICE`` and
 ``$SKBSEARCH_PRECISION`` (the ``--device`` option of the commands sets the first), else
 ``auto``. A name that cannot be used (``tpu``, ``cuda:7``, ``cuda`` where torch sees no GPU,
-``fp16`` on the CPU) raises a one-line :class:`~skbsearch.errors.InputError` that lists the
+``fp16`` on the CPU) raises a one-line :class:`~skbsearch.core.errors.InputError` that lists the
 devices seen.
 
 torch is imported only when a value needs it (``auto``, ``cuda``...), never at import, so the
@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 DEVICE_ENV = "SKBSEARCH_DEVICE"
 PRECISION_ENV = "SKBSEARCH_PRECISION"
@@ -35,7 +35,7 @@ DEVICE_HELP = "auto | cpu | cuda | cuda:N (default: $SKBSEARCH_DEVICE, else auto
 PRECISION_HELP = "fp32 | fp16 | bf16 (default: fp32 on the CPU, fp16 on a GPU)"
 
 
-def _torch() -> Any | None:
+def torch_or_none() -> Any | None:
     """torch if it is installed (imported on first need), else ``None``."""
     if "torch" in sys.modules:
         return sys.modules["torch"]
@@ -56,7 +56,7 @@ def cuda_devices() -> list[dict[str, Any]]:
 
 @functools.lru_cache(maxsize=1)
 def _cuda_devices() -> tuple[dict[str, Any], ...]:
-    torch = _torch()
+    torch = torch_or_none()
     if torch is None or not torch.cuda.is_available():
         return ()
     out = []
@@ -106,7 +106,7 @@ def resolve_device(device: str | None = None) -> str:
         return "cuda:0" if gpus else "cpu"
     index = int(name.partition(":")[2] or 0)
     if index >= len(gpus):
-        why = ("torch is not installed (pip install 'skbsearch[dense]')" if _torch() is None
+        why = ("torch is not installed (pip install 'skbsearch[dense]')" if torch_or_none() is None
                else "torch sees no CUDA GPU" if not gpus else f"torch sees {len(gpus)} GPU(s)")
         raise InputError(f"device {name!r} is not available: {why} (devices seen: "
                          f"{', '.join(devices_seen())})", field="device")
@@ -124,7 +124,7 @@ def resolve_precision(precision: str | None, device: str) -> str:
         raise InputError("precision fp16 needs a GPU; on the CPU use fp32 (default) or bf16",
                          field="precision")
     if name == "bf16" and on_gpu:
-        torch = _torch()
+        torch = torch_or_none()
         if torch is not None and not torch.cuda.is_bf16_supported():
             raise InputError(f"{device} does not support bf16; use fp16 or fp32",
                              field="precision")

@@ -22,7 +22,7 @@ file inside an SKB is named and the directory kept), and never when it is or con
 of the build's inputs (:func:`check_replaceable`). Entries named in ``keep`` (an SKB's
 ``indexes/``) are carried over into the new version as hard links.
 
-Output *files* are written by :mod:`skbsearch.outfile` (same temp naming, plus its checks).
+Output *files* are written by :mod:`skbsearch.core.outfile` (same temp naming, plus its checks).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 #: The field of a marker file naming the artefact kind, e.g. ``{"artefact": "skb", ...}``.
 ARTEFACT_FIELD = "artefact"
@@ -372,7 +372,7 @@ def new_file_mode(path: str | Path) -> int:
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temp file in the same directory
     (``.NAME.tmp-PID-XXXX``) and ``os.replace``: readers see the old file or the new one,
-    never a part. No checks: commands write their outputs through :mod:`skbsearch.outfile`."""
+    never a part. No checks: commands write their outputs through :mod:`skbsearch.core.outfile`."""
     final = Path(path)
     final.parent.mkdir(parents=True, exist_ok=True)
     mode = new_file_mode(final)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skbsearch.errors import IndexError_
+from skbsearch.core.errors import ArtefactError
 
 
 def check_compressed(
@@ -38,11 +38,11 @@ def check_compressed(
         hint: what the user should do, appended to the message.
 
     Raises:
-        IndexError_: naming ``where`` and the broken invariant.
+        ArtefactError: naming ``where`` and the broken invariant.
     """
 
     def fail(problem: str) -> None:
-        raise IndexError_(f"{where}: corrupt sparse matrix ({problem}); {hint}")
+        raise ArtefactError(f"{where}: corrupt sparse matrix ({problem}); {hint}")
 
     for name, arr in (("indptr", indptr), ("indices", indices)):
         if arr.ndim != 1 or arr.dtype.kind not in "iu":

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from skbsearch.errors import InputError
-from skbsearch.jsonl import check_json_text
-from skbsearch.outfile import write_output
+from skbsearch.core.errors import InputError
+from skbsearch.core.jsonl import check_json_text
+from skbsearch.core.outfile import write_output
 
 _N = TypeVar("_N", int, float)
 

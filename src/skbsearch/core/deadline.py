@@ -3,7 +3,7 @@
 A caller (the HTTP service, for one request) runs work inside :func:`deadline`; the long
 loops of stages, index builds and enrichers call :func:`check_deadline` now and then (a
 context-variable read and a clock read: ~100 ns), which raises
-:class:`~skbsearch.errors.DeadlineExceeded` once the time is up or the work was cancelled.
+:class:`~skbsearch.core.errors.DeadlineExceeded` once the time is up or the work was cancelled.
 The exception unwinds the work, so what it built is dropped and its memory freed. Without
 an active deadline :func:`check_deadline` does nothing, so library and CLI use is
 unaffected::
@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from skbsearch.errors import DeadlineExceeded
+from skbsearch.core.errors import DeadlineExceeded
 
 
 class Deadline:

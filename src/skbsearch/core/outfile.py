@@ -6,17 +6,17 @@ a plot, a JSON result) goes through this module:
 - :func:`check_output_file` refuses (:class:`InputError`) a path that is a directory, is
   one of the command's inputs (the same path once symlinks are resolved, or the same
   inode: a hard link), or lies inside a skbsearch artefact directory (an SKB, an index, a
-  model...: :func:`skbsearch.atomic.artefact_kind`), which skbsearch reads and replaces
+  model...: :func:`skbsearch.core.atomic.artefact_kind`), which skbsearch reads and replaces
   whole;
 - :func:`output_file` and :func:`write_output` write a temp file in the same directory
-  (``.NAME.tmp-PID-XXXX``, the litter :func:`skbsearch.atomic.recover_parent` removes
+  (``.NAME.tmp-PID-XXXX``, the litter :func:`skbsearch.core.atomic.recover_parent` removes
   once its writer is dead) and ``os.replace`` it over ``path``: a failed or killed run
   leaves the previous file or none, never a 0-byte or half-written one. A symlinked
   output is written at its target (the link stays).
 
 Output directories: :func:`check_output_dir` (not inside an artefact, not an input or a
 parent of one); whether an existing one may be replaced is
-:func:`skbsearch.atomic.check_replaceable`'s part.
+:func:`skbsearch.core.atomic.check_replaceable`'s part.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from skbsearch.atomic import artefact_kind, new_file_mode, recover_parent
-from skbsearch.errors import InputError
+from skbsearch.core.atomic import artefact_kind, new_file_mode, recover_parent
+from skbsearch.core.errors import InputError
 
 _WHAT = {"skb": "an SKB directory", "index": "an index directory",
          "catalogue": "a synthetic catalogue", "cross-encoder-model": "a saved cross-encoder"}
@@ -80,7 +80,7 @@ def check_output_dir(
 ) -> Path:
     """Refuse an output *directory* that is a file, lies inside an artefact directory, or is
     (or contains) one of ``inputs``; its real path. (Whether an existing directory may be
-    replaced is :func:`skbsearch.atomic.check_replaceable`'s part, when it is written.)
+    replaced is :func:`skbsearch.core.atomic.check_replaceable`'s part, when it is written.)
 
     Raises:
         InputError: naming ``field``.

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from skbsearch.errors import InputError
+from skbsearch.core.errors import InputError
 
 #: A ``\\uD800``-``\\uDFFF`` escape in JSON text: the only way a lone surrogate (not text) gets in.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")

@@ -1,0 +1,2 @@
+"""L0: the core types, the stage protocol and operators, errors, atomic writes and the
+small helpers every layer uses."""
