@@ -50,6 +50,8 @@ from skbsearch.retrieve.graph.retriever import Scored, SKBGraphRetriever
 
 #: fewer judged queries than this cannot validate a blend: the fitted model is used alone
 MIN_BLEND_QUERIES = 12
+#: at most this many training queries are scored to choose the blend (:func:`_blend_sample`)
+MAX_BLEND_QUERIES = 2000
 GRID = {"rel": (0.0, 1.0), "text": (0.0, 0.02, 0.1, 0.3, 1.0, 3.0), "attr": (0.0, 0.5, 1.0, 2.0),
         "type": (0.0, 0.25, 1.0)}
 
@@ -213,25 +215,37 @@ class _FoldFit:
         return replace(self.template, path_model=pm, anchor_model=am, type_model=tm, answer_types=at)
 
 
+def _blend_sample(queries: list[Query]) -> list[int]:
+    """The training queries a blend is judged on: all of them, or :data:`MAX_BLEND_QUERIES`
+    chosen by query-id hash (the inner fits still use every other query), so the check's
+    scoring cost stays bounded on large training sets."""
+    if len(queries) <= MAX_BLEND_QUERIES:
+        return list(range(len(queries)))
+    key = [hashlib.sha1(q.id.encode("utf-8")).digest()[1:5] for q in queries]
+    return sorted(sorted(range(len(queries)), key=key.__getitem__)[:MAX_BLEND_QUERIES])
+
+
 def _inner_blend(retriever: SKBGraphRetriever, queries: list[Query], answers: list[np.ndarray],
                  fold_model: Callable[[list[int]], KGModel]) -> tuple[float, dict]:
     """The blend strength with the untrained stage (:func:`~skbsearch.retrieve.graph.blend.
-    choose_blend`), each training query scored by a model fitted on the other three
-    quarters (by query-id hash) and by the untrained stage."""
+    choose_blend`), each judged training query (:func:`_blend_sample`) scored by a model
+    fitted on the other three quarters (by query-id hash) and by the untrained stage."""
     ids = retriever.skb.ids_array
-    truth = {q.id: set(ids[a].tolist()) for q, a in zip(queries, answers, strict=True)}
+    sample = _blend_sample(queries)
+    judged = [queries[i] for i in sample]
+    truth = {queries[i].id: set(ids[answers[i]].tolist()) for i in sample}
     parts = [_quarter(q.id) for q in queries]
 
     def fit_and_run(test: list[int]) -> Run:
-        held = set(test)
+        held = {i for i in range(len(queries)) if parts[i] == parts[sample[test[0]]]}
         retriever.set_model(fold_model([i for i in range(len(queries)) if i not in held]))
-        return retriever([queries[i] for i in test])
+        return retriever([judged[j] for j in test])
 
-    fitted = inner_fitted_run(queries, parts, fit_and_run)
-    plain = plain_twin(retriever)(queries)
-    scored = [i for i, q in enumerate(queries) if q.id in fitted]
-    return choose_blend(plain, fitted, {queries[i].id: truth[queries[i].id] for i in scored}, retriever.k,
-                        [parts[i] for i in scored])
+    fitted = inner_fitted_run(judged, [parts[i] for i in sample], fit_and_run)
+    plain = plain_twin(retriever)(judged)
+    scored = [j for j, q in enumerate(judged) if q.id in fitted]
+    return choose_blend(plain, fitted, {judged[j].id: truth[judged[j].id] for j in scored}, retriever.k,
+                        [parts[sample[j]] for j in scored])
 
 
 def _learn_types(skb: SKB, words: list[list[str]], answers: list[np.ndarray]
