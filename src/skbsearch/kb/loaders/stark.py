@@ -120,7 +120,7 @@ def _load_pickle(path: Path, *, trusted: bool) -> Any:
         raise UntrustedFileError(f"{path}: refusing to unpickle without trust_pickles=True (CLI: --trust-pickles)")
     try:
         with open(path, "rb") as fh:
-            return pickle.load(fh)  # noqa: S301 - only with trust_pickles=True
+            return pickle.load(fh)  # noqa: S301  # trust-checked: only with trust_pickles=True
     except ModuleNotFoundError as e:
         raise InputError(f"unpickling needs the Python package '{e.name}'; install it", file=path) from None
     except Exception as e:  # noqa: BLE001
