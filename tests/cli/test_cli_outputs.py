@@ -10,11 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from skbsearch.cli import app
-
-runner = CliRunner(env={"COLUMNS": "250"})
+from cli_helpers import assert_clean_error, invoke
 
 NODES = [{"id": f"p{i}", "type": "product", "name": f"jacket {i}", "description": f"warm coat {i}"}
          for i in range(6)]
@@ -22,18 +18,6 @@ QUERIES = [{"id": "q1", "text": "warm jacket"}, {"id": "q2", "text": "coat"}]
 QRELS = "q1 0 p1 1\nq2 0 p2 1\n"
 
 
-def invoke(*args: str | Path):
-    return runner.invoke(app, [str(a) for a in args])
-
-
-def assert_refused(r, *needles: str) -> str:
-    assert r.exit_code == 2, r.output
-    assert isinstance(r.exception, SystemExit), repr(r.exception)
-    assert "Traceback" not in r.output, r.output
-    line = next(ln for ln in r.output.splitlines() if "error:" in ln)
-    for n in needles:
-        assert n in line, line
-    return line
 
 
 @pytest.fixture(scope="module")
@@ -63,13 +47,13 @@ def run_cmd(d: Path, save: Path, *extra: str | Path):
 def test_save_run_over_the_qrels_is_refused(data):
     before = (data / "qrels.trec").read_bytes()
     r = run_cmd(data, data / "qrels.trec", "--qrels", data / "qrels.trec")
-    assert_refused(r, "--save-run", "input")
+    assert_clean_error(r, "--save-run", "input")
     assert (data / "qrels.trec").read_bytes() == before
 
 
 def test_save_run_over_the_queries_is_refused(data):
     before = (data / "queries.jsonl").read_bytes()
-    assert_refused(run_cmd(data, data / "queries.jsonl"), "--save-run", "input")
+    assert_clean_error(run_cmd(data, data / "queries.jsonl"), "--save-run", "input")
     assert (data / "queries.jsonl").read_bytes() == before
 
 
@@ -79,7 +63,7 @@ def test_qrels_read_as_queries_and_saved_to_is_left_whole(data):
     before = (data / "qrels.trec").read_bytes()
     r = invoke("run", data / "skb", "--queries", data / "qrels.trec", "--pipeline", "bm25",
                "--save-run", data / "qrels.trec")
-    assert_refused(r, "--save-run", "input")
+    assert_clean_error(r, "--save-run", "input")
     assert (data / "qrels.trec").read_bytes() == before
 
 
@@ -88,24 +72,24 @@ def test_a_link_to_an_input_is_the_input(data, link):
     alias = data / "alias.trec"
     (os.symlink if link == "symlink" else os.link)(data / "qrels.trec", alias)
     before = (data / "qrels.trec").read_bytes()
-    assert_refused(run_cmd(data, alias, "--qrels", data / "qrels.trec"), "--save-run", "input")
+    assert_clean_error(run_cmd(data, alias, "--qrels", data / "qrels.trec"), "--save-run", "input")
     assert (data / "qrels.trec").read_bytes() == before
 
 
 def test_save_run_inside_the_skb_or_an_index_is_refused(data, built):
     meta = built / "skb" / "meta.json"
     before = meta.read_bytes()
-    assert_refused(run_cmd(data, meta), "--save-run", "inside an SKB directory")
+    assert_clean_error(run_cmd(data, meta), "--save-run", "inside an SKB directory")
     assert meta.read_bytes() == before
     new = built / "skb" / "indexes" / "bm25" / "run.trec"
-    assert_refused(run_cmd(data, new), "--save-run", "inside an index directory")
+    assert_clean_error(run_cmd(data, new), "--save-run", "inside an index directory")
     assert not new.exists()
     assert invoke("search", built / "skb", "jacket").exit_code == 0
 
 
 def test_save_run_naming_a_directory(data):
     (data / "runs").mkdir()
-    assert_refused(run_cmd(data, data / "runs"), "--save-run", "is a directory")
+    assert_clean_error(run_cmd(data, data / "runs"), "--save-run", "is a directory")
 
 
 def test_save_run_writes_and_replaces_a_previous_run(data):
@@ -124,7 +108,7 @@ def test_experiment_csv_over_the_qrels_is_refused(data):
     before = (data / "qrels.trec").read_bytes()
     r = invoke("experiment", "--run", f"bm25={data / 'run.trec'}", "--qrels", data / "qrels.trec",
                "--csv", data / "qrels.trec")
-    assert_refused(r, "--csv", "input")
+    assert_clean_error(r, "--csv", "input")
     assert (data / "qrels.trec").read_bytes() == before
 
 
@@ -132,21 +116,21 @@ def test_experiment_csv_over_a_named_run_is_refused(data):
     before = (data / "run.trec").read_bytes()
     r = invoke("experiment", "--run", f"bm25={data / 'run.trec'}", "--qrels", data / "qrels.trec",
                "--latex", data / "run.trec")
-    assert_refused(r, "--latex", "input")
+    assert_clean_error(r, "--latex", "input")
     assert (data / "run.trec").read_bytes() == before
 
 
 def test_experiment_two_outputs_naming_one_file(data):
     r = invoke("experiment", "--run", data / "run.trec", "--qrels", data / "qrels.trec",
                "--csv", data / "t.txt", "--latex", data / "t.txt")
-    assert_refused(r, "--latex", "same file as --csv")
+    assert_clean_error(r, "--latex", "same file as --csv")
     assert not (data / "t.txt").exists()
 
 
 def test_eval_plot_with_a_format_matplotlib_cannot_write(data):
     pytest.importorskip("matplotlib")
     r = invoke("eval", data / "run.trec", data / "qrels.trec", "--plot", data / "out.trec")
-    assert_refused(r, "--plot", ".png", ".svg")
+    assert_clean_error(r, "--plot", ".png", ".svg")
     assert not (data / "out.trec").exists()
     r = invoke("eval", data / "run.trec", data / "qrels.trec", "--plot", data / "p.svg", "-q")
     assert r.exit_code == 0, r.output
@@ -158,28 +142,28 @@ def test_eval_plot_over_the_qrels_is_refused(data):
     pytest.importorskip("matplotlib")
     (data / "qrels.png").write_text(QRELS)
     r = invoke("eval", data / "run.trec", data / "qrels.png", "--plot", data / "qrels.png")
-    assert_refused(r, "--plot", "input")
+    assert_clean_error(r, "--plot", "input")
     assert (data / "qrels.png").read_text() == QRELS
 
 
 def test_bench_json_into_an_skb_is_refused(data, built):
     r = invoke("bench", "stark", "--skb", built / "skb", "--qa", data, "--json",
                built / "skb" / "result.json")
-    assert_refused(r, "--json", "inside an SKB directory")
+    assert_clean_error(r, "--json", "inside an SKB directory")
     assert not (built / "skb" / "result.json").exists()
 
 
 # ------------------------------------------------------------------ output directories
 def test_output_directories_inside_an_skb_or_holding_an_input_are_refused(data, built):
     r = invoke("synth", "catalogue", built / "skb" / "cat", "--products", "5", "-q")
-    assert_refused(r, "OUT", "inside an SKB directory")
+    assert_clean_error(r, "OUT", "inside an SKB directory")
     r = invoke("synth", "queries", built / "skb", built / "skb" / "indexes" / "q", "-q")
-    assert_refused(r, "OUT", "inside an SKB directory")
+    assert_clean_error(r, "OUT", "inside an SKB directory")
     (data / "landmarks.jsonl").write_text("{}\n")
     r = invoke("synth", "gazetteer-skb", data / "landmarks.jsonl", data, "-q")
-    assert_refused(r, "OUT", "contains an input")
+    assert_clean_error(r, "OUT", "contains an input")
     r = invoke("synth", "gazetteer-skb", data / "landmarks.jsonl", data / "queries.jsonl", "-q")
-    assert_refused(r, "OUT", "is a file")
+    assert_clean_error(r, "OUT", "is a file")
     assert sorted(p.name for p in (built / "skb").iterdir()) == [
         "edges.parquet", "graph", "indexes", "meta.json", "nodes.arrow", "nodes.parquet"]
 

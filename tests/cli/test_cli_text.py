@@ -8,29 +8,13 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from skbsearch.cli import app
-
-runner = CliRunner(env={"COLUMNS": "250"})
+from cli_helpers import assert_clean_error, invoke
 
 BAD_BYTE = "\udcff"  # how Python passes the command-line byte 0xff on POSIX
 NODES = [{"id": "w1", "type": "product", "name": "warm jacket", "price": 10},
          {"id": "w2", "type": "product", "name": "blue mug", "price": 5}]
 
 
-def invoke(*args: str | Path):
-    return runner.invoke(app, [str(a) for a in args])
-
-
-def assert_clean_error(r, *needles: str) -> str:
-    assert r.exit_code == 2, r.output
-    assert isinstance(r.exception, SystemExit), repr(r.exception)
-    assert "Traceback" not in r.output, r.output
-    line = next(ln for ln in r.output.splitlines() if "error:" in ln)
-    for n in needles:
-        assert n in line, line
-    return line
 
 
 @pytest.fixture(scope="module")

@@ -7,15 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from skbsearch.cli import app
-
-runner = CliRunner(env={"COLUMNS": "250"})
-
-
-def invoke(*args: str | Path):
-    return runner.invoke(app, [str(a) for a in args])
+from cli_helpers import invoke
 
 
 def write_nodes(path: Path, names: list[str]) -> Path:
