@@ -34,7 +34,7 @@ from skbsearch.core.errors import InputError
 from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.graph.backoff import fit_backoff
-from skbsearch.retrieve.graph.blend import choose_blend, inner_fitted_run, plain_twin
+from skbsearch.retrieve.graph.blend import choose_blend, inner_fitted_run
 from skbsearch.retrieve.graph.exact_linker import bracket_mentions, normalise, strip_brackets
 from skbsearch.retrieve.graph.linking import learn_aliases
 from skbsearch.retrieve.graph.metapaths import Metapath, MinedPath, mine_metapaths, path_text
@@ -242,7 +242,7 @@ def _inner_blend(retriever: SKBGraphRetriever, queries: list[Query], answers: li
         return retriever([judged[j] for j in test])
 
     fitted = inner_fitted_run(judged, [parts[i] for i in sample], fit_and_run)
-    plain = plain_twin(retriever)(judged)
+    plain = retriever.plain()(judged)  # the cached untrained twin
     scored = [j for j, q in enumerate(judged) if q.id in fitted]
     return choose_blend(plain, fitted, {judged[j].id: truth[judged[j].id] for j in scored}, retriever.k,
                         [parts[sample[j]] for j in scored])
