@@ -1,6 +1,6 @@
 """The steps of building a BM25 score matrix, shared by the single-process build
 (:meth:`skbsearch.index.sparse.BM25Index.build`), the rescoring of a live index
-(:meth:`~skbsearch.index.sparse.BM25Index.from_term_stats`) and the Ray build
+(:meth:`~skbsearch.index.sparse.BM25Index.from_postings`) and the Ray build
 (:mod:`skbsearch.index.distributed_bm25`): the tokenizer, the field-weight checks,
 per-field scoring, the weighted sum of the field matrices and the ``bm25s.BM25`` object
 over it (see :mod:`skbsearch.index.sparse` for the multi-field model)."""
@@ -119,17 +119,19 @@ def combine_fields(per_field: Mapping[str, tuple[sp.spmatrix, np.ndarray | None]
     return matrix, nonocc
 
 
-def bm25_over(matrix: sp.csc_matrix, nonocc: np.ndarray | None, vocab: Mapping[Any, Any],
-              settings: Mapping[str, Any]) -> bm25s.BM25:
-    """A ``bm25s.BM25`` (numpy backend) whose scores are ``matrix`` (documents x terms)."""
+def bm25_over(csc: tuple[np.ndarray, np.ndarray, np.ndarray], n_docs: int, nonocc: np.ndarray | None,
+              vocab: Mapping[Any, Any], settings: Mapping[str, Any]) -> bm25s.BM25:
+    """A ``bm25s.BM25`` (numpy backend) whose scores are the documents x terms matrix given
+    in CSC form, ``(indptr, indices, data)`` (arrays of the right dtype are not copied)."""
+    indptr, indices, data = csc
     bm = bm25s.BM25(k1=settings["k1"], b=settings["b"], delta=settings.get("delta", 0.5),
                     method=settings["method"], backend="numpy")
     bm.scores = {
-        "data": matrix.data.astype(np.float32),
-        "indices": matrix.indices.astype(np.int32),
+        "data": np.asarray(data).astype(np.float32, copy=False),
+        "indices": np.asarray(indices).astype(np.int32, copy=False),
         # int64 like bm25s's own builder: numba's scoring loop is ~10% slower on int32
-        "indptr": matrix.indptr.astype(np.int64),
-        "num_docs": matrix.shape[0],
+        "indptr": np.asarray(indptr).astype(np.int64, copy=False),
+        "num_docs": int(n_docs),
     }
     bm.vocab_dict = {str(k): int(v) for k, v in vocab.items()}
     bm.unique_token_ids_set = set(bm.vocab_dict.values())

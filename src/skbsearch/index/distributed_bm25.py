@@ -284,7 +284,7 @@ def _assemble(matrices: dict[str, sp.csc_matrix], stats: dict[str, Any], weights
                  if weights[f] != 0 and stats["fields"][f]["total"] != 0}
     matrix, nonocc = combine_fields(per_field, weights, n, n_vocab, part.method)
     settings = {"k1": part.k1, "b": part.b, "delta": part.delta, "method": part.method}
-    bm = bm25_over(matrix, nonocc, stats["term_ids"], settings)
+    bm = bm25_over((matrix.indptr, matrix.indices, matrix.data), matrix.shape[0], nonocc, stats["term_ids"], settings)
     params = bm25_params(part.k1, part.b, part.method, part.delta, stemmer, stopwords, weights)
     source = {"kind": "skb", "path": str(Path(skb.path).absolute()), "num_nodes": n,
               "skb_hash": (getattr(skb, "meta", None) or {}).get("content_hash"),

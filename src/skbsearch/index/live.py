@@ -54,7 +54,9 @@ def _why_stale(kind: str, source: dict[str, Any], directory: Path) -> str | None
         return f"{kind} indexes do not follow updates yet"
     if kind == "dense" and source.get("add_rel"):
         return "dense indexes with related nodes' names (--add-rel) do not follow updates yet"
-    if kind == "bm25" and not (directory / LIVE_DIR / "fields.json").is_file():
+    if kind == "bm25" and (directory / LIVE_DIR / "fields.json").is_file():
+        return "this bm25 index keeps its term statistics in an older layout"
+    if kind == "bm25" and not (directory / LIVE_DIR / "postings.json").is_file():
         return "this bm25 index predates live updates (no term statistics)"
     return None
 

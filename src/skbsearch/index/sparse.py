@@ -32,7 +32,7 @@ from bm25s.tokenization import Tokenizer
 from skbsearch.core.atomic import atomic_dir
 from skbsearch.core.csr import check_compressed
 from skbsearch.core.errors import ArtefactError, InputError
-from skbsearch.index import base, bm25_live, kernels
+from skbsearch.index import base, bm25_live, bm25_postings, kernels
 from skbsearch.index.base import Manifest, ProgressFn, no_progress
 from skbsearch.index.bm25_build import (
     bm25_over,
@@ -43,6 +43,7 @@ from skbsearch.index.bm25_build import (
     score_fields,
     tokenize_fields,
 )
+from skbsearch.index.bm25_postings import Postings
 
 KIND = "bm25"
 FORMAT_VERSION = 1
@@ -173,27 +174,23 @@ class BM25Index:
         per_field = score_fields(tokens, weights, n, n_vocab, settings, progress)
         matrix, nonocc = combine_fields(per_field, weights, n, n_vocab, method)
         params = bm25_params(k1, b, method, delta, stemmer, stopwords, weights)
-        index = cls(bm25_over(matrix, nonocc, vocab, settings), tokenizer,
+        csc = (matrix.indptr, matrix.indices, matrix.data)
+        index = cls(bm25_over(csc, n, nonocc, vocab, settings), tokenizer,
                     [str(d) for d in doc_ids], params, source)
         # per-field term counts: what lets the index follow SKB updates (index.bm25_live)
-        index.term_stats = {f: bm25_live.term_frequencies(ids, n_vocab) for f, ids in tokens.items()}
+        index.term_stats = Postings.from_tokens(tokens, n_vocab)
         index.warm()  # compile the one-query kernel now (once per machine: cached on disk)
         return index
 
     @classmethod
-    def from_term_stats(cls, stats: bm25_live.TermStats, tokenizer: Tokenizer, doc_ids: Sequence[str],
-                        params: dict[str, Any], source: dict[str, Any]) -> BM25Index:
+    def from_postings(cls, post: Postings, tokenizer: Tokenizer, doc_ids: Sequence[str],
+                      params: dict[str, Any], source: dict[str, Any]) -> BM25Index:
         """An index over documents given by their per-field term counts and lengths (the same
         scores as :meth:`build` over those documents' texts; see :mod:`index.bm25_live`)."""
-        n_vocab = max(len(tokenizer.get_vocab_dict()), 1)
-        n = len(doc_ids)
-        weights = dict(params["field_weights"])
-        per_field = {f: bm25_live.field_scores(m, lengths, params, n_vocab)
-                     for f, (m, lengths) in stats.items() if weights[f] != 0 and m.nnz}
-        matrix, nonocc = combine_fields(per_field, weights, n, n_vocab, params["method"])
-        bm = bm25_over(matrix, nonocc, tokenizer.get_vocab_dict(), params)
+        csc, nonocc = bm25_postings.score(post, params)
+        bm = bm25_over(csc, len(doc_ids), nonocc, tokenizer.get_vocab_dict(), params)
         index = cls(bm, tokenizer, list(doc_ids), params, source)
-        index.term_stats = stats
+        index.term_stats = post
         index.warm()
         return index
 
@@ -288,7 +285,7 @@ class BM25Index:
             self.tokenizer.save_vocab(tmp)
             self.tokenizer.save_stopwords(tmp, _STOPWORDS_FILE)
             if self.term_stats is not None:
-                bm25_live.save_term_stats(tmp, self.term_stats)
+                bm25_postings.save(tmp / bm25_live.LIVE_DIR, self.term_stats)
             base.write_doc_ids(tmp, self.doc_ids)
             base.write_manifest(tmp, Manifest(KIND, FORMAT_VERSION, self.num_docs,
                                               self.params, self.source))
@@ -327,7 +324,7 @@ class BM25Index:
         """Per-field term counts and lengths (read from ``live/`` on first use; ``None`` for an
         index saved before live updates)."""
         if self._term_stats is None and self.path is not None:
-            self._term_stats = bm25_live.load_term_stats(self.path)
+            self._term_stats = bm25_postings.load(self.path / bm25_live.LIVE_DIR, base.rebuild_hint(KIND))
         return self._term_stats
 
     @term_stats.setter

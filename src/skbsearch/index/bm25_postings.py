@@ -1,0 +1,395 @@
+"""Term-major term frequencies of a BM25 index, and the compiled passes that let it follow
+SKB updates in time proportional to the index, not to Python.
+
+:class:`Postings` holds, per term, its postings (CSC: ``indptr`` over terms, ``rows`` sorted
+within a term) and, aligned posting for posting, the term frequency in every field
+(``tf[f]``, 0 where the term is not in that field of that document), plus every document's
+length per field (``lengths[f]``). One structure for all fields, so that:
+
+- :func:`merge` folds a delta into a base in one pass per term: base rows renumbered to the
+  live rows (deleted rows dropped, rows re-tokenised in a field lose that field's counts) and
+  the delta's postings interleaved in row order;
+- :func:`score` computes every posting's weighted multi-field BM25 score with bm25s's own
+  float32/float64 steps (the same values as :func:`skbsearch.index.bm25_build.score_fields`
+  followed by :func:`~skbsearch.index.bm25_build.combine_fields` over the same documents),
+  straight into the term x document CSC arrays the query kernels read;
+- :func:`first_occurrences` finds each term's first (field, document) for the vocabulary
+  order of a rebuild, and :func:`permute_terms` renumbers terms.
+
+The kernels are numba-compiled (``cache=True``) when numba is installed; without it they
+run as plain Python (correct, slow on large indexes).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from skbsearch.core.errors import ArtefactError
+from skbsearch.index.kernels import njit
+
+#: file layout version of ``live/`` (1: per-field document-major matrices, no longer read)
+FORMAT = 2
+#: BM25 variants by the form of their term-frequency component (see :func:`_tfc_one`)
+_METHOD_CODE = {"robertson": 0, "lucene": 0, "atire": 1, "bm25l": 2, "bm25+": 3}
+#: the most (term frequency, document length) cells tabulated per field by :func:`score`
+TABLE_MAX = 4_000_000
+
+
+@dataclass
+class Postings:
+    """Per-field term frequencies of every (term, document) posting, term-major."""
+
+    fields: list[str]
+    indptr: np.ndarray  #: int64, ``n_terms + 1``
+    rows: np.ndarray  #: int32, one per posting, ascending within a term
+    tf: np.ndarray  #: int32, ``(n_fields, nnz)``
+    lengths: np.ndarray  #: int32, ``(n_fields, n_docs)``
+
+    @property
+    def n_terms(self) -> int:
+        """Number of terms (columns of the score matrix)."""
+        return len(self.indptr) - 1
+
+    @property
+    def n_docs(self) -> int:
+        """Number of documents."""
+        return int(self.lengths.shape[1])
+
+    def equals(self, other: Postings) -> bool:
+        """Same fields, postings, counts and lengths."""
+        return (self.fields == other.fields and all(
+            np.array_equal(np.asarray(a), np.asarray(b)) for a, b in (
+                (self.indptr, other.indptr), (self.rows, other.rows), (self.tf, other.tf),
+                (self.lengths, other.lengths))))
+
+    @classmethod
+    def from_tokens(cls, tokens: Mapping[str, Sequence[Sequence[int]]], n_vocab: int,
+                    rows: Mapping[str, np.ndarray] | None = None, n_docs: int | None = None) -> Postings:
+        """The postings of tokenised documents, ``{field: token ids per document}``; with
+        ``rows``, field ``f``'s documents are rows ``rows[f]`` (ascending) of ``n_docs``."""
+        fields = list(tokens)
+        nf = len(fields)
+        n = n_docs if n_docs is not None else (len(next(iter(tokens.values()))) if tokens else 0)
+        out = cls(fields, np.zeros(n_vocab + 1, np.int64), np.zeros(0, np.int32),
+                  np.zeros((nf, 0), np.int32), np.zeros((nf, n), np.int32))
+        for fi, f in enumerate(fields):
+            csc, lengths = _field_csc(tokens[f], n_vocab)
+            at = np.asarray(rows[f], np.int64) if rows is not None else np.arange(len(tokens[f]))
+            out.lengths[fi, at] = lengths
+            tf = np.zeros((nf, csc.nnz), np.int32)
+            tf[fi] = csc.data
+            one = cls(fields, csc.indptr.astype(np.int64), at[csc.indices].astype(np.int32), tf, out.lengths)
+            out = merge(out, one, np.arange(n, dtype=np.int64), None) if out.rows.size else one
+        return out
+
+
+def _field_csc(token_ids: Sequence[Sequence[int]], n_vocab: int) -> tuple[sp.csc_matrix, np.ndarray]:
+    """Terms x documents term counts (sorted CSC, int32) and per-document lengths, as bm25s
+    counts them."""
+    lengths = np.fromiter((len(t) for t in token_ids), dtype=np.int64, count=len(token_ids))
+    flat = np.fromiter(itertools.chain.from_iterable(token_ids), dtype=np.int32, count=int(lengths.sum()))
+    docs = np.repeat(np.arange(len(token_ids), dtype=np.int32), lengths)
+    m = sp.csr_matrix((np.ones(len(flat), np.int32), (docs, flat)), shape=(len(token_ids), n_vocab))
+    m.sum_duplicates()
+    m = m.tocsc()
+    m.sort_indices()
+    return m, lengths.astype(np.int32)
+
+
+# ---------------------------------------------------------------------- merging
+@njit(cache=True, nogil=True)
+def _merge_kernel(ip_a, rows_a, tf_a, row_map, keep, ip_b, rows_b, tf_b):  # pragma: no cover - compiled
+    nf = tf_b.shape[0]
+    n_terms = len(ip_b) - 1
+    na_terms = len(ip_a) - 1
+    cap = len(rows_a) + len(rows_b)
+    out_ip = np.zeros(n_terms + 1, np.int64)
+    out_rows = np.empty(cap, np.int32)
+    out_tf = np.zeros((nf, cap), np.int32)
+    n = 0
+    for t in range(n_terms):
+        pa = ip_a[t] if t < na_terms else 0
+        ea = ip_a[t + 1] if t < na_terms else 0
+        pb = ip_b[t]
+        eb = ip_b[t + 1]
+        while pa < ea or pb < eb:
+            ra = -1
+            src = 0
+            if pa < ea:
+                src = rows_a[pa]
+                ra = row_map[src]
+                if ra < 0:
+                    pa += 1
+                    continue
+            rb = rows_b[pb] if pb < eb else -1
+            nonzero = False
+            if ra >= 0 and (rb < 0 or ra <= rb):
+                for f in range(nf):
+                    v = tf_a[f, pa] if keep[f, src] else 0
+                    if ra == rb:
+                        v += tf_b[f, pb]
+                    out_tf[f, n] = v
+                    nonzero = nonzero or v != 0
+                if ra == rb:
+                    pb += 1
+                pa += 1
+                out_rows[n] = ra
+            else:
+                for f in range(nf):
+                    v = tf_b[f, pb]
+                    out_tf[f, n] = v
+                    nonzero = nonzero or v != 0
+                out_rows[n] = rb
+                pb += 1
+            if nonzero:
+                n += 1
+        out_ip[t + 1] = n
+    return out_ip, out_rows, out_tf, n
+
+
+def merge(base: Postings, delta: Postings, row_map: np.ndarray, keep: np.ndarray | None) -> Postings:
+    """``base`` with its rows renumbered by ``row_map`` (``-1``: dropped; kept rows must stay
+    in ascending order), field ``f`` of base row ``r`` kept only where ``keep[f, r]``
+    (``None``: all), and ``delta``'s postings added (their rows already final; where both
+    have a row, the counts add up). The result has ``delta``'s terms and lengths."""
+    if keep is None:
+        keep = np.ones((len(base.fields), len(row_map)), np.bool_)
+    kept = row_map[row_map >= 0]
+    if len(kept) > 1 and not bool(np.all(np.diff(kept) > 0)):
+        raise ValueError("merge: row_map must keep base rows in ascending order")
+    ip, rows, tf, n = _merge_kernel(np.asarray(base.indptr, np.int64), np.asarray(base.rows, np.int32),
+                                    np.asarray(base.tf, np.int32), np.asarray(row_map, np.int64),
+                                    np.asarray(keep, np.bool_), np.asarray(delta.indptr, np.int64),
+                                    np.asarray(delta.rows, np.int32), np.asarray(delta.tf, np.int32))
+    if n < 0.9 * len(rows):  # do not hold the spare capacity
+        rows, tf = rows[:n].copy(), tf[:, :n].copy()
+    return Postings(list(delta.fields), ip, rows[:n], tf[:, :n], delta.lengths)
+
+
+# ---------------------------------------------------------------------- statistics and scores
+@njit(cache=True, nogil=True)
+def _df_kernel(indptr, tf):  # pragma: no cover - compiled
+    nf = tf.shape[0]
+    n_terms = len(indptr) - 1
+    df = np.zeros((nf, n_terms), np.int64)
+    for t in range(n_terms):
+        for p in range(indptr[t], indptr[t + 1]):
+            for f in range(nf):
+                if tf[f, p] != 0:
+                    df[f, t] += 1
+    return df
+
+
+def document_frequencies(post: Postings) -> np.ndarray:
+    """``(n_fields, n_terms)``: per field, the documents holding each term."""
+    return _df_kernel(np.asarray(post.indptr, np.int64), np.asarray(post.tf, np.int32))
+
+
+def idf(method: str, df: np.ndarray, n: int, dtype: Any = np.float32) -> np.ndarray:
+    """bm25s's idf per term (``math.log`` on float64; 0 where df is 0), stored as ``dtype``
+    (float32 for the scores; bm25s's non-occurrence scores use the float64 values)."""
+    out = np.zeros(len(df), dtype)
+    nz = np.flatnonzero(df)
+    d = df[nz].astype(np.float64)
+    if method == "robertson":
+        inner = np.maximum((n - d + 0.5) / (d + 0.5), 1.0)
+    elif method == "lucene":
+        inner = 1 + (n - d + 0.5) / (d + 0.5)
+    elif method == "atire":
+        inner = n / d
+    elif method == "bm25l":
+        inner = (n + 1) / (d + 0.5)
+    else:  # bm25+
+        inner = (n + 1) / d
+    out[nz] = np.array([math.log(x) for x in inner.tolist()], dtype=np.float64)
+    return out
+
+
+def tfc(method: str, tf: np.ndarray, l_d: np.ndarray, l_avg: float, k1: float, b: float,
+        delta: float) -> np.ndarray:
+    """bm25s's term-frequency component, operation for operation: float64, except that
+    atire's and bm25+'s numerator ``(k1 + 1) * tf`` is a float32 product there (a Python
+    float times bm25s's float32 counts)."""
+    norm = (1 - b) + b * l_d / l_avg
+    if method in ("robertson", "lucene"):
+        return tf / (k1 * norm + tf)
+    num = (tf.astype(np.float32) * np.float32(k1 + 1)).astype(np.float64)
+    if method == "atire":
+        return num / (tf + k1 * norm)
+    if method == "bm25l":
+        c = tf / norm
+        return ((k1 + 1) * (c + delta)) / (k1 + c + delta)
+    return num / (k1 * norm + tf) + delta  # bm25+
+
+
+@njit(cache=True, nogil=True)
+def _tfc_one(code, tf, l_d, l_avg, k1, b, delta):  # pragma: no cover - compiled
+    """:func:`tfc` of one posting (the same float64 operations in the same order)."""
+    norm = (1 - b) + b * l_d / l_avg
+    if code == 0:
+        return tf / (k1 * norm + tf)
+    num = np.float64(np.float32(tf) * np.float32(k1 + 1))
+    if code == 1:
+        return num / (tf + k1 * norm)
+    if code == 2:
+        c = tf / norm
+        return ((k1 + 1) * (c + delta)) / (k1 + c + delta)
+    return num / (k1 * norm + tf) + delta
+
+
+@njit(cache=True, nogil=True)
+def _score_kernel(indptr, rows, tf, lengths, idf_f, nonocc_f, table, table_at, width, weights,
+                  active, code, l_avg, k1, b, delta):  # pragma: no cover - compiled
+    nf = tf.shape[0]
+    n_terms = len(indptr) - 1
+    out_ip = np.zeros(n_terms + 1, np.int64)
+    out_rows = np.empty(len(rows), np.int32)
+    out_data = np.empty(len(rows), np.float32)
+    n = 0
+    for t in range(n_terms):
+        for p in range(indptr[t], indptr[t + 1]):
+            r = rows[p]
+            acc = np.float32(0.0)
+            seen = False
+            for f in range(nf):
+                v = tf[f, p]
+                if v == 0 or not active[f]:
+                    continue
+                ln = lengths[f, r]
+                if table_at[f] >= 0:
+                    c = table[table_at[f] + v * width[f] + ln]
+                else:
+                    c = _tfc_one(code, np.float64(np.float32(v)), np.float64(ln), l_avg[f], k1, b, delta)
+                s = np.float32(np.float64(idf_f[f, t]) * c - np.float64(nonocc_f[f, t]))
+                if weights[f] != np.float32(1.0):
+                    s = np.float32(weights[f] * s)
+                acc = np.float32(acc + s) if seen else s
+                seen = True
+            if seen and acc != 0:
+                out_rows[n] = r
+                out_data[n] = acc
+                n += 1
+        out_ip[t + 1] = n
+    return out_ip, out_rows, out_data, n
+
+
+def score(post: Postings, params: Mapping[str, Any]) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray],
+                                                              np.ndarray | None]:
+    """``((indptr, indices, data), nonoccurrence)``: the weighted sum of every field's BM25
+    scores (terms x documents CSC, zeros dropped) with each field's own statistics, and the
+    weighted non-occurrence scores (bm25l / bm25+ only), as a build over these documents."""
+    method, k1, b, delta = params["method"], float(params["k1"]), float(params["b"]), float(params.get("delta", 0.5))
+    weights = params["field_weights"]
+    nf, n = len(post.fields), post.n_docs
+    df = document_frequencies(post)
+    active = np.array([weights[f] != 0 and bool(df[i].any()) for i, f in enumerate(post.fields)], np.bool_)
+    idf_f = np.zeros((nf, post.n_terms), np.float32)
+    nonocc_f = np.zeros((nf, post.n_terms), np.float32)
+    l_avg = np.zeros(nf, np.float64)
+    tables, table_at, width = [], np.full(nf, -1, np.int64), np.zeros(nf, np.int64)
+    nonocc = np.zeros(post.n_terms, np.float32) if method in ("bm25l", "bm25+") else None
+    at = 0
+    for i, f in enumerate(post.fields):
+        if not active[i]:
+            continue
+        lens = np.asarray(post.lengths[i], np.int64)
+        l_avg[i] = float(lens.mean()) if n else 0.0
+        idf_f[i] = idf(method, df[i], n)
+        if nonocc is not None:
+            zero = tfc(method, np.zeros(1), np.array([l_avg[i]]), l_avg[i], k1, b, delta)[0]
+            nonocc_f[i] = np.where(df[i] > 0, idf(method, df[i], n, np.float64) * zero, 0).astype(np.float32)
+            nonocc += np.float32(weights[f]) * nonocc_f[i]
+        width[i] = int(lens.max(initial=0)) + 1
+        cells = (int(np.asarray(post.tf[i]).max(initial=0)) + 1) * int(width[i])
+        if cells <= TABLE_MAX:
+            grid_tf, grid_len = np.divmod(np.arange(cells, dtype=np.int64), width[i])
+            tables.append(tfc(method, grid_tf.astype(np.float32).astype(np.float64), grid_len.astype(np.float64),
+                              l_avg[i], k1, b, delta))
+            table_at[i] = at
+            at += cells
+    table = np.concatenate(tables) if tables else np.zeros(1, np.float64)
+    w = np.array([weights[f] for f in post.fields], np.float32)
+    ip, rows, data, m = _score_kernel(
+        np.asarray(post.indptr, np.int64), np.asarray(post.rows, np.int32), np.asarray(post.tf, np.int32),
+        np.asarray(post.lengths, np.int32), idf_f, nonocc_f, table, table_at, width, w, active,
+        _METHOD_CODE[method], l_avg, k1, b, delta)
+    return (ip, rows[:m], data[:m]), nonocc
+
+
+# ---------------------------------------------------------------------- vocabulary order
+@njit(cache=True, nogil=True)
+def _first_kernel(indptr, rows, tf):  # pragma: no cover - compiled
+    nf = tf.shape[0]
+    n_terms = len(indptr) - 1
+    first_f = np.full(n_terms, nf, np.int64)
+    first_r = np.zeros(n_terms, np.int64)
+    for t in range(n_terms):
+        for f in range(nf):
+            for p in range(indptr[t], indptr[t + 1]):
+                if tf[f, p] != 0:
+                    first_f[t] = f
+                    first_r[t] = rows[p]
+                    break
+            if first_f[t] < nf:
+                break
+    return first_f, first_r
+
+
+def first_occurrences(post: Postings) -> tuple[np.ndarray, np.ndarray]:
+    """Per term: the first field holding it and its first document there (``field ==
+    n_fields`` for a term no document holds)."""
+    return _first_kernel(np.asarray(post.indptr, np.int64), np.asarray(post.rows, np.int32),
+                         np.asarray(post.tf, np.int32))
+
+
+def permute_terms(post: Postings, order: np.ndarray) -> Postings:
+    """``post`` with term ``order[i]`` renumbered ``i`` (terms not in ``order`` dropped)."""
+    ip = np.asarray(post.indptr, np.int64)
+    order = np.asarray(order, np.int64)
+    starts, counts = ip[order], ip[order + 1] - ip[order]
+    new_ip = np.zeros(len(order) + 1, np.int64)
+    np.cumsum(counts, out=new_ip[1:])
+    take = np.repeat(starts - new_ip[:-1], counts) + np.arange(int(new_ip[-1]), dtype=np.int64)
+    return Postings(list(post.fields), new_ip, np.asarray(post.rows)[take], np.asarray(post.tf)[:, take],
+                    post.lengths)
+
+
+# ---------------------------------------------------------------------- persistence
+def save(directory: Path, post: Postings) -> None:
+    """Write ``post`` into ``directory`` (a new folder: ``.npy`` arrays and ``postings.json``)."""
+    out = Path(directory)
+    out.mkdir()
+    for name in ("indptr", "rows", "tf", "lengths"):
+        np.save(out / f"{name}.npy", np.ascontiguousarray(getattr(post, name)))
+    (out / "postings.json").write_text(json.dumps({"format": FORMAT, "fields": post.fields}), encoding="utf-8")
+
+
+def load(directory: Path, hint: str) -> Postings | None:
+    """The postings saved in ``directory`` (memory-mapped), or ``None`` if there are none;
+    ``hint``: how to rebuild, for the error a damaged or old layout raises."""
+    d = Path(directory)
+    if (d / "fields.json").is_file():
+        raise ArtefactError(f"{d}: term statistics in an older layout (before format {FORMAT}); {hint}")
+    if not (d / "postings.json").is_file():
+        return None
+    try:
+        meta = json.loads((d / "postings.json").read_text(encoding="utf-8"))
+        a = {p: np.load(d / f"{p}.npy", mmap_mode="r", allow_pickle=False)
+             for p in ("indptr", "rows", "tf", "lengths")}
+        post = Postings([str(f) for f in meta["fields"]], a["indptr"], a["rows"], a["tf"], a["lengths"])
+        ok = (int(meta.get("format", 0)) == FORMAT and post.tf.shape == (len(post.fields), len(post.rows))
+              and post.lengths.shape[0] == len(post.fields) and int(post.indptr[-1]) == len(post.rows))
+    except (OSError, ValueError, KeyError, TypeError, EOFError, IndexError) as e:
+        raise ArtefactError(f"{d}: damaged term statistics ({type(e).__name__}); {hint}") from None
+    if not ok:
+        raise ArtefactError(f"{d}: damaged term statistics (inconsistent shapes); {hint}")
+    return post
