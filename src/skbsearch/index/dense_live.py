@@ -54,33 +54,73 @@ def renderer_of(source: dict[str, Any]) -> Any:
                             max_per_relation=int(source.get("max_per_relation", 10)))
 
 
+def _embed(index: Any, texts: list[str]) -> np.ndarray:
+    """``texts`` embedded (through the embedding cache) by the encoder ``index`` was built with."""
+    from skbsearch.encoders import default_cache_dir, encode_texts, load_encoder
+
+    enc = load_encoder(index.encoder)
+    if enc.model_id != index.model_id:
+        raise ArtefactError(f"{index.path}: encoder {index.encoder!r} now gives model {enc.model_id}, "
+                          f"the index holds {index.model_id}; rebuild it")
+    if not texts:
+        return np.zeros((0, index.dim), np.float32)
+    return np.asarray(encode_texts(enc, texts, default_cache_dir()), np.float32)
+
+
+def _appended(base: Any, pos: np.ndarray, fresh: np.ndarray) -> RowMappedMatrix:
+    """Rows ``pos`` of ``base`` (``-1``: the next row of ``fresh``, in order) as one
+    row-mapped matrix over the stored vectors (a mapped ``base`` is folded, not nested)."""
+    where = np.asarray(pos, np.int64).copy()
+    if isinstance(base, RowMappedMatrix):  # caught up before: fold the two levels of mapping
+        where = np.where(where >= 0, base.pos[np.maximum(where, 0)], -1)
+        base, appended_before = base.base, base.appended
+    else:
+        appended_before = np.zeros((0, base.shape[1]), np.float32)
+    new = np.flatnonzero(where < 0)
+    where[new] = len(base) + len(appended_before) + np.arange(len(new))
+    return RowMappedMatrix(base, np.concatenate([appended_before, fresh]), where)
+
+
+def catch_up_multivector(index: Any, skb: Any, root: Path | None = None) -> Any:
+    """A multi-vector ``index`` at ``skb``'s generation: the chunks of new and changed nodes
+    embedded and appended, every live document's chunks mapped to their vectors."""
+    from skbsearch.index.multivector import MultiVectorIndex, chunk_words
+
+    pos = changed_rows(index, skb, root)
+    if pos is None:
+        return index
+    texts = renderer_of(index.source).render_many(rows_only(skb, np.flatnonzero(pos < 0)))
+    chunks = [chunk_words(t, index.size, index.stride) for t in texts]
+    fresh = _embed(index, [c for cs in chunks for c in cs])
+    off = np.asarray(index.offsets, np.int64)
+    kept = pos >= 0
+    counts = np.zeros(len(pos), np.int64)
+    counts[kept] = off[pos[kept] + 1] - off[pos[kept]]
+    counts[~kept] = [len(cs) for cs in chunks]
+    offsets = np.zeros(len(pos) + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    start = np.where(kept, off[np.maximum(pos, 0)], -1)
+    chunk_pos = np.repeat(start - offsets[:-1], counts) + np.arange(int(offsets[-1]))
+    chunk_pos[np.repeat(~kept, counts)] = -1
+    source = {**index.source, "skb_hash": skb.meta.get("content_hash"), "num_nodes": skb.num_nodes,
+              "generation": skb.meta.get("generation")}
+    return MultiVectorIndex(skb.ids, _appended(index.embeddings, chunk_pos, fresh), offsets, agg=index.agg,
+                            size=index.size, stride=index.stride, encoder=index.encoder,
+                            model_id=index.model_id, normalized=True, source=source, built_on=index.built_on)
+
+
 def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
     """``index`` at ``skb``'s generation (or ``index`` itself: current, or not an ancestor)."""
-    from skbsearch.encoders import default_cache_dir, encode_texts, load_encoder
     from skbsearch.index.dense import DenseIndex
 
     pos = changed_rows(index, skb, root)
     if pos is None:
         return index
     new_rows = np.flatnonzero(pos < 0)
-    texts = renderer_of(index.source).render_many(rows_only(skb, new_rows))
-    enc = load_encoder(index.encoder)
-    if enc.model_id != index.model_id:
-        raise ArtefactError(f"{index.path}: encoder {index.encoder!r} now gives model {enc.model_id}, "
-                          f"the index holds {index.model_id}; rebuild it")
-    fresh = encode_texts(enc, texts, default_cache_dir()) if len(texts) else np.zeros((0, index.dim), np.float32)
+    fresh = _embed(index, renderer_of(index.source).render_many(rows_only(skb, new_rows)))
     # append-only: the stored vectors stay where they are (memory-mapped, not copied); the
     # new ones are appended and each live row points at its vector (index.rowmap)
-    base = index.embeddings
-    if isinstance(base, RowMappedMatrix):  # caught up before: fold the two levels of mapping
-        pos = np.where(pos >= 0, base.pos[np.maximum(pos, 0)], -1)
-        nb = len(base.base)
-        base, appended_before = base.base, base.appended
-    else:
-        nb, appended_before = len(base), np.zeros((0, index.dim), np.float32)
-    where = pos.copy()
-    where[new_rows] = nb + len(appended_before) + np.arange(len(new_rows))
-    matrix: Any = RowMappedMatrix(base, np.concatenate([appended_before, np.asarray(fresh, np.float32)]), where)
+    matrix: Any = _appended(index.embeddings, pos, fresh)
     if index.backend != "numpy":  # torch and FAISS take one contiguous matrix
         matrix = np.asarray(matrix)
     source = {**index.source, "skb_hash": skb.meta.get("content_hash"), "num_nodes": skb.num_nodes,

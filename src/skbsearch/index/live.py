@@ -18,7 +18,8 @@ from skbsearch.index.base import MANIFEST_FILE, read_manifest, rebuild_command
 from skbsearch.index.bm25_live import LIVE_DIR
 
 #: index kind -> function(index, skb) -> index at skb's generation
-CATCH_UP = {"bm25": bm25_live.catch_up, "dense": dense_live.catch_up}
+CATCH_UP = {"bm25": bm25_live.catch_up, "dense": dense_live.catch_up,
+            "multivector": dense_live.catch_up_multivector}
 
 
 def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
@@ -52,8 +53,8 @@ def _why_stale(kind: str, source: dict[str, Any], directory: Path) -> str | None
     """Why an index of this kind and source cannot follow updates (``None``: it can)."""
     if kind not in CATCH_UP:
         return f"{kind} indexes do not follow updates yet"
-    if kind == "dense" and source.get("add_rel"):
-        return "dense indexes with related nodes' names (--add-rel) do not follow updates yet"
+    if kind in ("dense", "multivector") and source.get("add_rel"):
+        return f"{kind} indexes with related nodes' names (--add-rel) do not follow updates yet"
     if kind == "bm25" and (directory / LIVE_DIR / "fields.json").is_file():
         return "this bm25 index keeps its term statistics in an older layout"
     if kind == "bm25" and not (directory / LIVE_DIR / "postings.json").is_file():

@@ -227,7 +227,8 @@ class MultiVectorIndex(DocRows):
         out: list[Hits] = []
         step = max(1, SCORE_BLOCK // max(matrix.shape[0], 1))
         for start in range(0, len(q), step):
-            for chunk_scores in q[start : start + step] @ matrix.T:
+            block = q[start : start + step]
+            for chunk_scores in (matrix.inner(block) if hasattr(matrix, "inner") else block @ matrix.T):
                 out.append(top_k(aggregate(chunk_scores, offsets, agg), k, rows))
         return out
 
