@@ -214,26 +214,11 @@ def idf(method: str, df: np.ndarray, n: int, dtype: Any = np.float32) -> np.ndar
     return out
 
 
-def tfc(method: str, tf: np.ndarray, l_d: np.ndarray, l_avg: float, k1: float, b: float,
-        delta: float) -> np.ndarray:
-    """bm25s's term-frequency component, operation for operation: float64, except that
-    atire's and bm25+'s numerator ``(k1 + 1) * tf`` is a float32 product there (a Python
-    float times bm25s's float32 counts)."""
-    norm = (1 - b) + b * l_d / l_avg
-    if method in ("robertson", "lucene"):
-        return tf / (k1 * norm + tf)
-    num = (tf.astype(np.float32) * np.float32(k1 + 1)).astype(np.float64)
-    if method == "atire":
-        return num / (tf + k1 * norm)
-    if method == "bm25l":
-        c = tf / norm
-        return ((k1 + 1) * (c + delta)) / (k1 + c + delta)
-    return num / (k1 * norm + tf) + delta  # bm25+
-
-
 @njit(cache=True, nogil=True)
 def _tfc_one(code, tf, l_d, l_avg, k1, b, delta):  # pragma: no cover - compiled
-    """:func:`tfc` of one posting (the same float64 operations in the same order)."""
+    """bm25s's term-frequency component of one posting, operation for operation: float64,
+    except that atire's and bm25+'s numerator ``(k1 + 1) * tf`` is a float32 product there
+    (a Python float times bm25s's float32 counts)."""
     norm = (1 - b) + b * l_d / l_avg
     if code == 0:
         return tf / (k1 * norm + tf)
@@ -244,6 +229,15 @@ def _tfc_one(code, tf, l_d, l_avg, k1, b, delta):  # pragma: no cover - compiled
         c = tf / norm
         return ((k1 + 1) * (c + delta)) / (k1 + c + delta)
     return num / (k1 * norm + tf) + delta
+
+
+@njit(cache=True, nogil=True)
+def _tfc_table(code, cells, width, l_avg, k1, b, delta):  # pragma: no cover - compiled
+    """:func:`_tfc_one` of every (term frequency, length) cell, ``tf * width + length``."""
+    out = np.empty(cells, np.float64)
+    for i in range(cells):
+        out[i] = _tfc_one(code, np.float64(np.float32(i // width)), np.float64(i % width), l_avg, k1, b, delta)
+    return out
 
 
 @njit(cache=True, nogil=True)
@@ -288,6 +282,7 @@ def score(post: Postings, params: Mapping[str, Any]) -> tuple[tuple[np.ndarray, 
     scores (terms x documents CSC, zeros dropped) with each field's own statistics, and the
     weighted non-occurrence scores (bm25l / bm25+ only), as a build over these documents."""
     method, k1, b, delta = params["method"], float(params["k1"]), float(params["b"]), float(params.get("delta", 0.5))
+    code = _METHOD_CODE[method]
     weights = params["field_weights"]
     nf, n = len(post.fields), post.n_docs
     df = document_frequencies(post)
@@ -305,15 +300,13 @@ def score(post: Postings, params: Mapping[str, Any]) -> tuple[tuple[np.ndarray, 
         l_avg[i] = float(lens.mean()) if n else 0.0
         idf_f[i] = idf(method, df[i], n)
         if nonocc is not None:
-            zero = tfc(method, np.zeros(1), np.array([l_avg[i]]), l_avg[i], k1, b, delta)[0]
+            zero = _tfc_one(code, 0.0, l_avg[i], l_avg[i], k1, b, delta)
             nonocc_f[i] = np.where(df[i] > 0, idf(method, df[i], n, np.float64) * zero, 0).astype(np.float32)
             nonocc += np.float32(weights[f]) * nonocc_f[i]
         width[i] = int(lens.max(initial=0)) + 1
         cells = (int(np.asarray(post.tf[i]).max(initial=0)) + 1) * int(width[i])
-        if cells <= TABLE_MAX:
-            grid_tf, grid_len = np.divmod(np.arange(cells, dtype=np.int64), width[i])
-            tables.append(tfc(method, grid_tf.astype(np.float32).astype(np.float64), grid_len.astype(np.float64),
-                              l_avg[i], k1, b, delta))
+        if cells <= TABLE_MAX:  # few distinct (tf, length) pairs: each computed once
+            tables.append(_tfc_table(code, cells, int(width[i]), l_avg[i], k1, b, delta))
             table_at[i] = at
             at += cells
     table = np.concatenate(tables) if tables else np.zeros(1, np.float64)
@@ -321,7 +314,7 @@ def score(post: Postings, params: Mapping[str, Any]) -> tuple[tuple[np.ndarray, 
     ip, rows, data, m = _score_kernel(
         np.asarray(post.indptr, np.int64), np.asarray(post.rows, np.int32), np.asarray(post.tf, np.int32),
         np.asarray(post.lengths, np.int32), idf_f, nonocc_f, table, table_at, width, w, active,
-        _METHOD_CODE[method], l_avg, k1, b, delta)
+        code, l_avg, k1, b, delta)
     return (ip, rows[:m], data[:m]), nonocc
 
 
