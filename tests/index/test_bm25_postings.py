@@ -10,8 +10,10 @@ import pytest
 
 from skbsearch.core.errors import ArtefactError
 from skbsearch.index import bm25_postings as bp
+from skbsearch.index.base import no_progress
+from skbsearch.index.bm25_build import combine_fields, make_tokenizer, score_fields, tokenize_fields
 from skbsearch.index.bm25_postings import Postings, merge, permute_terms, score
-from skbsearch.index.sparse import METHODS, BM25Index
+from skbsearch.index.sparse import METHODS
 
 
 def _dense(p: Postings) -> np.ndarray:
@@ -67,21 +69,25 @@ def test_merge_refuses_rows_out_of_order() -> None:
 
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("table_max", [bp.TABLE_MAX, 0])
-def test_scores_bit_identical_to_a_build(method: str, table_max: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_scores_bit_identical_to_bm25s(method: str, table_max: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The peer: bm25s's own build per field (``score_fields``, what the Ray build runs) and
+    the weighted sum of the fields."""
     rng = np.random.default_rng(1)
     words = "red blue green boot mug cup steel leather trail winter".split()
-    fields = {f: [" ".join(rng.choice(words, rng.integers(0, 9))) for _ in range(40)] for f in ("title", "body")}
-    built = BM25Index.build(fields, [f"d{i}" for i in range(40)], field_weights={"title": 2.5, "body": 1.0},
-                            method=method, k1=1.2, b=0.7, delta=0.3)
+    parts = {f: [" ".join(rng.choice(words, rng.integers(0, 9))) for _ in range(40)] for f in ("title", "body")}
+    tok = make_tokenizer("english", "en")
+    tokens = tokenize_fields(parts, tok, 40, no_progress)
+    n_vocab = len(tok.get_vocab_dict())
+    weights = {"title": 2.5, "body": 1.0}
+    settings = {"k1": 1.2, "b": 0.7, "delta": 0.3, "method": method}
+    matrix, ref_nonocc = combine_fields(score_fields(tokens, weights, 40, n_vocab, settings, no_progress),
+                                        weights, 40, n_vocab, method)
     monkeypatch.setattr(bp, "TABLE_MAX", table_max)
-    (ip, rows, data), nonocc = score(built.term_stats, built.params)
-    sc = built.bm25.scores
-    assert np.array_equal(ip, sc["indptr"]) and np.array_equal(rows, sc["indices"])
-    assert np.array_equal(data.view(np.int32), np.asarray(sc["data"]).view(np.int32))
-    if nonocc is None:
-        assert built.nonoccurrence is None
-    else:
-        assert np.array_equal(nonocc, built.nonoccurrence)
+    (ip, rows, data), nonocc = score(Postings.from_tokens(tokens, n_vocab), {**settings, "field_weights": weights})
+    assert np.array_equal(ip, matrix.indptr) and np.array_equal(rows, matrix.indices)
+    assert np.array_equal(data.view(np.int32), matrix.data.astype(np.float32).view(np.int32))
+    assert (nonocc is None) == (ref_nonocc is None)
+    assert nonocc is None or np.array_equal(nonocc, ref_nonocc)
 
 
 def test_permute_terms_moves_whole_posting_lists() -> None:

@@ -38,9 +38,7 @@ from skbsearch.index.bm25_build import (
     bm25_over,
     bm25_params,
     check_field_weights,
-    combine_fields,
     make_tokenizer,
-    score_fields,
     tokenize_fields,
 )
 from skbsearch.index.bm25_postings import Postings
@@ -170,16 +168,13 @@ class BM25Index:
         tokens = tokenize_fields(parts, tokenizer, n, progress)
         vocab = tokenizer.get_vocab_dict()
         n_vocab = max(len(vocab), 1)
-        settings = {"k1": k1, "b": b, "delta": delta, "method": method}
-        per_field = score_fields(tokens, weights, n, n_vocab, settings, progress)
-        matrix, nonocc = combine_fields(per_field, weights, n, n_vocab, method)
         params = bm25_params(k1, b, method, delta, stemmer, stopwords, weights)
-        csc = (matrix.indptr, matrix.indices, matrix.data)
-        index = cls(bm25_over(csc, n, nonocc, vocab, settings), tokenizer,
-                    [str(d) for d in doc_ids], params, source)
-        # per-field term counts: what lets the index follow SKB updates (index.bm25_live)
-        index.term_stats = Postings.from_tokens(tokens, n_vocab)
-        index.warm()  # compile the one-query kernel now (once per machine: cached on disk)
+        progress("score", 0, 1)
+        # per-field term counts, term-major (what lets the index follow SKB updates:
+        # index.bm25_live), scored in one compiled pass: the values of bm25s's own build
+        post = Postings.from_tokens(tokens, n_vocab)
+        index = cls.from_postings(post, tokenizer, [str(d) for d in doc_ids], params, source)
+        progress("score", 1, 1)
         return index
 
     @classmethod
