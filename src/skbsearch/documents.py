@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from skbsearch.kb.arrays import take_rows
 from skbsearch.kb.schema import INVERSE_SUFFIX
 from skbsearch.kb.store import SKB
 
@@ -107,7 +108,7 @@ def _values(skb: SKB, column: str, rows: np.ndarray, few: bool) -> Mapping[int, 
     if column not in skb.nodes.column_names:
         skb.column(column)  # raises the usual InputError naming the columns
     rows = np.unique(np.asarray(rows, dtype=np.int64))
-    return dict(zip(rows.tolist(), skb.nodes.column(column).take(rows).to_pylist(), strict=True))
+    return dict(zip(rows.tolist(), take_rows(skb.nodes.column(column), rows).to_pylist(), strict=True))
 
 
 def _shown(offsets: np.ndarray, nbrs: np.ndarray, cap: int) -> np.ndarray:

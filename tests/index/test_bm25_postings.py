@@ -12,7 +12,7 @@ from skbsearch.core.errors import ArtefactError
 from skbsearch.index import bm25_postings as bp
 from skbsearch.index.base import no_progress
 from skbsearch.index.bm25_build import combine_fields, make_tokenizer, score_fields, tokenize_fields
-from skbsearch.index.bm25_postings import Postings, merge, permute_terms, score
+from skbsearch.index.bm25_postings import Merge, Postings, merge, score
 from skbsearch.index.sparse import METHODS
 
 
@@ -90,11 +90,16 @@ def test_scores_bit_identical_to_bm25s(method: str, table_max: int, monkeypatch:
     assert nonocc is None or np.array_equal(nonocc, ref_nonocc)
 
 
-def test_permute_terms_moves_whole_posting_lists() -> None:
-    p = Postings.from_tokens({"a": [[0, 1], [1, 2], [2]]}, 3)
-    q = permute_terms(p, np.array([2, 0]))
+def test_merge_writes_terms_in_the_order_given_with_their_frequencies() -> None:
+    p = Postings.from_tokens({"a": [[0, 1], [1, 2], [2]], "b": [[2], [], []]}, 3)
+    empty = Postings.from_tokens({"a": [], "b": []}, 3, rows={"a": np.zeros(0), "b": np.zeros(0)}, n_docs=3)
+    empty.lengths = p.lengths
+    m = Merge(p, empty, np.arange(3), None)
+    assert [x.tolist() for x in m.first_occurrences()] == [[0, 0, 0], [0, 0, 1]]
+    q, df = m.run(np.array([2, 0]))
     d, e = _dense(p), _dense(q)
     assert q.n_terms == 2 and np.array_equal(e[:, 0], d[:, 2]) and np.array_equal(e[:, 1], d[:, 0])
+    assert df.tolist() == [[2, 1], [1, 0]]
 
 
 def test_saved_postings_round_trip_and_old_layout_refused(tmp_path) -> None:

@@ -1,9 +1,10 @@
-"""The steps of building a BM25 score matrix, shared by the single-process build
-(:meth:`skbsearch.index.sparse.BM25Index.build`), the rescoring of a live index
-(:meth:`~skbsearch.index.sparse.BM25Index.from_postings`) and the Ray build
-(:mod:`skbsearch.index.distributed_bm25`): the tokenizer, the field-weight checks,
-per-field scoring, the weighted sum of the field matrices and the ``bm25s.BM25`` object
-over it (see :mod:`skbsearch.index.sparse` for the multi-field model)."""
+"""The steps of building a BM25 index shared by the single-process build
+(:meth:`skbsearch.index.sparse.BM25Index.build`) and the Ray build
+(:mod:`skbsearch.index.distributed_bm25`): the tokenizer, the field-weight checks and the
+``bm25s.BM25`` object over a score matrix; and bm25s's own per-field scoring with the
+weighted sum of the field matrices (what the Ray build runs per shard, and the reference the
+compiled scorer of :mod:`skbsearch.index.bm25_postings` is tested against, bit for bit; see
+:mod:`skbsearch.index.sparse` for the multi-field model)."""
 
 from __future__ import annotations
 

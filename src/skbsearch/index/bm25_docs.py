@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from skbsearch.core.errors import ArtefactError, InputError
+from skbsearch.kb.arrays import take_rows
 
 
 def _column(skb: Any, name: str, rows: np.ndarray | None) -> list[Any]:
@@ -28,7 +29,7 @@ def _column(skb: Any, name: str, rows: np.ndarray | None) -> list[Any]:
         return list(skb.column(name))
     if name not in skb.nodes.column_names:
         return [None] * len(rows)
-    return skb.nodes.column(name).take(np.asarray(rows, dtype=np.int64)).to_pylist()
+    return take_rows(skb.nodes.column(name), np.asarray(rows, dtype=np.int64)).to_pylist()
 
 
 def relation_texts(skb: Any, rows: np.ndarray | None, max_per_relation: int) -> list[str]:

@@ -25,7 +25,7 @@ import numpy as np
 
 from skbsearch.core.errors import ArtefactError
 from skbsearch.index.bm25_docs import source_texts
-from skbsearch.index.bm25_postings import Postings, first_occurrences, merge, permute_terms
+from skbsearch.index.bm25_postings import Merge, Postings
 from skbsearch.kb.arrays import positions
 from skbsearch.kb.generations import SEGMENTS_DIR, read_generation
 from skbsearch.kb.segments import read_segment
@@ -76,53 +76,47 @@ def pending_affected(segments: Sequence[Any]) -> set[str] | None:
     return out
 
 
-def _first_positions(post: Postings, tok: Any, skb: Any, source: dict[str, Any],
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per term: the field, row and token position of its first occurrence in the live
-    documents (``field == n_fields`` for terms no live document has). Only documents that
-    are the first occurrence of two or more terms are tokenised again (for the positions)."""
-    nf = len(post.fields)
-    first_f, first_r = first_occurrences(post)
-    pos = np.zeros(post.n_terms, np.int64)
+def _token_positions(first_f: np.ndarray, first_r: np.ndarray, fields: list[str], tok: Any, skb: Any,
+                     source: dict[str, Any]) -> np.ndarray:
+    """Per term: its token position in the document of its first occurrence (``first_f``,
+    ``first_r``; 0 unless needed). Only documents that are the first occurrence of two or
+    more terms are tokenised again, to order those terms."""
+    nf = len(fields)
+    pos = np.zeros(len(first_f), np.int64)
     used = np.flatnonzero(first_f < nf)
     key = first_f[used] * (int(first_r.max(initial=0)) + 1) + first_r[used]
     k = np.sort(key)  # (not np.unique: numpy >= 2.3 hashes large int arrays, far slower)
     shared = set(k[1:][k[1:] == k[:-1]].tolist())
-    for fi, f in enumerate(post.fields):
+    for fi, f in enumerate(fields):
         rows = sorted({int(first_r[t]) for t, k in zip(used, key, strict=True)
                        if k in shared and first_f[t] == fi})
         if not rows:
             continue
-        texts = source_texts(skb, np.asarray(rows), source, post.fields, only=f)
+        texts = source_texts(skb, np.asarray(rows), source, fields, only=f)
         for r, ids in zip(rows, tok.streaming_tokenize((t or "" for t in texts), update_vocab=False,
                                                        allow_empty=False), strict=True):
             for p_, t in enumerate(ids):
                 if first_f[t] == fi and first_r[t] == r and pos[t] == 0:
                     pos[t] = p_ + 1
-    return first_f, first_r, pos
+    return pos
 
 
-def _canonical_vocabulary(post: Postings, tok: Any, skb: Any, source: dict[str, Any]) -> Postings:
-    """Renumber the vocabulary as a rebuild over the live documents would: terms in order of
-    first occurrence (field, document, position), terms no live document has dropped (they
-    must not count as known words, e.g. for typo correction; and stages that break ties by
-    term id then agree with a rebuild). The postings are permuted only if the order changed."""
-    first_f, first_r, pos = _first_positions(post, tok, skb, source)
-    n_used = int((first_f < len(post.fields)).sum())
-    order = np.lexsort((pos, first_r, first_f))[:n_used]
-    remap = np.full(post.n_terms, -1, np.int64)
+def _canonical_order(m: Merge, fields: list[str], tok: Any, skb: Any, source: dict[str, Any]) -> np.ndarray:
+    """The terms of the merged postings in the order a rebuild over the live documents numbers
+    them (first occurrence: field, document, position); terms no live document has left out
+    (they must not count as known words, e.g. for typo correction; and stages that break ties
+    by term id then agree with a rebuild). The tokenizer ``tok`` is renumbered to match."""
+    first_f, first_r = m.first_occurrences()
+    pos = _token_positions(first_f, first_r, fields, tok, skb, source)
+    n_terms = len(first_f)
+    order = np.lexsort((pos, first_r, first_f))[: int((first_f < len(fields)).sum())]
+    remap = np.full(n_terms, -1, np.int64)
     remap[order] = np.arange(len(order))
     for name in ("stem_to_sid", "word_to_id"):
         d = getattr(tok, name)
-        items = [(w, int(remap[i])) for w, i in d.items() if i < post.n_terms and remap[i] >= 0]
+        items = [(w, int(remap[i])) for w, i in d.items() if i < n_terms and remap[i] >= 0]
         setattr(tok, name, dict(sorted(items, key=lambda x: x[1])))
-    if n_used == post.n_terms and np.array_equal(order, np.arange(n_used)):
-        return post
-    if n_used == 0:  # no document has a word: one empty term, as a build gives
-        order = np.zeros(0, np.int64)
-        out = permute_terms(post, order)
-        return Postings(out.fields, np.zeros(2, np.int64), out.rows, out.tf, out.lengths)
-    return permute_terms(post, order)
+    return order if len(order) else np.zeros(1, np.int64)  # no word at all: one empty term, as a build
 
 
 def rows_only(skb: Any, rows: np.ndarray) -> Any:
@@ -216,10 +210,10 @@ def _rebuilt(index: Any, skb: Any, post: Postings, pos: np.ndarray, new_rows: di
         lengths[i, new_rows[f]] = delta.lengths[i, new_rows[f]]
     delta.lengths = lengths
     try:
-        live = merge(post, delta, row_map, keep)
+        m = Merge(post, delta, row_map, keep)
     except ValueError:  # the live rows do not keep the index's order: build anew
         return reindex(index, skb)
-    live = _canonical_vocabulary(live, tok, skb, src)
+    live, df = m.run(_canonical_order(m, post.fields, tok, skb, src))
     source = {**src, "skb_hash": now, "num_nodes": skb.num_nodes, "generation": skb.meta.get("generation"),
               "node_order": True}
-    return type(index).from_postings(live, tok, skb.ids, index.params, source)
+    return type(index).from_postings(live, tok, skb.ids, index.params, source, df=df)

@@ -6,15 +6,16 @@ within a term) and, aligned posting for posting, the term frequency in every fie
 (``tf[f]``, 0 where the term is not in that field of that document), plus every document's
 length per field (``lengths[f]``). One structure for all fields, so that:
 
-- :func:`merge` folds a delta into a base in one pass per term: base rows renumbered to the
+- :class:`Merge` folds a delta into a base in one pass per term: base rows renumbered to the
   live rows (deleted rows dropped, rows re-tokenised in a field lose that field's counts) and
   the delta's postings interleaved in row order;
 - :func:`score` computes every posting's weighted multi-field BM25 score with bm25s's own
   float32/float64 steps (the same values as :func:`skbsearch.index.bm25_build.score_fields`
   followed by :func:`~skbsearch.index.bm25_build.combine_fields` over the same documents),
   straight into the term x document CSC arrays the query kernels read;
-- :func:`first_occurrences` finds each term's first (field, document) for the vocabulary
-  order of a rebuild, and :func:`permute_terms` renumbers terms.
+- :meth:`Merge.first_occurrences` finds each term's first (field, document) in the merged
+  postings before merging, so that :meth:`Merge.run` writes the terms straight in a
+  rebuild's vocabulary order.
 
 The kernels are numba-compiled (``cache=True``) when numba is installed; without it they
 run as plain Python (correct, slow on large indexes).
@@ -34,7 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from skbsearch.core.errors import ArtefactError
-from skbsearch.index.kernels import njit
+from skbsearch.index.kernels import njit, prange
 
 #: file layout version of ``live/`` (1: per-field document-major matrices, no longer read)
 FORMAT = 2
@@ -107,16 +108,17 @@ def _field_csc(token_ids: Sequence[Sequence[int]], n_vocab: int) -> tuple[sp.csc
 
 # ---------------------------------------------------------------------- merging
 @njit(cache=True, nogil=True)
-def _merge_kernel(ip_a, rows_a, tf_a, row_map, keep, ip_b, rows_b, tf_b):  # pragma: no cover - compiled
+def _merge_kernel(ip_a, rows_a, tf_a, row_map, keep, ip_b, rows_b, tf_b, order):  # pragma: no cover - compiled
     nf = tf_b.shape[0]
-    n_terms = len(ip_b) - 1
     na_terms = len(ip_a) - 1
     cap = len(rows_a) + len(rows_b)
-    out_ip = np.zeros(n_terms + 1, np.int64)
+    out_ip = np.zeros(len(order) + 1, np.int64)
     out_rows = np.empty(cap, np.int32)
     out_tf = np.zeros((nf, cap), np.int32)
+    df = np.zeros((nf, len(order)), np.int64)
     n = 0
-    for t in range(n_terms):
+    for i in range(len(order)):
+        t = order[i]
         pa = ip_a[t] if t < na_terms else 0
         ea = ip_a[t + 1] if t < na_terms else 0
         pb = ip_b[t]
@@ -151,28 +153,79 @@ def _merge_kernel(ip_a, rows_a, tf_a, row_map, keep, ip_b, rows_b, tf_b):  # pra
                 out_rows[n] = rb
                 pb += 1
             if nonzero:
+                for f in range(nf):
+                    if out_tf[f, n] != 0:
+                        df[f, i] += 1
                 n += 1
-        out_ip[t + 1] = n
-    return out_ip, out_rows, out_tf, n
+        out_ip[i + 1] = n
+    return out_ip, out_rows, out_tf, n, df
+
+
+@njit(cache=True, nogil=True)
+def _first_kernel(ip_a, rows_a, tf_a, row_map, keep, ip_b, rows_b, tf_b):  # pragma: no cover - compiled
+    nf = tf_b.shape[0]
+    n_terms = len(ip_b) - 1
+    na_terms = len(ip_a) - 1
+    first_f = np.full(n_terms, nf, np.int64)
+    first_r = np.zeros(n_terms, np.int64)
+    for t in range(n_terms):
+        for f in range(nf):
+            best = -1
+            if t < na_terms:
+                for p in range(ip_a[t], ip_a[t + 1]):
+                    src = rows_a[p]
+                    if row_map[src] >= 0 and keep[f, src] and tf_a[f, p] != 0:
+                        best = row_map[src]
+                        break
+            for p in range(ip_b[t], ip_b[t + 1]):
+                if tf_b[f, p] != 0:
+                    if best < 0 or rows_b[p] < best:
+                        best = rows_b[p]
+                    break
+            if best >= 0:
+                first_f[t] = f
+                first_r[t] = best
+                break
+    return first_f, first_r
+
+
+class Merge:
+    """``base`` with its rows renumbered by ``row_map`` (``-1``: dropped; kept rows in
+    ascending order, else :class:`ValueError`), field ``f`` of base row ``r`` kept only where
+    ``keep[f, r]`` (``None``: all), and ``delta``'s postings added (their rows already final;
+    where both have a row, the counts add up). Terms and lengths are ``delta``'s."""
+
+    def __init__(self, base: Postings, delta: Postings, row_map: np.ndarray, keep: np.ndarray | None) -> None:
+        row_map = np.asarray(row_map, np.int64)
+        kept = row_map[row_map >= 0]
+        if len(kept) > 1 and not bool(np.all(np.diff(kept) > 0)):
+            raise ValueError("merge: row_map must keep base rows in ascending order")
+        if keep is None:
+            keep = np.ones((len(base.fields), len(row_map)), np.bool_)
+        self.base, self.delta = base, delta
+        self.args = (np.asarray(base.indptr, np.int64), np.asarray(base.rows, np.int32),
+                     np.asarray(base.tf, np.int32), row_map, np.asarray(keep, np.bool_),
+                     np.asarray(delta.indptr, np.int64), np.asarray(delta.rows, np.int32),
+                     np.asarray(delta.tf, np.int32))
+
+    def first_occurrences(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per term of the result: the first field holding it and its first row there
+        (``field == n_fields`` for a term no row holds), without merging."""
+        return _first_kernel(*self.args)
+
+    def run(self, order: np.ndarray | None = None) -> tuple[Postings, np.ndarray]:
+        """The merged postings, terms ``order`` (default: all, in place) renumbered
+        ``0, 1, ...``, and their document frequencies per field (``(n_fields, n_terms)``)."""
+        order = np.arange(self.delta.n_terms, dtype=np.int64) if order is None else np.asarray(order, np.int64)
+        ip, rows, tf, n, df = _merge_kernel(*self.args, order)
+        if n < 0.9 * len(rows):  # do not hold the spare capacity
+            rows, tf = rows[:n].copy(), tf[:, :n].copy()
+        return Postings(list(self.delta.fields), ip, rows[:n], tf[:, :n], self.delta.lengths), df
 
 
 def merge(base: Postings, delta: Postings, row_map: np.ndarray, keep: np.ndarray | None) -> Postings:
-    """``base`` with its rows renumbered by ``row_map`` (``-1``: dropped; kept rows must stay
-    in ascending order), field ``f`` of base row ``r`` kept only where ``keep[f, r]``
-    (``None``: all), and ``delta``'s postings added (their rows already final; where both
-    have a row, the counts add up). The result has ``delta``'s terms and lengths."""
-    if keep is None:
-        keep = np.ones((len(base.fields), len(row_map)), np.bool_)
-    kept = row_map[row_map >= 0]
-    if len(kept) > 1 and not bool(np.all(np.diff(kept) > 0)):
-        raise ValueError("merge: row_map must keep base rows in ascending order")
-    ip, rows, tf, n = _merge_kernel(np.asarray(base.indptr, np.int64), np.asarray(base.rows, np.int32),
-                                    np.asarray(base.tf, np.int32), np.asarray(row_map, np.int64),
-                                    np.asarray(keep, np.bool_), np.asarray(delta.indptr, np.int64),
-                                    np.asarray(delta.rows, np.int32), np.asarray(delta.tf, np.int32))
-    if n < 0.9 * len(rows):  # do not hold the spare capacity
-        rows, tf = rows[:n].copy(), tf[:, :n].copy()
-    return Postings(list(delta.fields), ip, rows[:n], tf[:, :n], delta.lengths)
+    """:class:`Merge` of ``base`` and ``delta``, every term kept in place."""
+    return Merge(base, delta, row_map, keep).run()[0]
 
 
 # ---------------------------------------------------------------------- statistics and scores
@@ -240,16 +293,12 @@ def _tfc_table(code, cells, width, l_avg, k1, b, delta):  # pragma: no cover - c
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _score_kernel(indptr, rows, tf, lengths, idf_f, nonocc_f, table, table_at, width, weights,
                   active, code, l_avg, k1, b, delta):  # pragma: no cover - compiled
     nf = tf.shape[0]
-    n_terms = len(indptr) - 1
-    out_ip = np.zeros(n_terms + 1, np.int64)
-    out_rows = np.empty(len(rows), np.int32)
-    out_data = np.empty(len(rows), np.float32)
-    n = 0
-    for t in range(n_terms):
+    out = np.zeros(len(rows), np.float32)
+    for t in prange(len(indptr) - 1):
         for p in range(indptr[t], indptr[t + 1]):
             r = rows[p]
             acc = np.float32(0.0)
@@ -268,24 +317,22 @@ def _score_kernel(indptr, rows, tf, lengths, idf_f, nonocc_f, table, table_at, w
                     s = np.float32(weights[f] * s)
                 acc = np.float32(acc + s) if seen else s
                 seen = True
-            if seen and acc != 0:
-                out_rows[n] = r
-                out_data[n] = acc
-                n += 1
-        out_ip[t + 1] = n
-    return out_ip, out_rows, out_data, n
+            out[p] = acc
+    return out
 
 
-def score(post: Postings, params: Mapping[str, Any]) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray],
-                                                              np.ndarray | None]:
+def score(post: Postings, params: Mapping[str, Any], df: np.ndarray | None = None,
+          ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray | None]:
     """``((indptr, indices, data), nonoccurrence)``: the weighted sum of every field's BM25
     scores (terms x documents CSC, zeros dropped) with each field's own statistics, and the
-    weighted non-occurrence scores (bm25l / bm25+ only), as a build over these documents."""
+    weighted non-occurrence scores (bm25l / bm25+ only), as a build over these documents.
+    ``df``: the document frequencies if known (:meth:`Merge.run` counts them). Postings are
+    scored in parallel over terms; the CSC shares ``post``'s arrays unless a score is 0."""
     method, k1, b, delta = params["method"], float(params["k1"]), float(params["b"]), float(params.get("delta", 0.5))
     code = _METHOD_CODE[method]
     weights = params["field_weights"]
     nf, n = len(post.fields), post.n_docs
-    df = document_frequencies(post)
+    df = document_frequencies(post) if df is None else df
     active = np.array([weights[f] != 0 and bool(df[i].any()) for i, f in enumerate(post.fields)], np.bool_)
     idf_f = np.zeros((nf, post.n_terms), np.float32)
     nonocc_f = np.zeros((nf, post.n_terms), np.float32)
@@ -311,49 +358,14 @@ def score(post: Postings, params: Mapping[str, Any]) -> tuple[tuple[np.ndarray, 
             at += cells
     table = np.concatenate(tables) if tables else np.zeros(1, np.float64)
     w = np.array([weights[f] for f in post.fields], np.float32)
-    ip, rows, data, m = _score_kernel(
-        np.asarray(post.indptr, np.int64), np.asarray(post.rows, np.int32), np.asarray(post.tf, np.int32),
-        np.asarray(post.lengths, np.int32), idf_f, nonocc_f, table, table_at, width, w, active,
-        code, l_avg, k1, b, delta)
-    return (ip, rows[:m], data[:m]), nonocc
-
-
-# ---------------------------------------------------------------------- vocabulary order
-@njit(cache=True, nogil=True)
-def _first_kernel(indptr, rows, tf):  # pragma: no cover - compiled
-    nf = tf.shape[0]
-    n_terms = len(indptr) - 1
-    first_f = np.full(n_terms, nf, np.int64)
-    first_r = np.zeros(n_terms, np.int64)
-    for t in range(n_terms):
-        for f in range(nf):
-            for p in range(indptr[t], indptr[t + 1]):
-                if tf[f, p] != 0:
-                    first_f[t] = f
-                    first_r[t] = rows[p]
-                    break
-            if first_f[t] < nf:
-                break
-    return first_f, first_r
-
-
-def first_occurrences(post: Postings) -> tuple[np.ndarray, np.ndarray]:
-    """Per term: the first field holding it and its first document there (``field ==
-    n_fields`` for a term no document holds)."""
-    return _first_kernel(np.asarray(post.indptr, np.int64), np.asarray(post.rows, np.int32),
-                         np.asarray(post.tf, np.int32))
-
-
-def permute_terms(post: Postings, order: np.ndarray) -> Postings:
-    """``post`` with term ``order[i]`` renumbered ``i`` (terms not in ``order`` dropped)."""
-    ip = np.asarray(post.indptr, np.int64)
-    order = np.asarray(order, np.int64)
-    starts, counts = ip[order], ip[order + 1] - ip[order]
-    new_ip = np.zeros(len(order) + 1, np.int64)
-    np.cumsum(counts, out=new_ip[1:])
-    take = np.repeat(starts - new_ip[:-1], counts) + np.arange(int(new_ip[-1]), dtype=np.int64)
-    return Postings(list(post.fields), new_ip, np.asarray(post.rows)[take], np.asarray(post.tf)[:, take],
-                    post.lengths)
+    ip, rows = np.asarray(post.indptr, np.int64), np.asarray(post.rows, np.int32)
+    data = _score_kernel(ip, rows, np.asarray(post.tf, np.int32), np.asarray(post.lengths, np.int32), idf_f,
+                         nonocc_f, table, table_at, width, w, active, code, l_avg, k1, b, delta)
+    zero = data == 0  # a posting scores 0 (an idf of 0, a field weighted 0): dropped, as a build does
+    if zero.any():
+        kept = np.concatenate([[0], np.cumsum(~zero)])
+        ip, rows, data = kept[ip], rows[~zero], data[~zero]
+    return (ip, rows, data), nonocc
 
 
 # ---------------------------------------------------------------------- persistence

@@ -23,15 +23,18 @@ from __future__ import annotations
 import numpy as np
 
 try:
-    from numba import njit
+    from numba import njit, prange
 
     AVAILABLE = True
 except ImportError:  # pragma: no cover - depends on the environment
     AVAILABLE = False
 
     def njit(*args, **kwargs):  # type: ignore[no-redef]
-        """Without numba: leave the function as plain Python (never called by the index)."""
+        """Without numba: the function stays plain Python (the index then takes its numpy
+        paths; the postings passes of bm25_postings run as Python loops: right, but slow)."""
         return lambda f: f
+
+    prange = range  # without numba: a plain loop
 
 
 @njit(cache=True, nogil=True)

@@ -179,10 +179,12 @@ class BM25Index:
 
     @classmethod
     def from_postings(cls, post: Postings, tokenizer: Tokenizer, doc_ids: Sequence[str],
-                      params: dict[str, Any], source: dict[str, Any]) -> BM25Index:
+                      params: dict[str, Any], source: dict[str, Any] | None,
+                      df: np.ndarray | None = None) -> BM25Index:
         """An index over documents given by their per-field term counts and lengths (the same
-        scores as :meth:`build` over those documents' texts; see :mod:`index.bm25_live`)."""
-        csc, nonocc = bm25_postings.score(post, params)
+        scores as bm25s over those documents' texts; see :mod:`index.bm25_postings`); ``df``:
+        the per-field document frequencies if known."""
+        csc, nonocc = bm25_postings.score(post, params, df)
         bm = bm25_over(csc, len(doc_ids), nonocc, tokenizer.get_vocab_dict(), params)
         index = cls(bm, tokenizer, list(doc_ids), params, source)
         index.term_stats = post

@@ -64,3 +64,23 @@ def positions(values: pa.Array | pa.ChunkedArray | Sequence[str],
 
     found = pc.index_in(vals, value_set=ref)
     return arrow_numpy(pc.fill_null(found, -1)).astype(np.int64)
+
+
+def take_rows(column: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array | pa.ChunkedArray:
+    """``column.take(rows)`` without concatenating a column of many chunks first (what Arrow
+    does, copying the whole column: an SKB generation's text columns are slices of the base
+    around each changed row, one chunk per slice). Rows are taken chunk by chunk."""
+    rows = np.asarray(rows, np.int64)
+    if isinstance(column, pa.Array) or column.num_chunks <= 8 or not len(rows):
+        return column.take(rows)
+    starts = np.zeros(column.num_chunks + 1, np.int64)
+    np.cumsum([len(c) for c in column.chunks], out=starts[1:])
+    which = np.searchsorted(starts, rows, side="right") - 1
+    order = np.argsort(which, kind="stable")
+    bounds = np.flatnonzero(np.diff(which[order])) + 1
+    pieces = [column.chunk(int(which[g[0]])).take(rows[g] - starts[which[g[0]]])
+              for g in np.split(order, bounds)]
+    taken = pa.concat_arrays(pieces)
+    inverse = np.empty(len(rows), np.int64)
+    inverse[order] = np.arange(len(rows))
+    return taken.take(inverse)
