@@ -13,7 +13,7 @@ from skbsearch.kb.arrays import positions, take_rows
 @pytest.mark.parametrize("seed", range(4))
 def test_take_rows_equals_arrow_take(seed: int) -> None:
     rng = np.random.default_rng(seed)
-    col = pa.chunked_array([pa.array([f"s{i}_{j}" if j % 7 else None for j in range(rng.integers(1, 40))])
+    col = pa.chunked_array([pa.array([f"s{i}_{j}" if j % 7 else None for j in range(rng.integers(1, 40))], pa.string())
                             for i in range(60)])
     for n in (0, 1, 5, 300):
         rows = rng.integers(0, len(col), n)
