@@ -142,6 +142,19 @@ def reindex(index: Any, skb: Any) -> Any:
         stemmer=p.get("stemmer"), stopwords=tuple(stop) if isinstance(stop, list) else stop)
 
 
+def index_rows(index: Any, skb: Any) -> np.ndarray:
+    """Per row of ``skb``, the row of the same node in ``index`` (-1: none). An index of every
+    node built at ``skb``'s base generation is in the base's row order: the generation's own
+    map (no id look-up); otherwise the ids are matched."""
+    lineage = list((skb.meta or {}).get("lineage") or [])
+    base = skb.base_rows() if hasattr(skb, "base_rows") else None
+    src = index.source or {}
+    if (base is not None and lineage and src.get("skb_hash") == lineage[0] and src.get("node_order")
+            and int(src.get("num_nodes", -1)) == index.num_docs):
+        return base
+    return positions(skb.nodes.column("id").combine_chunks(), index.doc_ids)
+
+
 def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
     """``index`` (built at an earlier generation of ``skb``) brought to ``skb``'s generation,
     or ``index`` itself when it is current or not an ancestor (the caller then refuses it).
@@ -164,15 +177,17 @@ def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
         raise ArtefactError(f"{index.path}: this bm25 index predates live updates (no term statistics); "
                           "rebuild it once with 'skb index SKB_DIR --kind bm25 --force'")
     ids = skb.nodes.column("id").combine_chunks()
-    pos = positions(ids, index.doc_ids)
+    pos = index_rows(index, skb)
     fresh = {f: pos < 0 for f in stats.fields}
     changed = upserted_or_deleted(segs)
+    named = sorted(changed | affected)
+    row_of = dict(zip(named, positions(named, ids).tolist(), strict=True)) if named else {}
     for f in stats.fields:
         touched = changed
         if f == "relations" or (f == "document" and src.get("rel_weight") is None and src.get("add_rel")
                                 and src.get("fields") is None):
             touched = touched | affected  # the field that holds the relation lines
-        rows = positions(sorted(touched), ids) if touched else np.zeros(0, np.int64)
+        rows = np.array([row_of[i] for i in touched], np.int64)
         fresh[f][rows[rows >= 0]] = True
     return _rebuilt(index, skb, stats, pos, {f: np.flatnonzero(m) for f, m in fresh.items()}, src, now)
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from skbsearch.core.errors import ArtefactError
-from skbsearch.index.bm25_live import pending_changes, rows_only
+from skbsearch.index.bm25_live import index_rows, pending_changes, rows_only
 from skbsearch.index.rowmap import RowMappedMatrix
 from skbsearch.kb.arrays import positions
 
@@ -39,7 +39,7 @@ def changed_rows(index: Any, skb: Any, root: Path | None) -> np.ndarray | None:
                           f"cannot follow updates yet; rebuild it with 'skb index SKB_DIR --kind "
                           f"{index.kind} --add-rel --force'")
     ids = skb.nodes.column("id").combine_chunks()
-    pos = positions(ids, index.doc_ids)
+    pos = index_rows(index, skb)
     if changed:
         touched = positions(sorted(changed), ids)
         pos[touched[touched >= 0]] = -1

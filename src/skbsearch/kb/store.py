@@ -155,6 +155,8 @@ class SKB:
         self.graph_dir: Path | None = Path(path) / "graph" if path is not None else None
         self._graph: Graph | None = None
         self._graph_factory: Callable[[], Graph] | None = None
+        #: a generation with segments: the row of each base node in this one (-1: deleted)
+        self.new_of_base: np.ndarray | None = None
 
     def _edge_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._edges is None:
@@ -361,10 +363,22 @@ class SKB:
         skb = cls(table, src, rel, dst, schema, meta, path)
         skb.schema.relation_roles = skb._relation_roles()
         skb.graph_dir = None
+        skb.new_of_base = delta.new_of_base
         base_graph = base_dir / "graph"
         if (base_graph / "graph.json").is_file():  # merge the saved CSR instead of sorting every edge
             skb._graph_factory = lambda: merged_graph(Graph.load(base_graph), delta)
         return skb
+
+    def base_rows(self) -> np.ndarray | None:
+        """Per row, the row of the same node in this generation's base (-1: a node added by
+        a segment), or ``None`` for an SKB opened without segments. A node replaced by a
+        segment keeps its base row."""
+        if self.new_of_base is None:
+            return None
+        out = np.full(self.num_nodes, -1, np.int64)
+        alive = np.flatnonzero(self.new_of_base >= 0)
+        out[self.new_of_base[alive]] = alive
+        return out
 
     @classmethod
     def _load_plain(cls, path: Path, *, mmap: bool = True) -> SKB:
