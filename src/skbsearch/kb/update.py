@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 
 from skbsearch.core.errors import ArtefactError, InputError
-from skbsearch.kb.arrays import positions
+from skbsearch.kb.arrays import positions, take_rows
 from skbsearch.kb.builder import SKBBuilder
 from skbsearch.kb.generations import (
     BASES_DIR,
@@ -165,41 +165,42 @@ def read_update(skb: SKB, *, nodes: PathLike | None = None, edges: PathLike | No
     """Read and validate one update against ``skb`` (the current generation) as a segment."""
     ids_arr = skb.nodes.column("id").combine_chunks()
     dels = read_ids(delete_nodes) if delete_nodes is not None else []
-    rows = positions([d for d, _ in dels], ids_arr) if dels else np.zeros(0, np.int64)
+    triples = list(read_edges(delete_edges)) if delete_edges is not None else []
+    new = (_read_nodes(skb, Path(nodes), attributes, default_type) if nodes is not None else None)
+    added = list(read_edges(edges)) if edges is not None else []
+    # every id the update names, matched against the SKB's in one hash join
+    named = sorted({*(d for d, _ in dels), *(x for (s, _, t), _, _ in [*triples, *added] for x in (s, t)),
+                    *(new.ids if new is not None else [])})
+    row_of = dict(zip(named, positions(named, ids_arr).tolist(), strict=True)) if named else {}
+    rows = np.array([row_of[d] for d, _ in dels], np.int64)
     for (nid, ln), r in zip(dels, rows, strict=True):
         if r < 0:
             raise InputError(f"no node with id {nid!r} to delete", file=delete_nodes, line=ln, field="id")
     deleted = list(dict.fromkeys(d for d, _ in dels))
     del_edges: list[Triple] = []
-    if delete_edges is not None:
-        triples = list(read_edges(delete_edges))
-        keys = set(_edge_keys(skb).tolist()) if triples else set()
+    if triples:
+        keys = set(_edge_keys(skb).tolist())
         rel_code = {r: i for i, r in enumerate(skb.schema.relations)}
-        ends = positions([x for (s, _, t), _, _ in triples for x in (s, t)], ids_arr)
-        for k, ((s, r, t), f, ln) in enumerate(triples):
-            a, b = int(ends[2 * k]), int(ends[2 * k + 1])
+        for (s, r, t), f, ln in triples:
+            a, b = row_of[s], row_of[t]
             key = (a * max(skb.num_nodes, 1) + b) * 65536 + rel_code.get(r, -1)
             if a < 0 or b < 0 or r not in rel_code or key not in keys:
                 raise InputError(f"no edge {s!r} -{r}-> {t!r} to delete", file=f, line=ln, field="source")
         del_edges = list(dict.fromkeys(t for t, _, _ in triples))
-    new = (_read_nodes(skb, Path(nodes), attributes, default_type) if nodes is not None else None)
     new_ids = set(new.ids) if new is not None else set()
     clash = new_ids & set(deleted)
     if clash:
         nid = sorted(clash)[0]
         raise InputError(f"node {nid!r} is both deleted and upserted in one update; do one or the "
                          "other", file=nodes, line=_line_of(Path(nodes), nid), field="id")  # type: ignore[arg-type]
-    added = list(read_edges(edges)) if edges is not None else []
     if added:
         dead = set(deleted)
-        ends = [x for (s, _, t), _, _ in added for x in (s, t)]
-        found = positions(ends, ids_arr)
-        for k, ((s, r, t), f, ln) in enumerate(added):
-            for fld, nid, j in (("source", s, found[2 * k]), ("target", t, found[2 * k + 1])):
+        for (s, r, t), f, ln in added:
+            for fld, nid, j in (("source", s, row_of[s]), ("target", t, row_of[t])):
                 if nid not in new_ids and (j < 0 or nid in dead):
                     raise InputError(f"edge {s!r} -{r}-> {t!r} points to unknown node {nid!r}; "
                                      "add the node in this update or fix the id", file=f, line=ln, field=fld)
-    affected = _affected(skb, ids_arr, new, rows, del_edges, [t for t, _, _ in added])
+    affected = _affected(skb, row_of, new, rows, del_edges, [t for t, _, _ in added])
     edge_table = pa.table({"src": [e[0][0] for e in added], "relation": [e[0][1] for e in added],
                            "dst": [e[0][2] for e in added]}, schema=EDGE_SCHEMA)
     empty = SKB.from_columns([], [], [])
@@ -209,7 +210,7 @@ def read_update(skb: SKB, *, nodes: PathLike | None = None, edges: PathLike | No
                    affected=affected)
 
 
-def _affected(skb: SKB, ids_arr: pa.Array, new: SKB | None, deleted_rows: np.ndarray,
+def _affected(skb: SKB, row_of: dict[str, int], new: SKB | None, deleted_rows: np.ndarray,
               del_edges: list[Triple], added: list[Triple]) -> list[str]:
     """Ids whose relation lines the update changes (see :attr:`Segment.affected`): the
     current neighbours (both directions) of renamed and deleted nodes, and both ends of
@@ -219,9 +220,9 @@ def _affected(skb: SKB, ids_arr: pa.Array, new: SKB | None, deleted_rows: np.nda
         out.update((s, t))
     renamed = np.zeros(0, np.int64)
     if new is not None and new.num_nodes:
-        rows = positions(new.ids, ids_arr)
+        rows = np.array([row_of[i] for i in new.ids], np.int64)
         hit = np.flatnonzero(rows >= 0)
-        old = skb.nodes.column("name").take(rows[hit]).to_pylist()
+        old = take_rows(skb.nodes.column("name"), rows[hit]).to_pylist()
         now = new.nodes.column("name").take(hit).to_pylist()
         # a neighbour's relation lines show the node's name (its id when it has none)
         renamed = rows[hit][[(a or new.ids[i]) != (b or new.ids[i]) for i, a, b in zip(hit.tolist(), old, now,
@@ -229,7 +230,7 @@ def _affected(skb: SKB, ids_arr: pa.Array, new: SKB | None, deleted_rows: np.nda
     seeds = np.unique(np.concatenate([renamed, np.asarray(deleted_rows, np.int64)]))
     if len(seeds) and skb.num_edges:
         nb = skb.graph.neighbor_set(seeds, None, "both")
-        out.update(skb.nodes.column("id").take(np.asarray(nb, np.int64)).to_pylist())
+        out.update(take_rows(skb.nodes.column("id"), np.asarray(nb, np.int64)).to_pylist())
     return sorted(out)
 
 
