@@ -115,3 +115,8 @@ def test_saved_postings_round_trip_and_old_layout_refused(tmp_path) -> None:
     (tmp_path / "live" / "tf.npy").write_bytes(b"")
     with pytest.raises(ArtefactError, match="damaged term statistics"):
         bp.load(tmp_path / "live", "rebuild")
+
+
+def test_warm_compiles_the_stored_variants() -> None:
+    bp.warm()  # read-only (memory-mapped) base postings, writable delta: no error, idempotent
+    bp.warm()

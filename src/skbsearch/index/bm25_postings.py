@@ -35,7 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from skbsearch.core.errors import ArtefactError
-from skbsearch.index.kernels import njit, prange
+from skbsearch.index.kernels import AVAILABLE, njit, prange
 
 #: file layout version of ``live/`` (1: per-field document-major matrices, no longer read)
 FORMAT = 2
@@ -366,6 +366,26 @@ def score(post: Postings, params: Mapping[str, Any], df: np.ndarray | None = Non
         kept = np.concatenate([[0], np.cumsum(~zero)])
         ip, rows, data = kept[ip], rows[~zero], data[~zero]
     return (ip, rows, data), nonocc
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
+def warm() -> None:
+    """Compile the passes for the array types a catch-up hands them (stored postings are
+    memory-mapped, read-only), or load them from numba's disk cache (seconds the first time
+    on a machine, milliseconds after), so that no update pays for it. A no-op without numba."""
+    if not AVAILABLE:
+        return
+    tiny = Postings.from_tokens({"a": [[0, 1]], "b": [[1]]}, 2)
+    stored = Postings(tiny.fields, *(_frozen(np.asarray(getattr(tiny, k))) for k in ("indptr", "rows", "tf", "lengths")))
+    m = Merge(stored, tiny, np.zeros(1, np.int64), None)
+    m.first_occurrences()
+    out, df = m.run()
+    score(out, {"method": "lucene", "k1": 1.5, "b": 0.75, "field_weights": {"a": 1.0, "b": 2.0}}, df)
 
 
 # ---------------------------------------------------------------------- persistence

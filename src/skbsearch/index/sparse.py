@@ -175,6 +175,7 @@ class BM25Index:
         post = Postings.from_tokens(tokens, n_vocab)
         index = cls.from_postings(post, tokenizer, [str(d) for d in doc_ids], params, source)
         progress("score", 1, 1)
+        bm25_postings.warm()  # and the passes a catch-up runs on the saved postings (cached on disk)
         return index
 
     @classmethod
