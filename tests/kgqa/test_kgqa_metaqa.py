@@ -126,7 +126,9 @@ def test_cli_bench_metaqa(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.data
 def test_real_metaqa_graph_near_ceiling(shared_data: Path, tmp_path: Path) -> None:
-    res = run_metaqa(shared_data / "metaqa", hops=(1, 2, 3), limit=150, cache_dir=tmp_path)
+    # fitted on a 15% hash sample of dev (~5,900 questions: the slow part is the fit), scored
+    # on 150 held-out questions a hop
+    res = run_metaqa(shared_data / "metaqa", hops=(1, 2, 3), limit=150, cache_dir=tmp_path, train_fraction=0.15)
     for g in res.groups.values():
         assert g["hits@1"] >= g["ceiling"] - 0.03
         assert g["hits@1_decidable"] >= g["ceiling_decidable"] - 0.01

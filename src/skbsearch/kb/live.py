@@ -121,12 +121,15 @@ class _Merge:
 
     def edges(self, new_of_base: np.ndarray, final: dict[str, int]) -> tuple[Edges, list[str]]:
         """The surviving edges on the final rows, relations renumbered in name order."""
-        keep = self.edge_alive.copy()
-        if len(self.src):
-            keep &= (new_of_base[self.src] >= 0) & (new_of_base[self.dst] >= 0)
-        src, dst = [new_of_base[self.src[keep]]], [new_of_base[self.dst[keep]]]
+        # one gather per end over the base edges (in int32: half the memory traffic), then
+        # the survivors; the segments' few edges appended
+        nob = new_of_base.astype(np.int32)
+        ns, nd = nob[self.src], nob[self.dst]
+        keep = self.edge_alive & (ns >= 0) & (nd >= 0) if len(self.src) else self.edge_alive
+        whole = bool(keep.all())
+        src, dst = [ns if whole else ns[keep]], [nd if whole else nd[keep]]
         names = list(self.rel_names)
-        rel = [np.asarray(self.rel[keep], np.int64)]
+        rel = [np.asarray(self.rel if whole else self.rel[keep])]
         code = {r: i for i, r in enumerate(names)}
 
         def row_of(nid: str) -> int:
@@ -134,20 +137,23 @@ class _Merge:
 
         for (s, r, t), alive in zip(self.seg_edges, self.seg_edge_alive, strict=True):
             idx = np.flatnonzero(alive)
-            src.append(np.array([row_of(s[i]) for i in idx], np.int64))
-            dst.append(np.array([row_of(t[i]) for i in idx], np.int64))
+            src.append(np.array([row_of(s[i]) for i in idx], np.int32))
+            dst.append(np.array([row_of(t[i]) for i in idx], np.int32))
             for i in idx:
                 code.setdefault(r[i], len(code))
             names = list(code)
             rel.append(np.array([code[r[i]] for i in idx], np.int64))
-        s_all, r_all, d_all = (np.concatenate(x) for x in (src, rel, dst))
+        s_all, d_all = np.concatenate(src), np.concatenate(dst)
+        r_all = np.concatenate([r.astype(np.int16, copy=False) for r in rel])  # the SKB's relation codes are int16
         # bincount, not np.unique: numpy >= 2.3 hashes large int arrays, ~100x slower
         used = sorted({names[c] for c in np.flatnonzero(np.bincount(r_all, minlength=len(names)))})
         self._graph_delta(new_of_base, len(s_all) - len(src[0]), s_all, r_all, d_all, names, used)
         remap = np.full(len(names), -1, np.int64)
         for i, nm in enumerate(used):
             remap[names.index(nm)] = i
-        return ((s_all.astype(np.int32), remap[r_all].astype(np.int16), d_all.astype(np.int32)), used)
+        identity = bool(np.array_equal(remap, np.arange(len(names))))
+        r_out = r_all if identity else remap[r_all]
+        return ((s_all, r_out.astype(np.int16, copy=False), d_all), used)
 
     def _graph_delta(self, new_of_base: np.ndarray, n_added: int, s_all: np.ndarray, r_all: np.ndarray,
                      d_all: np.ndarray, names: list[str], used: list[str]) -> None:
