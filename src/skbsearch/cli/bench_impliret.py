@@ -29,10 +29,8 @@ from skbsearch.cli.bench_options import (
     was_given,
 )
 from skbsearch.cli.output import (
-    DeviceOpt,
-    PrecisionOpt,
-    apply_device,
     console,
+    device_options,
     handle_errors,
     print_table,
     stage_progress,
@@ -42,6 +40,7 @@ from skbsearch.core.errors import InputError
 
 @bench_app.command("impliret", context_settings=OLD_FLAGS_CONTEXT)
 @handle_errors
+@device_options
 def impliret(
     ctx: typer.Context,
     data: Path = typer.Option(..., "--data", help="Folder of {arithmetic,temporal,wknow}_{multispeaker,unispeaker}.jsonl."),
@@ -59,8 +58,6 @@ def impliret(
     llm: str = typer.Option("smollm2", "--llm", help="LLM reader model: smollm2, a .gguf path or an http(s):// OpenAI-compatible URL."),
     cache: Path | None = typer.Option(None, "--cache", help="Embedding cache of dense indexes (default ~/.cache/skbsearch/embeddings); GNN rows cache under ~/.cache/skbsearch ($SKB_CACHE_DIR)."),
     json_out: Path | None = json_option(),
-    device: DeviceOpt = None,
-    precision: PrecisionOpt = None,
     quiet: bool = quiet_option(),
 ) -> None:
     """Run IMPLIRET's official protocol: nDCG@10 / MRR@10 / Recall@10 per pool, category and overall."""
@@ -75,7 +72,6 @@ def impliret(
     if reader and reader_source == "oracle" and pipeline:
         raise InputError("the oracle reader reads no retriever's run: drop --pipeline, or give "
                          "--reader-source retriever", field="--pipeline")
-    apply_device(device, precision)
     settings = {"limit_per_pool": limit, "gazetteer": gazetteer}
     with stage_progress(disable=quiet or str(json_out) == "-") as progress:
         if reader:

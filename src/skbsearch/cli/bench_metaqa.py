@@ -12,10 +12,8 @@ from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.cli.arguments import output_option
 from skbsearch.cli.bench import bench_app
 from skbsearch.cli.output import (
-    DeviceOpt,
-    PrecisionOpt,
-    apply_device,
     console,
+    device_options,
     err_console,
     handle_errors,
     print_json,
@@ -78,6 +76,7 @@ def _specs(pipelines: list[str] | None, backoff: bool | None, link: str | None,
 
 @bench_app.command("metaqa")
 @handle_errors
+@device_options
 def metaqa(
     data: Path = typer.Option(..., "--data", help="MetaQA folder: kb.tsv and {1,2,3}-hop/qa_*.txt."),
     pipeline: list[str] | None = typer.Option(
@@ -95,8 +94,6 @@ def metaqa(
     json_out: Path | None = typer.Option(None, "--json", callback=output_option, help=(
         "Write the result as JSON to this file ('-': stdout); with several --pipeline, a JSON list of "
         "results in their order.")),
-    device: DeviceOpt = None,
-    precision: PrecisionOpt = None,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
     backoff: bool | None = typer.Option(None, "--backoff/--no-backoff", hidden=True),
     link: str | None = typer.Option(None, "--link", hidden=True),
@@ -104,7 +101,6 @@ def metaqa(
     model: Path | None = typer.Option(None, "--model", hidden=True),
 ) -> None:
     """Score KGQA on MetaQA: Hits@1, Hit@k/Recall@20/MRR over answer nodes, the KB ceiling, latency."""
-    apply_device(device, precision)
     from skbsearch.benchmarks.metaqa import run_metaqa
 
     hop_list = _parse_hops(hops)

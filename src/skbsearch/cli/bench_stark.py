@@ -19,10 +19,8 @@ from skbsearch.cli.bench_options import (
     split_option,
 )
 from skbsearch.cli.output import (
-    DeviceOpt,
-    PrecisionOpt,
-    apply_device,
     console,
+    device_options,
     handle_errors,
     stage_progress,
 )
@@ -30,6 +28,7 @@ from skbsearch.cli.output import (
 
 @bench_app.command("stark")
 @handle_errors
+@device_options
 def stark(
     skb: Path = typer.Option(..., "--skb", help="SKB directory ('skb kb build SRC DIR --format stark') or STaRK's processed folder (with --trust-pickles)."),
     qa: Path = typer.Option(..., "--qa", help="The dataset's query folder: stark_qa/stark_qa.csv and split/*.index (e.g. stark-queries/amazon)."),
@@ -44,12 +43,9 @@ def stark(
     trust_pickles: bool = typer.Option(False, "--trust-pickles", help="Allow unpickling STaRK's processed files (only files you trust: unpickling runs code)."),
     latency: str = typer.Option("query", "--latency", help="query: run and time queries one at a time (p50/p95 ms) | batch: batches of 64 (mean ms a query only)."),
     json_out: Path | None = json_option(),
-    device: DeviceOpt = None,
-    precision: PrecisionOpt = None,
     quiet: bool = quiet_option(),
 ) -> None:
     """Run a pipeline over a STaRK split: Hit@k, Recall@k, MRR, MAP, R-precision as STaRK scores them."""
-    apply_device(device, precision)
     from skbsearch.benchmarks.stark import run_stark
 
     types = None

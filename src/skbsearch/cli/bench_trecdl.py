@@ -30,10 +30,8 @@ from skbsearch.cli.bench_options import (
     was_given,
 )
 from skbsearch.cli.output import (
-    DeviceOpt,
-    PrecisionOpt,
-    apply_device,
     console,
+    device_options,
     handle_errors,
     print_table,
     stage_progress,
@@ -42,6 +40,7 @@ from skbsearch.cli.output import (
 
 @bench_app.command("trecdl", context_settings=OLD_FLAGS_CONTEXT)
 @handle_errors
+@device_options
 def trecdl(
     ctx: typer.Context,
     data: Path = typer.Option(..., "--data", help="Folder with {split}_bm25_top100.json and {split}_qrels.json."),
@@ -58,8 +57,6 @@ def trecdl(
                                           "the same candidates (e.g. a cross-encoder run as the GNN's first-stage feature)."),
     save_run: Path | None = typer.Option(None, "--save-run", help="Write the final run as a TREC run file (one --pipeline).", callback=output_option),
     json_out: Path | None = json_option(),
-    device: DeviceOpt = None,
-    precision: PrecisionOpt = None,
     quiet: bool = quiet_option(),
 ) -> None:
     """Re-rank TREC DL's BM25 top-100: nDCG@10, MRR@10, MTRR, TMHits@10 and latency per stage."""
@@ -72,7 +69,6 @@ def trecdl(
     specs = specs_or(pipeline, None)
     if save_run is not None and len(specs) > 1:
         raise InputError("--save-run writes one run: give one --pipeline", field="--save-run")
-    apply_device(device, precision)
     results = []
     with stage_progress(disable=quiet) as progress:
         for spec in specs:
