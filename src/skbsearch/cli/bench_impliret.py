@@ -24,7 +24,7 @@ from skbsearch.cli.bench_options import (
     limit_option,
     pipeline_option,
     quiet_option,
-    save_results,
+    show_results,
     specs_or,
     was_given,
 )
@@ -80,12 +80,8 @@ def impliret(
         else:
             results = [_retrieve(data, spec, cache, cv_folds, fold_seed, progress, settings)
                        for spec in specs]
-    if save_results(results, json_out) or quiet:
-        return
-    for result in results:
-        (_print_reader if reader else _print_retrieval)(result, data)
-    if json_out is not None:
-        console.print(f"wrote {json_out}", highlight=False, markup=False)
+    show = _print_reader if reader else _print_retrieval
+    show_results(results, json_out, quiet, lambda r: show(r, data))
 
 
 def _retrieve(data: Path, spec: str, cache: Path | None, cv_folds: int, fold_seed: int,

@@ -5,20 +5,20 @@ pipeline_option(...)``), so that ``--pipeline`` (repeatable: one result a spec),
 ``--cv-folds``, ``--fold-seed``, ``--limit``, ``--split``, ``--json`` and ``-q/--quiet``
 mean the same thing in every benchmark; ``--device`` / ``--precision`` are
 :data:`skbsearch.cli.output.DeviceOpt` / ``PrecisionOpt``. :func:`specs_or` gives the
-specs to run (one result each) and :func:`save_results` writes one JSON result (a list of
-them for several specs).
+specs to run (one result each), :func:`save_results` writes one JSON result (a list of
+them for several specs) and :func:`show_results` saves them, then prints them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from skbsearch.cli.arguments import output_option
-from skbsearch.cli.output import print_json
+from skbsearch.cli.output import console, print_json
 from skbsearch.core.errors import InputError
 
 #: The help text of ``--pipeline`` before the benchmark's own sentence.
@@ -99,3 +99,15 @@ def save_results(results: Sequence[Any], json_out: Path | None) -> bool:
 
         write_output(json_out, json.dumps(data, indent=2, default=str) + "\n")
     return False
+
+
+def show_results(results: Sequence[Any], json_out: Path | None, quiet: bool,
+                 show: Callable[[Any], None]) -> None:
+    """Save the results (:func:`save_results`); unless they went to stdout or ``quiet``,
+    print each with ``show``, then the file the JSON went to."""
+    if save_results(results, json_out) or quiet:
+        return
+    for result in results:
+        show(result)
+    if json_out is not None:
+        console.print(f"wrote {json_out}", highlight=False, markup=False)

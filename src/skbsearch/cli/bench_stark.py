@@ -14,7 +14,7 @@ from skbsearch.cli.bench_options import (
     limit_option,
     pipeline_option,
     quiet_option,
-    save_results,
+    show_results,
     specs_or,
     split_option,
 )
@@ -56,12 +56,7 @@ def stark(
                              trust_pickles=trust_pickles, dataset=dataset, candidate_types=types,
                              ties=ties, progress=progress, latency=latency)
                    for spec in specs_or(pipeline, None)]
-    if save_results(results, json_out) or quiet:
-        return
-    for result in results:
-        _print(result, split)
-    if json_out is not None:
-        console.print(f"wrote {json_out}", highlight=False, markup=False)
+    show_results(results, json_out, quiet, lambda r: _print(r, split))
 
 
 def _print(result: Any, split: str) -> None:

@@ -24,7 +24,7 @@ from skbsearch.cli.bench_options import (
     limit_option,
     pipeline_option,
     quiet_option,
-    save_results,
+    show_results,
     specs_or,
     split_option,
     was_given,
@@ -75,12 +75,7 @@ def trecdl(
             results.append(run_trecdl(data, split, spec, top_k=top_k, limit=limit,
                                       cv_folds=cv_folds, fold_seed=fold_seed, embeddings=cache,
                                       save_run=save_run, input_run=input_run, progress=progress))
-    if save_results(results, json_out) or quiet:
-        return
-    for result in results:
-        _print(result, split, data)
-    if json_out is not None:
-        console.print(f"wrote {json_out}", highlight=False, markup=False)
+    show_results(results, json_out, quiet, lambda r: _print(r, split, data))
 
 
 def _print(result: Any, split: str, data: Path) -> None:
