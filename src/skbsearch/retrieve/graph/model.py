@@ -43,7 +43,7 @@ from skbsearch.kb.store import SKB, arrow_numpy
 from skbsearch.retrieve.graph.exact_linker import MASK
 from skbsearch.retrieve.graph.linking import Anchor
 from skbsearch.retrieve.graph.metapaths import Metapath, TypeGraph, steps_of
-from skbsearch.retrieve.graph.relpath import RelationPathModel
+from skbsearch.retrieve.graph.relpath import ARRAYS, RelationPathModel
 
 FORMAT = "skbsearch.kg/2"
 #: formats :meth:`KGModel.load` reads (``/1``: before the learned back-off)
@@ -332,22 +332,16 @@ class KGModel:
 def _dump_lr(model: RelationPathModel | None, tmp: Path, prefix: str) -> dict[str, Any] | None:
     if model is None:
         return None
-    for name in ("W", "b", "idf"):
+    for name in ARRAYS:
         np.save(tmp / f"{prefix}_{name}.npy", np.asarray(getattr(model, name), dtype=np.float64))
-    return {"l2": model.l2, "max_iter": model.max_iter, "min_df": model.min_df,
-            "vocab": list(model.vocab), "classes": [list(c) for c in model.classes]}
+    return model.settings()
 
 
 def _load_lr(meta: dict[str, Any] | None, path: Path, prefix: str) -> RelationPathModel | None:
     if meta is None:
         return None
-    m = RelationPathModel(l2=float(meta["l2"]), max_iter=int(meta["max_iter"]), min_df=int(meta["min_df"]))
-    m.vocab = {str(g): i for i, g in enumerate(meta["vocab"])}
-    m.classes = [tuple(str(x) for x in c) for c in meta["classes"]]
     try:
-        m.W, m.b, m.idf = (np.load(path / f"{prefix}_{n}.npy", allow_pickle=False) for n in ("W", "b", "idf"))
+        arrays = {n: np.load(path / f"{prefix}_{n}.npy", allow_pickle=False) for n in ARRAYS}
     except (OSError, ValueError, EOFError) as e:
         raise ArtefactError(f"{path}/{prefix}_*.npy: missing or damaged array ({e}); fit the model again") from None
-    if m.W.shape != (len(m.vocab), len(m.classes)) or m.b.shape != (len(m.classes),) or m.idf.shape != (len(m.vocab),):
-        raise ArtefactError(f"{path}: {prefix} model arrays do not match its vocabulary/classes; fit it again")
-    return m
+    return RelationPathModel.restore(meta, arrays, f"{path}: {prefix} model")
