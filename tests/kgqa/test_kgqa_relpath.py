@@ -103,5 +103,5 @@ def test_a_saved_model_that_does_not_add_up_is_refused(tmp_path) -> None:  # noq
     with pytest.raises(ArtefactError, match="damaged"):
         RelationPathModel.load(tmp_path / "m")
     meta_file.write_text("[1, 2]", encoding="utf-8")
-    with pytest.raises(ArtefactError, match="unsupported model format"):
+    with pytest.raises(ArtefactError, match="unsupported format"):
         RelationPathModel.load(tmp_path / "m")

@@ -43,7 +43,7 @@ from skbsearch.kb.store import SKB, arrow_numpy
 from skbsearch.retrieve.graph.exact_linker import MASK
 from skbsearch.retrieve.graph.linking import Anchor
 from skbsearch.retrieve.graph.metapaths import Metapath, TypeGraph, steps_of
-from skbsearch.retrieve.graph.relpath import ARRAYS, RelationPathModel
+from skbsearch.retrieve.graph.relpath import ARRAYS, RelationPathModel, read_model_json
 
 FORMAT = "skbsearch.kg/2"
 #: formats :meth:`KGModel.load` reads (``/1``: before the learned back-off)
@@ -304,14 +304,8 @@ class KGModel:
     def load(cls, path: str | Path) -> KGModel:
         """Open a model written by :meth:`save`."""
         path = Path(path)
-        try:
-            meta = json.loads((path / "model.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise ArtefactError(f"{path}: not a graph-stage model ({e}); fit one with "
-                              "skbsearch.stages.fit(pipeline, queries, qrels) and save it") from None
-        if not isinstance(meta, dict) or meta.get("format") not in READABLE:
-            raise ArtefactError(f"{path}/model.json: unsupported format "
-                              f"{meta.get('format') if isinstance(meta, dict) else meta!r}; expected {FORMAT}")
+        meta = read_model_json(path, READABLE, "a graph-stage model; fit one with "
+                               "skbsearch.stages.fit(pipeline, queries, qrels) and save it")
         try:
             weights = {k: float(meta["weights"].get(k, DEFAULT_WEIGHTS[k])) for k in FEATURES}
             return cls(

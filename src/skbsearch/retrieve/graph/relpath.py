@@ -255,18 +255,30 @@ class RelationPathModel:
     def load(cls, path: str | Path) -> RelationPathModel:
         """Open a model saved by :meth:`save` (no pickle)."""
         path = Path(path)
+        meta = read_model_json(path, (FORMAT,), "a relation-path model; train one first")
         try:
-            meta = json.loads((path / "model.json").read_text(encoding="utf-8"))
             arrays = np.load(path / "model.npz", allow_pickle=False)
         except (OSError, ValueError) as e:
-            raise ArtefactError(f"{path}: not a relation-path model ({e}); train one first") from None
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            found = meta.get("format") if isinstance(meta, dict) else meta
-            raise ArtefactError(f"{path}: unsupported model format {found!r}")
+            raise ArtefactError(f"{path}/model.npz: missing or damaged ({e}); train the model again") from None
         try:
             return cls.restore(meta, arrays, f"{path}: model")
         except (KeyError, TypeError, ValueError) as e:
             raise ArtefactError(f"{path}: damaged relation-path model ({e!r}); train it again") from None
+
+
+def read_model_json(path: Path, formats: Sequence[str], what: str) -> dict[str, Any]:
+    """``path/model.json`` of a saved model: a JSON object whose ``format`` is one of
+    ``formats`` (the current one first), else :class:`ArtefactError` (``what``: what the directory should be and
+    how to make one)."""
+    try:
+        meta = json.loads((path / "model.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ArtefactError(f"{path}: not {what} ({e})") from None
+    if not isinstance(meta, dict) or meta.get("format") not in formats:
+        found = meta.get("format") if isinstance(meta, dict) else meta
+        raise ArtefactError(f"{path}/model.json: unsupported format {found!r}; "
+                            f"expected {formats[0]}")
+    return meta
 
 
 def accuracy(model: RelationPathModel, texts: Sequence[str], paths: Sequence[Sequence[str]]) -> float:
