@@ -70,3 +70,15 @@ def test_show_results_saves_then_prints_unless_quiet_or_stdout(
     assert json.loads(capsys.readouterr().out)["config"] == {"pipeline": "a"}
     show_results([a], None, False, lambda r: shown.append("table"))
     assert shown[-1] == "table" and "wrote" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args", [["impliret", "--data", "d"], ["trecdl", "--data", "d"],
+                                  ["metaqa", "--data", "d"], ["stark", "--skb", "s", "--qa", "q"]])
+def test_every_bench_command_refuses_an_unknown_device_first(
+        args: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from cli_helpers import assert_clean_error, invoke
+
+    from skbsearch.core.devices import DEVICE_ENV
+
+    monkeypatch.setenv(DEVICE_ENV, "auto")  # restored after the test
+    assert_clean_error(invoke("bench", *args, "--device", "nosuch"), "device", "nosuch")

@@ -8,15 +8,9 @@ import typer
 from rich.markup import escape
 
 from skbsearch.benchmarks.result import BenchmarkResult
-from skbsearch.cli.bench import bench_app
-from skbsearch.cli.bench_options import json_option, quiet_option, show_results
-from skbsearch.cli.output import (
-    console,
-    device_options,
-    err_console,
-    handle_errors,
-    stage_progress,
-)
+from skbsearch.cli import bench_options
+from skbsearch.cli.bench import bench_command
+from skbsearch.cli.output import console, err_console, stage_progress
 from skbsearch.core.errors import InputError
 
 #: Old ``--pipeline`` names -> the spec that runs instead (``None``: retired).
@@ -70,9 +64,7 @@ def _specs(pipelines: list[str] | None, backoff: bool | None, link: str | None,
     return specs, brackets
 
 
-@bench_app.command("metaqa")
-@handle_errors
-@device_options
+@bench_command("metaqa")
 def metaqa(
     data: Path = typer.Option(..., "--data", help="MetaQA folder: kb.tsv and {1,2,3}-hop/qa_*.txt."),
     pipeline: list[str] | None = typer.Option(
@@ -87,8 +79,8 @@ def metaqa(
                                   "questions' topic markup (\\[Kismet])."),
     train_on: str = typer.Option("all", "--train-on", help="all: dev questions of every hop; hop: same hop only."),
     cache: Path | None = typer.Option(None, "--cache", help="Cache dir (default $SKB_CACHE_DIR or ~/.cache/skbsearch)."),
-    json_out: Path | None = json_option(),
-    quiet: bool = quiet_option(),
+    json_out: Path | None = bench_options.json_option(),
+    quiet: bool = bench_options.quiet_option(),
     backoff: bool | None = typer.Option(None, "--backoff/--no-backoff", hidden=True),
     link: str | None = typer.Option(None, "--link", hidden=True),
     graph_weight: float | None = typer.Option(None, "--graph-weight", hidden=True),
@@ -104,7 +96,7 @@ def metaqa(
         with stage_progress(disable=quiet) as progress:
             results.append(run_metaqa(data, spec, split, hop_list, limit, train_on, cache_dir=cache,
                                       brackets=brackets and old_brackets, progress=progress))
-    show_results(results, json_out, quiet, lambda r: _print(r, data, split))
+    bench_options.show_results(results, json_out, quiet, lambda r: _print(r, data, split))
 
 
 def _print(result: BenchmarkResult, data: Path, split: str) -> None:

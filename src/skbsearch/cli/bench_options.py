@@ -1,9 +1,9 @@
 """The options every ``skb bench ...`` command shares, with one name and one help text each.
 
 A benchmark command declares them with these factories (``pipeline: list[str] | None =
-pipeline_option(...)``), so that ``--pipeline`` (repeatable: one result a spec),
-``--cv-folds``, ``--fold-seed``, ``--limit``, ``--split``, ``--json`` and ``-q/--quiet``
-mean the same thing in every benchmark; ``--device`` / ``--precision`` are
+bench_options.pipeline_option(...)``), so that ``--pipeline`` (repeatable: one result a
+spec), ``--cv-folds``, ``--fold-seed``, ``--limit``, ``--split``, ``--cache``, ``--json`` and
+``-q/--quiet`` mean the same thing in every benchmark; ``--device`` / ``--precision`` are
 :data:`skbsearch.cli.output.DeviceOpt` / ``PrecisionOpt``. :func:`specs_or` gives the
 specs to run (one result each), :func:`save_results` writes one JSON result (a list of
 them for several specs) and :func:`show_results` saves them, then prints them.
@@ -51,6 +51,13 @@ def limit_option(what: str = "") -> Any:
 def split_option(default: str, choices: str) -> Any:
     """``--split NAME``: which queries (and judgements) the protocol scores."""
     return typer.Option(default, "--split", help=f"Which queries to score: {choices}.")
+
+
+def cache_option() -> Any:
+    """``--cache DIR``: where dense embeddings (and GNN rows) are cached."""
+    return typer.Option(None, "--cache", help=(
+        "Embedding cache of dense indexes (default ~/.cache/skbsearch/embeddings); GNN rows "
+        "cache under ~/.cache/skbsearch ($SKB_CACHE_DIR)."))
 
 
 def json_option() -> Any:
