@@ -30,11 +30,11 @@ def bench_command(name: str, **settings: Any) -> Callable[[F], F]:
     what every benchmark has: its arguments checked and its errors one clean line
     (:func:`handle_errors`), ``--device`` and ``--precision`` (:func:`device_options`)."""
 
-    def register(fn: F) -> F:
+    def add(fn: F) -> F:
         bench_app.command(name, **settings)(handle_errors(device_options(fn)))
         return fn
 
-    return register
+    return add
 
 
 def register(app: typer.Typer) -> None:
