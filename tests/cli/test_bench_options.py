@@ -11,7 +11,7 @@ from typer.main import get_command
 
 from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.cli import app
-from skbsearch.cli.bench_options import PIPELINE_HELP, save_results, specs_or
+from skbsearch.cli.bench_options import PIPELINE_HELP, save_results, show_results, specs_or
 from skbsearch.core.errors import InputError
 
 SAME = ("--json", "--quiet", "--device", "--precision")
@@ -36,6 +36,8 @@ def test_the_shared_options_have_one_name_and_one_help() -> None:
     for old in ("--reranker", "--folds", "--limit-per-pool", "--year", "--gnn-epochs", "--ce-steps"):
         assert all(old not in _options(n) for n in OWNED)  # only the deprecation table reads them
     assert "--split" in _options("trecdl") and "--split" in _options("stark")
+    for flag in SAME:  # metaqa's own --limit and --pipeline say questions per hop
+        assert _options("metaqa")[flag].help == _options("trecdl")[flag].help, flag
 
 
 def test_specs_or_the_default() -> None:
@@ -53,3 +55,30 @@ def test_one_result_an_object_several_a_list(tmp_path: Path, capsys: pytest.Capt
     assert [r["config"]["pipeline"] for r in json.loads((tmp_path / "two.json").read_text())] == ["a", "b"]
     assert save_results([a, b], Path("-"))  # stdout: nothing else is printed then
     assert len(json.loads(capsys.readouterr().out)) == 2
+
+
+def test_show_results_saves_then_prints_unless_quiet_or_stdout(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    a, b = BenchmarkResult("x", {"pipeline": "a"}), BenchmarkResult("x", {"pipeline": "b"})
+    shown: list[str] = []
+    show_results([a, b], tmp_path / "two.json", False, lambda r: shown.append(r.config["pipeline"]))
+    assert shown == ["a", "b"] and (tmp_path / "two.json").exists()
+    assert "wrote" in capsys.readouterr().out
+    show_results([a], tmp_path / "one.json", True, lambda r: shown.append("quiet"))
+    show_results([a], Path("-"), False, lambda r: shown.append("stdout"))
+    assert shown == ["a", "b"]  # quiet, or JSON on stdout: nothing else is printed
+    assert json.loads(capsys.readouterr().out)["config"] == {"pipeline": "a"}
+    show_results([a], None, False, lambda r: shown.append("table"))
+    assert shown[-1] == "table" and "wrote" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args", [["impliret", "--data", "d"], ["trecdl", "--data", "d"],
+                                  ["metaqa", "--data", "d"], ["stark", "--skb", "s", "--qa", "q"]])
+def test_every_bench_command_refuses_an_unknown_device_first(
+        args: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from cli_helpers import assert_clean_error, invoke
+
+    from skbsearch.core.devices import DEVICE_ENV
+
+    monkeypatch.setenv(DEVICE_ENV, "auto")  # restored after the test
+    assert_clean_error(invoke("bench", *args, "--device", "nosuch"), "device", "nosuch")

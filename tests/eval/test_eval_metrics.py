@@ -12,12 +12,15 @@ from skbsearch.eval.metrics import (
     RankedJudgements,
     average_precision,
     hit_at_k,
+    mhits_at_k,
     ndcg_at_k,
     precision_at_k,
     ranked_doc_ids,
     recall_at_k,
     reciprocal_rank,
+    tmhits_at_k,
 )
+from skbsearch.eval.metrics.ranking import judge
 
 RUN = Run({"q1": {"d3": 0.9, "d1": 0.8, "d5": 0.7, "d2": 0.6}, "extra": {"d1": 1.0}})
 QRELS = Qrels({"q1": {"d1": 2, "d2": 1, "d3": 0, "d4": 1}, "q2": {"d9": 1}})
@@ -62,6 +65,22 @@ def test_bad_cutoffs_rejected() -> None:
         precision_at_k(RUN, QRELS, None)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         ndcg_at_k(RUN, QRELS, 5, gains="log")
+
+
+@pytest.mark.parametrize("metric", [hit_at_k, precision_at_k, recall_at_k, reciprocal_rank,
+                                    average_precision, ndcg_at_k, mhits_at_k, tmhits_at_k])
+def test_every_cutoff_metric_checks_k_before_judging(metric) -> None:
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError, match="cut-off"):
+            metric(RUN, QRELS, bad)
+
+
+def test_judge_checks_the_cutoff_then_builds() -> None:
+    rj = judge(RUN, QRELS, 2)
+    assert rj.query_ids == ["q1", "q2"] and rj.lengths.tolist() == [4, 0]
+    assert judge(RUN, QRELS).depth == 4  # no cut-off: optional unless required
+    with pytest.raises(ValueError, match="needs a cut-off"):
+        judge(RUN, QRELS, required=True)
 
 
 def test_tie_order_is_score_then_doc_id_descending() -> None:

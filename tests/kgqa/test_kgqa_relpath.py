@@ -86,3 +86,22 @@ def test_model_errors(tmp_path) -> None:  # noqa: ANN001
         RelationPathModel().fit([], [])
     with pytest.raises(ArtefactError):
         RelationPathModel.load(tmp_path)
+
+
+def test_a_saved_model_that_does_not_add_up_is_refused(tmp_path) -> None:  # noqa: ANN001
+    import json
+
+    texts, paths = synthetic()
+    RelationPathModel(min_df=1).fit(texts, paths).save(tmp_path / "m")
+    meta_file = tmp_path / "m" / "model.json"
+    meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    meta_file.write_text(json.dumps({**meta, "vocab": meta["vocab"][:-1]}), encoding="utf-8")
+    with pytest.raises(ArtefactError, match="do not match its vocabulary"):
+        RelationPathModel.load(tmp_path / "m")
+    meta_file.write_text(json.dumps({k: v for k, v in meta.items() if k != "classes"}),
+                         encoding="utf-8")
+    with pytest.raises(ArtefactError, match="damaged"):
+        RelationPathModel.load(tmp_path / "m")
+    meta_file.write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(ArtefactError, match="unsupported format"):
+        RelationPathModel.load(tmp_path / "m")

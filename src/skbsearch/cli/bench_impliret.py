@@ -15,53 +15,32 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from skbsearch.cli.bench import bench_app
+from skbsearch.cli import bench_options
+from skbsearch.cli.bench import bench_command
 from skbsearch.cli.bench_deprecated import OLD_FLAGS_CONTEXT, impliret_flags
-from skbsearch.cli.bench_options import (
-    cv_folds_option,
-    fold_seed_option,
-    json_option,
-    limit_option,
-    pipeline_option,
-    quiet_option,
-    save_results,
-    specs_or,
-    was_given,
-)
-from skbsearch.cli.output import (
-    DeviceOpt,
-    PrecisionOpt,
-    apply_device,
-    console,
-    handle_errors,
-    print_table,
-    stage_progress,
-)
+from skbsearch.cli.output import console, print_table, stage_progress
 from skbsearch.core.errors import InputError
 
 
-@bench_app.command("impliret", context_settings=OLD_FLAGS_CONTEXT)
-@handle_errors
+@bench_command("impliret", context_settings=OLD_FLAGS_CONTEXT)
 def impliret(
     ctx: typer.Context,
     data: Path = typer.Option(..., "--data", help="Folder of {arithmetic,temporal,wknow}_{multispeaker,unispeaker}.jsonl."),
-    pipeline: list[str] | None = pipeline_option(
+    pipeline: list[str] | None = bench_options.pipeline_option(
         "Its first stage ranks the query's own pool, later stages re-rank, e.g. 'bm25', "
         "'rrf(bm25, dense)', \"enrich(mode='text')\", 'bm25 >> gnn-row(grag-rl)' (default: "
         "enrich; enrich stages get the --gazetteer)."),
-    limit: int | None = limit_option(" of each pool (all documents are still ranked)"),
-    cv_folds: int = cv_folds_option(2),
-    fold_seed: int = fold_seed_option(),
+    limit: int | None = bench_options.limit_option(" of each pool (all documents are still ranked)"),
+    cv_folds: int = bench_options.cv_folds_option(2),
+    fold_seed: int = bench_options.fold_seed_option(),
     gazetteer: Path | None = typer.Option(None, "--gazetteer", help="Landmark JSONL of the enrich stages that name none (default: DIR/../gazetteer/wikidata_landmarks.jsonl)."),
     reader: str | None = typer.Option(None, "--reader", help="Score a reader instead: extractive or llm."),
     reader_k: str = typer.Option("1,10,all", "--reader-k", help="Reader context sizes, e.g. 1,10,all (all = the tuple set)."),
     reader_source: str = typer.Option("oracle", "--reader-source", help="oracle (positive always included) or retriever (the --pipeline's top k)."),
     llm: str = typer.Option("smollm2", "--llm", help="LLM reader model: smollm2, a .gguf path or an http(s):// OpenAI-compatible URL."),
-    cache: Path | None = typer.Option(None, "--cache", help="Embedding cache of dense indexes (default ~/.cache/skbsearch/embeddings); GNN rows cache under ~/.cache/skbsearch ($SKB_CACHE_DIR)."),
-    json_out: Path | None = json_option(),
-    device: DeviceOpt = None,
-    precision: PrecisionOpt = None,
-    quiet: bool = quiet_option(),
+    cache: Path | None = bench_options.cache_option(),
+    json_out: Path | None = bench_options.json_option(),
+    quiet: bool = bench_options.quiet_option(),
 ) -> None:
     """Run IMPLIRET's official protocol: nDCG@10 / MRR@10 / Recall@10 per pool, category and overall."""
     from skbsearch.benchmarks.impliret import default_gazetteer, with_gazetteer
@@ -69,13 +48,12 @@ def impliret(
     gaz = gazetteer or default_gazetteer(data)
     pipeline, moved = impliret_flags(
         ctx.args, pipeline, fill=lambda spec: with_gazetteer(spec, gaz),
-        given={"cv_folds": was_given(ctx, "cv_folds"), "limit": was_given(ctx, "limit")})
+        given={"cv_folds": bench_options.was_given(ctx, "cv_folds"), "limit": bench_options.was_given(ctx, "limit")})
     cv_folds, limit = moved.get("cv_folds", cv_folds), moved.get("limit", limit)
-    specs = specs_or(pipeline, "enrich")
+    specs = bench_options.specs_or(pipeline, "enrich")
     if reader and reader_source == "oracle" and pipeline:
         raise InputError("the oracle reader reads no retriever's run: drop --pipeline, or give "
                          "--reader-source retriever", field="--pipeline")
-    apply_device(device, precision)
     settings = {"limit_per_pool": limit, "gazetteer": gazetteer}
     with stage_progress(disable=quiet or str(json_out) == "-") as progress:
         if reader:
@@ -84,12 +62,8 @@ def impliret(
         else:
             results = [_retrieve(data, spec, cache, cv_folds, fold_seed, progress, settings)
                        for spec in specs]
-    if save_results(results, json_out) or quiet:
-        return
-    for result in results:
-        (_print_reader if reader else _print_retrieval)(result, data)
-    if json_out is not None:
-        console.print(f"wrote {json_out}", highlight=False, markup=False)
+    show = _print_reader if reader else _print_retrieval
+    bench_options.show_results(results, json_out, quiet, lambda r: show(r, data))
 
 
 def _retrieve(data: Path, spec: str, cache: Path | None, cv_folds: int, fold_seed: int,

@@ -2,28 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
 from rich.markup import escape
 
 from skbsearch.benchmarks.result import BenchmarkResult
-from skbsearch.cli.arguments import output_option
-from skbsearch.cli.bench import bench_app
-from skbsearch.cli.output import (
-    DeviceOpt,
-    PrecisionOpt,
-    apply_device,
-    console,
-    err_console,
-    handle_errors,
-    print_json,
-    save_result,
-    stage_progress,
-)
+from skbsearch.cli import bench_options
+from skbsearch.cli.bench import bench_command
+from skbsearch.cli.output import console, err_console, stage_progress
 from skbsearch.core.errors import InputError
-from skbsearch.core.outfile import write_output
 
 #: Old ``--pipeline`` names -> the spec that runs instead (``None``: retired).
 OLD_NAMES: dict[str, str | None] = {"kg": "graph", "text": "bm25", "rerank": None}
@@ -76,8 +64,7 @@ def _specs(pipelines: list[str] | None, backoff: bool | None, link: str | None,
     return specs, brackets
 
 
-@bench_app.command("metaqa")
-@handle_errors
+@bench_command("metaqa")
 def metaqa(
     data: Path = typer.Option(..., "--data", help="MetaQA folder: kb.tsv and {1,2,3}-hop/qa_*.txt."),
     pipeline: list[str] | None = typer.Option(
@@ -92,19 +79,14 @@ def metaqa(
                                   "questions' topic markup (\\[Kismet])."),
     train_on: str = typer.Option("all", "--train-on", help="all: dev questions of every hop; hop: same hop only."),
     cache: Path | None = typer.Option(None, "--cache", help="Cache dir (default $SKB_CACHE_DIR or ~/.cache/skbsearch)."),
-    json_out: Path | None = typer.Option(None, "--json", callback=output_option, help=(
-        "Write the result as JSON to this file ('-': stdout); with several --pipeline, a JSON list of "
-        "results in their order.")),
-    device: DeviceOpt = None,
-    precision: PrecisionOpt = None,
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
+    json_out: Path | None = bench_options.json_option(),
+    quiet: bool = bench_options.quiet_option(),
     backoff: bool | None = typer.Option(None, "--backoff/--no-backoff", hidden=True),
     link: str | None = typer.Option(None, "--link", hidden=True),
     graph_weight: float | None = typer.Option(None, "--graph-weight", hidden=True),
     model: Path | None = typer.Option(None, "--model", hidden=True),
 ) -> None:
     """Score KGQA on MetaQA: Hits@1, Hit@k/Recall@20/MRR over answer nodes, the KB ceiling, latency."""
-    apply_device(device, precision)
     from skbsearch.benchmarks.metaqa import run_metaqa
 
     hop_list = _parse_hops(hops)
@@ -114,26 +96,7 @@ def metaqa(
         with stage_progress(disable=quiet) as progress:
             results.append(run_metaqa(data, spec, split, hop_list, limit, train_on, cache_dir=cache,
                                       brackets=brackets and old_brackets, progress=progress))
-    if _save(results, json_out):
-        return
-    if not quiet:
-        for result in results:
-            _print(result, data, split)
-        if json_out is not None:
-            console.print(f"wrote {json_out}", highlight=False, markup=False)
-
-
-def _save(results: list[BenchmarkResult], json_out: Path | None) -> bool:
-    """Write the results to ``json_out`` (``-``: stdout): one result as an object, several
-    as a list in their order. True when they went to stdout (print nothing else then)."""
-    if len(results) == 1 or json_out is None:
-        return save_result(results[0], json_out)
-    data = [r.to_dict() for r in results]
-    if str(json_out) == "-":
-        print_json(data)
-        return True
-    write_output(json_out, json.dumps(data, indent=2, default=str) + "\n")
-    return False
+    bench_options.show_results(results, json_out, quiet, lambda r: _print(r, data, split))
 
 
 def _print(result: BenchmarkResult, data: Path, split: str) -> None:

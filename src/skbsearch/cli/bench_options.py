@@ -1,24 +1,24 @@
 """The options every ``skb bench ...`` command shares, with one name and one help text each.
 
 A benchmark command declares them with these factories (``pipeline: list[str] | None =
-pipeline_option(...)``), so that ``--pipeline`` (repeatable: one result a spec),
-``--cv-folds``, ``--fold-seed``, ``--limit``, ``--split``, ``--json`` and ``-q/--quiet``
-mean the same thing in every benchmark; ``--device`` / ``--precision`` are
+bench_options.pipeline_option(...)``), so that ``--pipeline`` (repeatable: one result a
+spec), ``--cv-folds``, ``--fold-seed``, ``--limit``, ``--split``, ``--cache``, ``--json`` and
+``-q/--quiet`` mean the same thing in every benchmark; ``--device`` / ``--precision`` are
 :data:`skbsearch.cli.output.DeviceOpt` / ``PrecisionOpt``. :func:`specs_or` gives the
-specs to run (one result each) and :func:`save_results` writes one JSON result (a list of
-them for several specs).
+specs to run (one result each), :func:`save_results` writes one JSON result (a list of
+them for several specs) and :func:`show_results` saves them, then prints them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from skbsearch.cli.arguments import output_option
-from skbsearch.cli.output import print_json
+from skbsearch.cli.output import console, print_json
 from skbsearch.core.errors import InputError
 
 #: The help text of ``--pipeline`` before the benchmark's own sentence.
@@ -51,6 +51,13 @@ def limit_option(what: str = "") -> Any:
 def split_option(default: str, choices: str) -> Any:
     """``--split NAME``: which queries (and judgements) the protocol scores."""
     return typer.Option(default, "--split", help=f"Which queries to score: {choices}.")
+
+
+def cache_option() -> Any:
+    """``--cache DIR``: where dense embeddings (and GNN rows) are cached."""
+    return typer.Option(None, "--cache", help=(
+        "Embedding cache of dense indexes (default ~/.cache/skbsearch/embeddings); GNN rows "
+        "cache under ~/.cache/skbsearch ($SKB_CACHE_DIR)."))
 
 
 def json_option() -> Any:
@@ -99,3 +106,15 @@ def save_results(results: Sequence[Any], json_out: Path | None) -> bool:
 
         write_output(json_out, json.dumps(data, indent=2, default=str) + "\n")
     return False
+
+
+def show_results(results: Sequence[Any], json_out: Path | None, quiet: bool,
+                 show: Callable[[Any], None]) -> None:
+    """Save the results (:func:`save_results`); unless they went to stdout or ``quiet``,
+    print each with ``show``, then the file the JSON went to."""
+    if save_results(results, json_out) or quiet:
+        return
+    for result in results:
+        show(result)
+    if json_out is not None:
+        console.print(f"wrote {json_out}", highlight=False, markup=False)

@@ -8,48 +8,29 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from skbsearch.cli.bench import bench_app
-from skbsearch.cli.bench_options import (
-    json_option,
-    limit_option,
-    pipeline_option,
-    quiet_option,
-    save_results,
-    specs_or,
-    split_option,
-)
-from skbsearch.cli.output import (
-    DeviceOpt,
-    PrecisionOpt,
-    apply_device,
-    console,
-    handle_errors,
-    stage_progress,
-)
+from skbsearch.cli import bench_options
+from skbsearch.cli.bench import bench_command
+from skbsearch.cli.output import console, stage_progress
 
 
-@bench_app.command("stark")
-@handle_errors
+@bench_command("stark")
 def stark(
     skb: Path = typer.Option(..., "--skb", help="SKB directory ('skb kb build SRC DIR --format stark') or STaRK's processed folder (with --trust-pickles)."),
     qa: Path = typer.Option(..., "--qa", help="The dataset's query folder: stark_qa/stark_qa.csv and split/*.index (e.g. stark-queries/amazon)."),
-    split: str = split_option("test", "train | val | test | test-0.1 | human (the human-generated queries)"),
-    pipeline: list[str] | None = pipeline_option(
+    split: str = bench_options.split_option("test", "train | val | test | test-0.1 | human (the human-generated queries)"),
+    pipeline: list[str] | None = bench_options.pipeline_option(
         "It ranks the SKB's nodes (default: bm25(k=1000) over the candidate type, e.g. "
         "types=['product'])."),
-    limit: int | None = limit_option(" of the split"),
+    limit: int | None = bench_options.limit_option(" of the split"),
     dataset: str | None = typer.Option(None, "--dataset", help="amazon | mag | prime (default: from the SKB or the query folder)."),
     candidate_types: str | None = typer.Option(None, "--candidate-types", help="Comma-separated candidate node types (default: STaRK's: product / paper / every node)."),
     ties: str = typer.Option("stable", "--ties", help="Order of equal scores: stable (candidate order) | optimistic | pessimistic | torch."),
     trust_pickles: bool = typer.Option(False, "--trust-pickles", help="Allow unpickling STaRK's processed files (only files you trust: unpickling runs code)."),
     latency: str = typer.Option("query", "--latency", help="query: run and time queries one at a time (p50/p95 ms) | batch: batches of 64 (mean ms a query only)."),
-    json_out: Path | None = json_option(),
-    device: DeviceOpt = None,
-    precision: PrecisionOpt = None,
-    quiet: bool = quiet_option(),
+    json_out: Path | None = bench_options.json_option(),
+    quiet: bool = bench_options.quiet_option(),
 ) -> None:
     """Run a pipeline over a STaRK split: Hit@k, Recall@k, MRR, MAP, R-precision as STaRK scores them."""
-    apply_device(device, precision)
     from skbsearch.benchmarks.stark import run_stark
 
     types = None
@@ -59,13 +40,8 @@ def stark(
         results = [run_stark(skb, qa, split, pipeline_spec=spec, limit=limit,
                              trust_pickles=trust_pickles, dataset=dataset, candidate_types=types,
                              ties=ties, progress=progress, latency=latency)
-                   for spec in specs_or(pipeline, None)]
-    if save_results(results, json_out) or quiet:
-        return
-    for result in results:
-        _print(result, split)
-    if json_out is not None:
-        console.print(f"wrote {json_out}", highlight=False, markup=False)
+                   for spec in bench_options.specs_or(pipeline, None)]
+    bench_options.show_results(results, json_out, quiet, lambda r: _print(r, split))
 
 
 def _print(result: Any, split: str) -> None:

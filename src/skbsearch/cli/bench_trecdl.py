@@ -14,77 +14,49 @@ from typing import Any
 import typer
 from rich.markup import escape
 
+from skbsearch.cli import bench_options
 from skbsearch.cli.arguments import output_option
-from skbsearch.cli.bench import bench_app
+from skbsearch.cli.bench import bench_command
 from skbsearch.cli.bench_deprecated import OLD_FLAGS_CONTEXT, trecdl_flags
-from skbsearch.cli.bench_options import (
-    cv_folds_option,
-    fold_seed_option,
-    json_option,
-    limit_option,
-    pipeline_option,
-    quiet_option,
-    save_results,
-    specs_or,
-    split_option,
-    was_given,
-)
-from skbsearch.cli.output import (
-    DeviceOpt,
-    PrecisionOpt,
-    apply_device,
-    console,
-    handle_errors,
-    print_table,
-    stage_progress,
-)
+from skbsearch.cli.output import console, print_table, stage_progress
 
 
-@bench_app.command("trecdl", context_settings=OLD_FLAGS_CONTEXT)
-@handle_errors
+@bench_command("trecdl", context_settings=OLD_FLAGS_CONTEXT)
 def trecdl(
     ctx: typer.Context,
     data: Path = typer.Option(..., "--data", help="Folder with {split}_bm25_top100.json and {split}_qrels.json."),
-    pipeline: list[str] | None = pipeline_option(
+    pipeline: list[str] | None = bench_options.pipeline_option(
         "Its input run ('input') is the BM25 top-k, e.g. 'dense', \"gnn-row(row='grag')\", "
         "'cross-encoder-ft(steps=90) + dense' (default: input, BM25 itself)."),
-    split: str = split_option("dl19", "dl19 or dl20 (the TREC DL year)"),
+    split: str = bench_options.split_option("dl19", "dl19 or dl20 (the TREC DL year)"),
     top_k: int = typer.Option(100, "--top-k", min=1, help="Re-rank the BM25 top-k."),
-    limit: int | None = limit_option(" (their qrels cut alike)"),
-    cv_folds: int | None = cv_folds_option(None),
-    fold_seed: int = fold_seed_option(),
-    cache: Path | None = typer.Option(None, "--cache", help="Embedding cache of dense indexes (default ~/.cache/skbsearch/embeddings); GNN rows cache under ~/.cache/skbsearch ($SKB_CACHE_DIR)."),
+    limit: int | None = bench_options.limit_option(" (their qrels cut alike)"),
+    cv_folds: int | None = bench_options.cv_folds_option(None),
+    fold_seed: int = bench_options.fold_seed_option(),
+    cache: Path | None = bench_options.cache_option(),
     input_run: Path | None = typer.Option(None, "--input-run", help="A TREC run whose scores replace BM25's on "
                                           "the same candidates (e.g. a cross-encoder run as the GNN's first-stage feature)."),
     save_run: Path | None = typer.Option(None, "--save-run", help="Write the final run as a TREC run file (one --pipeline).", callback=output_option),
-    json_out: Path | None = json_option(),
-    device: DeviceOpt = None,
-    precision: PrecisionOpt = None,
-    quiet: bool = quiet_option(),
+    json_out: Path | None = bench_options.json_option(),
+    quiet: bool = bench_options.quiet_option(),
 ) -> None:
     """Re-rank TREC DL's BM25 top-100: nDCG@10, MRR@10, MTRR, TMHits@10 and latency per stage."""
     from skbsearch.benchmarks.trecdl import run_trecdl
     from skbsearch.core.errors import InputError
 
-    given = {"split": was_given(ctx, "split")}
+    given = {"split": bench_options.was_given(ctx, "split")}
     pipeline, year = trecdl_flags(ctx.args, pipeline, cv_folds=cv_folds, top_k=top_k, given=given)
     split = year or split
-    specs = specs_or(pipeline, None)
+    specs = bench_options.specs_or(pipeline, None)
     if save_run is not None and len(specs) > 1:
         raise InputError("--save-run writes one run: give one --pipeline", field="--save-run")
-    apply_device(device, precision)
     results = []
     with stage_progress(disable=quiet) as progress:
         for spec in specs:
             results.append(run_trecdl(data, split, spec, top_k=top_k, limit=limit,
                                       cv_folds=cv_folds, fold_seed=fold_seed, embeddings=cache,
                                       save_run=save_run, input_run=input_run, progress=progress))
-    if save_results(results, json_out) or quiet:
-        return
-    for result in results:
-        _print(result, split, data)
-    if json_out is not None:
-        console.print(f"wrote {json_out}", highlight=False, markup=False)
+    bench_options.show_results(results, json_out, quiet, lambda r: _print(r, split, data))
 
 
 def _print(result: Any, split: str, data: Path) -> None:

@@ -9,10 +9,8 @@ import typer
 
 from skbsearch.cli.arguments import output_option, plot_option
 from skbsearch.cli.output import (
-    DeviceOpt,
-    PrecisionOpt,
-    apply_device,
     console,
+    device_options,
     handle_errors,
     print_json,
     print_table,
@@ -96,12 +94,9 @@ def experiment_cmd(
     id_field: IdFieldOpt = None,
     text_field: TextFieldOpt = None,
     as_json: JsonOpt = False,
-    device: DeviceOpt = None,
-    precision: PrecisionOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Compare pipelines and saved runs on one query set: means, paired tests, ms/query."""
-    apply_device(device, precision)
     from skbsearch.datasets import read_qrels
     from skbsearch.eval.experiment import Experiment
 
@@ -147,4 +142,4 @@ def _write_outputs(
 
 def register(app: typer.Typer) -> None:
     """Add ``skb experiment`` to ``app``."""
-    app.command("experiment")(handle_errors(experiment_cmd))
+    app.command("experiment")(handle_errors(device_options(experiment_cmd)))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import json
 import math
 import numbers
@@ -42,7 +43,35 @@ def apply_device(device: str | None, precision: str | None = None) -> Any:
 
     return set_default_device(device, precision)
 
+
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def device_options(fn: F) -> F:
+    """Give a command ``--device`` and ``--precision`` (:data:`DeviceOpt`, :data:`PrecisionOpt`)
+    and apply them (:func:`apply_device`) before its body runs; the body does not see them.
+
+    They are listed before ``--quiet`` when the command has a ``quiet`` parameter, else last.
+    Put it under ``@handle_errors`` so that a device that is not there is a one-line error.
+    """
+    sig = inspect.signature(fn, eval_str=True)
+    params = list(sig.parameters.values())
+    at = next((i for i, p in enumerate(params) if p.name == "quiet"), len(params))
+    added = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None,
+                               annotation=ann)
+             for name, ann in (("device", DeviceOpt), ("precision", PrecisionOpt))]
+    params[at:at] = added
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, device: str | None = None, precision: str | None = None,
+                **kwargs: Any) -> Any:
+        apply_device(device, precision)
+        return fn(*args, **kwargs)
+
+    wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {**fn.__annotations__, "device": DeviceOpt,
+                               "precision": PrecisionOpt}
+    return wrapper  # type: ignore[return-value]
 
 
 def handle_errors(fn: F) -> F:

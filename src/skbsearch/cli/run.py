@@ -11,10 +11,8 @@ import typer
 
 from skbsearch.cli.arguments import output_option
 from skbsearch.cli.output import (
-    DeviceOpt,
-    PrecisionOpt,
-    apply_device,
     console,
+    device_options,
     err_console,
     handle_errors,
     print_json,
@@ -127,12 +125,9 @@ def run_cmd(
     id_field: IdFieldOpt = None,
     text_field: TextFieldOpt = None,
     as_json: JsonOpt = False,
-    device: DeviceOpt = None,
-    precision: PrecisionOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Run a pipeline over a query file and write a TREC run (with --qrels: its metrics)."""
-    apply_device(device, precision)
     from skbsearch.eval.evaluate import evaluate, parse_metrics
 
     queries = load_queries(queries_path, id_field, text_field)
@@ -182,4 +177,4 @@ def _judged_qrels(path: Path, queries: list[Any]) -> Any:
 
 def register(app: typer.Typer) -> None:
     """Add ``skb run`` to ``app``."""
-    app.command("run")(handle_errors(run_cmd))
+    app.command("run")(handle_errors(device_options(run_cmd)))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from skbsearch.cli.output import DeviceOpt, PrecisionOpt, apply_device, handle_errors
+from skbsearch.cli.output import device_options, handle_errors
 
 
 def register(app: typer.Typer) -> None:
@@ -14,6 +14,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("serve")
     @handle_errors
+    @device_options
     def serve(
         skb_dir: Path = typer.Argument(..., help="SKB directory (indexes from 'skb index' under SKB_DIR/indexes)."),
         host: str = typer.Option("127.0.0.1", help="Address to bind."),
@@ -48,11 +49,8 @@ def register(app: typer.Typer) -> None:
         allow_spec_files: bool = typer.Option(
             False, "--allow-spec-files", help="Let clients' own specs name files, models and "
             "URLs (default: only named pipelines may)."),
-        device: DeviceOpt = None,
-        precision: PrecisionOpt = None,
     ) -> None:
         """Serve search, pipelines, node lookup, KB info and the web explorer (at /) over HTTP (FastAPI; extra \\[server])."""
-        apply_device(device, precision)
         from skbsearch.core.errors import InputError, MissingDependencyError
         from skbsearch.server import create_app
         from skbsearch.server.hosts import default_hosts

@@ -14,10 +14,8 @@ import typer
 
 from skbsearch.cli.arguments import output_dir_option
 from skbsearch.cli.output import (
-    DeviceOpt,
-    PrecisionOpt,
-    apply_device,
     console,
+    device_options,
     handle_errors,
     print_json,
 )
@@ -31,6 +29,7 @@ train_app = typer.Typer(
 
 @train_app.command("cross-encoder")
 @handle_errors
+@device_options
 def cross_encoder(
     data: list[str] = typer.Option(..., "--data", help="Training data, repeatable: trecdl:DIR/dl19, nq:FILE, or trecdl-candidates:DIR/dl19 (the BM25 top-100 without judgements; needs --teacher)."),
     out: Path = typer.Option(..., "--out", help="Model directory to write (CrossEncoder-compatible).", callback=output_dir_option),
@@ -50,12 +49,9 @@ def cross_encoder(
     seed: int = typer.Option(0, "--seed", help="Seed of the head initialisation and sampling."),
     threads: int | None = typer.Option(None, "--threads", min=1, help="torch threads (default: torch's)."),
     json_out: bool = typer.Option(False, "--json", help="Print the training summary as JSON."),
-    device: DeviceOpt = None,
-    precision: PrecisionOpt = None,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Fine-tune a cross-encoder (BCE + pairwise loss, + distillation with --teacher) and save it to --out."""
-    apply_device(device, precision)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from skbsearch.core.errors import InputError

@@ -10,10 +10,8 @@ import typer
 
 from skbsearch.cli.arguments import output_dir_option
 from skbsearch.cli.output import (
-    DeviceOpt,
-    PrecisionOpt,
-    apply_device,
     console,
+    device_options,
     handle_errors,
     print_json,
 )
@@ -119,6 +117,7 @@ def train_gnn_reranker(benchmark: str, out: Path, *, kind: str = "grag", loss: s
 
 @train_app.command("gnn-reranker")
 @handle_errors
+@device_options
 def gnn_reranker(
     benchmark: str = typer.Option(..., "--benchmark", help="Training data: trecdl:DIR/dl19 (judged queries over the BM25 top-100) "
                                   "or impliret:DIR (every pool query over BM25's top-100 of its pool)."),
@@ -141,12 +140,9 @@ def gnn_reranker(
                                          "(default: on for impliret, off for trecdl)."),
     cache: Path | None = typer.Option(None, "--cache", help="Cache root for parses and embeddings (default $SKB_CACHE_DIR or ~/.cache/skbsearch)."),
     json_out: bool = typer.Option(False, "--json", help="Print the training summary as JSON."),
-    device: DeviceOpt = None,
-    precision: PrecisionOpt = None,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
 ) -> None:
     """Train a G-RAG / GCN / MLP re-ranker on TREC DL judgements or IMPLIRET pools and save it (load with GNNReranker.load)."""
-    apply_device(device, precision)
     from skbsearch.core.paths import cache_root
 
     if out is None:

@@ -8,10 +8,8 @@ import typer
 
 from skbsearch.cli.arguments import output_dir_option
 from skbsearch.cli.output import (
-    DeviceOpt,
-    PrecisionOpt,
-    apply_device,
     console,
+    device_options,
     handle_errors,
     print_json,
 )
@@ -20,6 +18,7 @@ from skbsearch.cli.train import train_app
 
 @train_app.command("triple-reranker")
 @handle_errors
+@device_options
 def triple_reranker(
     data: Path = typer.Option(..., "--data", help="MetaQA folder: kb.tsv and {1,2,3}-hop/qa_dev*.txt."),
     out: Path = typer.Option(..., "--out", help="Model directory to write.", callback=output_dir_option),
@@ -39,12 +38,9 @@ def triple_reranker(
     seed: int = typer.Option(0, "--seed", help="Seed of sampling and head initialisation."),
     cache: Path | None = typer.Option(None, "--cache", help="Cache dir (default $SKB_CACHE_DIR or ~/.cache/skbsearch)."),
     json_out: bool = typer.Option(False, "--json", help="Print the training summary as JSON."),
-    device: DeviceOpt = None,
-    precision: PrecisionOpt = None,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Label retrieved triples (triple- or document-level), fine-tune MiniLM with BCE, save to --out."""
-    apply_device(device, precision)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from skbsearch.benchmarks.metaqa.rerank import MetaQAComponents, train_metaqa_reranker

@@ -1,6 +1,6 @@
 """The steps of building a BM25 index shared by the single-process build
 (:meth:`skbsearch.index.sparse.BM25Index.build`) and the Ray build
-(:mod:`skbsearch.index.distributed_bm25`): the tokenizer, the field-weight checks and the
+(:mod:`skbsearch.index.distributed_bm25`): the tokenizer, the checks of the BM25 settings and of the field weights, and the
 ``bm25s.BM25`` object over a score matrix; and bm25s's own per-field scoring with the
 weighted sum of the field matrices (what the Ray build runs per shard, and the reference the
 compiled scorer of :mod:`skbsearch.index.bm25_postings` is tested against, bit for bit; see
@@ -19,9 +19,19 @@ from bm25s.tokenization import Tokenizer
 from skbsearch.core.errors import InputError
 from skbsearch.core.progress import ProgressFn
 
+#: the BM25 variants bm25s scores
+METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 #: BM25 variants that add a per-term constant to every document (kept aside as
 #: ``nonoccurrence_array``)
 NONOCC_METHODS = ("bm25l", "bm25+")
+
+
+def check_bm25_settings(method: str, k1: float, b: float) -> None:
+    """Refuse a BM25 variant not in :data:`METHODS`, ``k1 < 0`` or ``b`` outside [0, 1]."""
+    if method not in METHODS:
+        raise InputError(f"unknown BM25 method {method!r}; use one of {METHODS}", field="method")
+    if not k1 >= 0 or not 0 <= b <= 1:
+        raise InputError(f"need k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}", field="k1/b")
 
 
 def make_stemmer(name: str | None) -> Any:

@@ -16,31 +16,25 @@ Nothing is pickled.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from skbsearch.core.atomic import atomic_dir
 from skbsearch.core.devices import cpu_record, resolve
 from skbsearch.core.errors import ArtefactError, InputError, MissingDependencyError
 from skbsearch.encoders import SentenceTransformerEncoder, encode_texts, load_encoder
 from skbsearch.index.base import (
     Manifest,
     ProgressFn,
-    read_doc_ids,
-    read_manifest,
     rebuild_hint,
-    write_doc_ids,
-    write_manifest,
 )
 from skbsearch.index.docsource import DocSource, skb_renderer  # noqa: F401 (re-exported)
+from skbsearch.index.vectors import DocRows, load_npy
 
 BACKENDS = ("numpy", "torch", "faiss-flat", "faiss-hnsw")
 KIND = "dense"
-FORMAT_VERSION = 1
 #: Work budget of one exact matmul block (queries x documents scores).
 SCORE_BLOCK = 1 << 24
 
@@ -80,45 +74,6 @@ def exact_topk(matrix: np.ndarray, queries: np.ndarray, k: int) -> list[Hits]:
         scores = matrix.inner(block) if hasattr(matrix, "inner") else block @ matrix.T
         out.extend(top_k(row, k) for row in scores)
     return out
-
-
-class DocRows:
-    """Row bookkeeping shared by indexes: doc ids, optional SKB node index per row."""
-
-    doc_ids: list[str]
-    node_index: np.ndarray | None
-
-    def __len__(self) -> int:
-        return len(self.doc_ids)
-
-    @property
-    def num_docs(self) -> int:
-        """Number of documents."""
-        return len(self.doc_ids)
-
-    def row_of(self, doc_id: str) -> int | None:
-        """Row of a doc id, or ``None`` if it is not indexed."""
-        if self.__dict__.get("_row_of") is None:
-            self._row_of = {d: i for i, d in enumerate(self.doc_ids)}
-        return self._row_of.get(doc_id)
-
-    def rows_for(self, nodes: np.ndarray | Sequence[int]) -> np.ndarray:
-        """Sorted rows of internal doc indices: SKB node indices if the index has a
-        ``node_index`` (nodes not indexed are dropped), else the rows themselves."""
-        a = np.unique(np.asarray(nodes, dtype=np.int64).ravel())
-        if self.node_index is None:
-            return self.check_rows(a)
-        if self.__dict__.get("_node_to_row") is None:
-            self._node_to_row = {int(n): i for i, n in enumerate(self.node_index)}
-        rows = [self._node_to_row[int(n)] for n in a if int(n) in self._node_to_row]
-        return np.array(sorted(rows), dtype=np.int64)
-
-    def check_rows(self, rows: np.ndarray | Sequence[int]) -> np.ndarray:
-        """``rows`` as sorted unique int64; out-of-range rows raise :class:`InputError`."""
-        a = np.unique(np.asarray(rows, dtype=np.int64).ravel())
-        if len(a) and (a[0] < 0 or a[-1] >= len(self)):
-            raise InputError(f"row out of range 0..{len(self) - 1} of this index", field="allowed")
-        return a
 
 
 def _faiss() -> Any:
@@ -332,21 +287,18 @@ class DenseIndex(DocRows):
                 "dim": self.dim, "hnsw_m": self.hnsw_m, "ef_search": self.ef_search,
                 "ef_construction": self.ef_construction, "exact_filter_max": self.exact_filter_max}
 
-    def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
-        """Write the index directory atomically (see the module docstring)."""
-        with saving(self, path, KIND, FORMAT_VERSION, overwrite=overwrite) as tmp:
-            np.save(tmp / "embeddings.npy", np.ascontiguousarray(self.embeddings, dtype=np.float32))
-            if self.backend == "faiss-hnsw":
-                _faiss().write_index(self.faiss_index, str(tmp / "faiss.index"))
-        return Path(path)
+    def write_arrays(self, tmp: Path) -> None:
+        """The embeddings (and the HNSW graph) of :meth:`save` (see the module docstring)."""
+        np.save(tmp / "embeddings.npy", np.ascontiguousarray(self.embeddings, dtype=np.float32))
+        if self.backend == "faiss-hnsw":
+            _faiss().write_index(self.faiss_index, str(tmp / "faiss.index"))
 
     @classmethod
-    def load(cls, path: str | Path, *, mmap: bool = True) -> DenseIndex:
-        """Open a saved index; ``embeddings.npy`` is memory-mapped unless ``mmap=False``."""
-        path = Path(path)
-        man, doc_ids, node_index = open_saved(path, KIND, FORMAT_VERSION)
+    def from_saved(cls, path: Path, man: Manifest, doc_ids: list[str],
+                   node_index: np.ndarray | None, *, mmap: bool) -> DenseIndex:
+        """:meth:`load`'s index: ``embeddings.npy`` checked against the manifest."""
         p = man.params
-        emb = load_npy(path / "embeddings.npy", mmap)
+        emb = load_npy(path / "embeddings.npy", mmap, KIND)
         if emb.ndim != 2 or emb.shape != (man.num_docs, p.get("dim", emb.shape[-1])):
             raise ArtefactError(f"{path / 'embeddings.npy'}: shape {emb.shape} does not match "
                               f"the manifest; {rebuild_hint(KIND)}")
@@ -359,51 +311,11 @@ class DenseIndex(DocRows):
                                   f"{rebuild_hint(KIND)}") from None
         settings = {k: p[k] for k in ("hnsw_m", "ef_construction", "ef_search",
                                       "exact_filter_max") if k in p}
-        index = cls(doc_ids, emb, backend=p.get("backend", "numpy"), encoder=p.get("encoder"),
-                    model_id=p.get("model_id"), node_index=node_index, normalized=True,
-                    source=man.source, faiss_index=faiss_index, built_on=man.built_on,
-                    **settings)
-        index.path = path
-        return index
+        return cls(doc_ids, emb, backend=p.get("backend", "numpy"), encoder=p.get("encoder"),
+                   model_id=p.get("model_id"), node_index=node_index, normalized=True,
+                   source=man.source, faiss_index=faiss_index, built_on=man.built_on,
+                   **settings)
 
     def __repr__(self) -> str:
         return (f"DenseIndex({len(self)} docs, dim={self.dim}, backend={self.backend!r}, "
                 f"encoder={self.encoder!r})")
-
-
-def load_npy(path: Path, mmap: bool, kind: str = KIND) -> np.ndarray:
-    """``np.load`` without pickle (memory-mapped if asked); problems raise ArtefactError."""
-    try:
-        return np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
-    except FileNotFoundError:
-        raise ArtefactError(f"{path} is missing; {rebuild_hint(kind)}") from None
-    except (OSError, ValueError) as e:
-        raise ArtefactError(f"{path}: unreadable ({e}); {rebuild_hint(kind)}") from None
-
-
-@contextmanager
-def saving(index: Any, path: str | Path, kind: str, version: int, *,
-           overwrite: bool = True) -> Iterator[Path]:
-    """Write a vector index's directory atomically: yields the temporary directory for the
-    kind's own arrays, then adds what every vector index has (doc ids, the node index if
-    any, the manifest from ``index.params``) and renames it into place at ``path``."""
-    path = Path(path)
-    skb_dir = index.source.get("path")  # never replace the SKB it indexes
-    with atomic_dir(path, overwrite=overwrite, kind="index", inputs=[skb_dir]) as tmp:
-        yield tmp
-        write_doc_ids(tmp, index.doc_ids)
-        if index.node_index is not None:
-            np.save(tmp / "node_index.npy", index.node_index)
-        write_manifest(tmp, Manifest(kind, version, len(index), index.params, index.source,
-                                     built_on=index.built_on))
-    index.path = path
-
-
-def open_saved(path: Path, kind: str, version: int) -> tuple[Manifest, list[str], np.ndarray | None]:
-    """What :func:`saving` wrote besides the kind's arrays: the manifest, the doc ids and
-    the node index (``None`` when the index has none)."""
-    man = read_manifest(path, kind, version)
-    doc_ids = read_doc_ids(path, man.num_docs, kind)
-    node_file = path / "node_index.npy"
-    node_index = load_npy(node_file, False, kind) if node_file.is_file() else None
-    return man, doc_ids, node_index

@@ -40,6 +40,7 @@ from skbsearch.index.bm25_build import (
     NONOCC_METHODS,
     bm25_over,
     bm25_params,
+    check_bm25_settings,
     check_field_weights,
     combine_fields,
     make_tokenizer,
@@ -52,7 +53,7 @@ from skbsearch.index.distributed import (
     read_shards,
     write_node_shards,
 )
-from skbsearch.index.sparse import METHODS, BM25Index
+from skbsearch.index.sparse import BM25Index
 
 
 class _Tokenize:
@@ -150,10 +151,7 @@ class _VocabMerger:
 
 
 def _bm25_parts(method: str, k1: float, b: float, delta: float) -> Any:
-    if method not in METHODS:
-        raise InputError(f"unknown BM25 method {method!r}; use one of {METHODS}", field="method")
-    if not k1 >= 0 or not 0 <= b <= 1:
-        raise InputError(f"need k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}", field="k1/b")
+    check_bm25_settings(method, k1, b)
     return bm25s.BM25(k1=k1, b=b, delta=delta, method=method)
 
 

@@ -23,25 +23,11 @@ import numpy as np
 from skbsearch.core.devices import cpu_record, resolve
 from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.encoders import SentenceTransformerEncoder, encode_texts, load_encoder
-from skbsearch.index.base import (
-    ProgressFn,
-    rebuild_hint,
-)
-from skbsearch.index.dense import (
-    SCORE_BLOCK,
-    DocRows,
-    DocSource,
-    Hits,
-    load_npy,
-    normalize,
-    open_saved,
-    saving,
-    skb_renderer,
-    top_k,
-)
+from skbsearch.index.base import Manifest, ProgressFn, rebuild_hint
+from skbsearch.index.dense import SCORE_BLOCK, DocSource, Hits, normalize, skb_renderer, top_k
+from skbsearch.index.vectors import DocRows, load_npy
 
 KIND = "multivector"
-FORMAT_VERSION = 1
 _AGG = re.compile(r"^(max|mean|mean-top(\d+))$")
 
 
@@ -258,31 +244,26 @@ class MultiVectorIndex(DocRows):
                 "size": self.size, "stride": self.stride, "agg": self.agg,
                 "num_chunks": self.num_chunks}
 
-    def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
-        """Write the index directory atomically."""
-        with saving(self, path, KIND, FORMAT_VERSION, overwrite=overwrite) as tmp:
-            np.save(tmp / "chunk_embeddings.npy", np.ascontiguousarray(self.embeddings, np.float32))
-            np.save(tmp / "chunk_offsets.npy", self.offsets)
-        return Path(path)
+    def write_arrays(self, tmp: Path) -> None:
+        """The chunk embeddings and their offsets of :meth:`save`."""
+        np.save(tmp / "chunk_embeddings.npy", np.ascontiguousarray(self.embeddings, np.float32))
+        np.save(tmp / "chunk_offsets.npy", self.offsets)
 
     @classmethod
-    def load(cls, path: str | Path, *, mmap: bool = True) -> MultiVectorIndex:
-        """Open a saved index (chunk embeddings memory-mapped unless ``mmap=False``)."""
-        path = Path(path)
-        man, doc_ids, node_index = open_saved(path, KIND, FORMAT_VERSION)
+    def from_saved(cls, path: Path, man: Manifest, doc_ids: list[str],
+                   node_index: np.ndarray | None, *, mmap: bool) -> MultiVectorIndex:
+        """:meth:`load`'s index (chunk embeddings memory-mapped unless ``mmap=False``)."""
         p = man.params
         emb = load_npy(path / "chunk_embeddings.npy", mmap, KIND)
         offsets = load_npy(path / "chunk_offsets.npy", False, KIND)
         try:
-            index = cls(doc_ids, emb, offsets, agg=p.get("agg", "max"), size=p.get("size", 100),
-                        stride=p.get("stride", 75), encoder=p.get("encoder"),
-                        model_id=p.get("model_id"), node_index=node_index, normalized=True,
-                        source=man.source, built_on=man.built_on)
+            return cls(doc_ids, emb, offsets, agg=p.get("agg", "max"), size=p.get("size", 100),
+                       stride=p.get("stride", 75), encoder=p.get("encoder"),
+                       model_id=p.get("model_id"), node_index=node_index, normalized=True,
+                       source=man.source, built_on=man.built_on)
         except InputError as e:
             raise ArtefactError(f"{path}: inconsistent multi-vector index ({e}); "
                               f"{rebuild_hint(KIND)}") from None
-        index.path = path
-        return index
 
     def __repr__(self) -> str:
         return (f"MultiVectorIndex({len(self)} docs, {self.num_chunks} chunks, dim={self.dim}, "

@@ -35,8 +35,10 @@ from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.index import base, bm25_live, bm25_postings, kernels
 from skbsearch.index.base import Manifest, ProgressFn, no_progress
 from skbsearch.index.bm25_build import (
+    METHODS,  # noqa: F401 - re-exported (the BM25 variants)
     bm25_over,
     bm25_params,
+    check_bm25_settings,
     check_field_weights,
     make_tokenizer,
     tokenize_fields,
@@ -45,7 +47,6 @@ from skbsearch.index.bm25_postings import Postings
 
 KIND = "bm25"
 FORMAT_VERSION = 1
-METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 _STOPWORDS_FILE = "stopwords.tokenizer.json"
 #: weight of the relation field in the default index (the document field weighs 1):
 #: neighbours' names count as much as the node's own words, so a name query still finds
@@ -84,10 +85,7 @@ def _check_scores(path: Path, bm: bm25s.BM25, tokenizer: Tokenizer, num_docs: in
 def _check_build(parts: Mapping[str, Sequence[Any]], doc_ids: Sequence[str], k1: float, b: float,
                  method: str) -> None:
     """Refuse BM25 settings out of range, repeated ids, or a field without one text a document."""
-    if method not in METHODS:
-        raise InputError(f"unknown BM25 method {method!r}; use one of {METHODS}", field="method")
-    if not k1 >= 0 or not 0 <= b <= 1:
-        raise InputError(f"need k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}", field="k1/b")
+    check_bm25_settings(method, k1, b)
     n = len(doc_ids)
     if len(set(doc_ids)) != n:
         raise InputError("document ids are not unique", field="doc_id")

@@ -20,22 +20,18 @@ from typing import Any
 
 from skbsearch.benchmarks.common import warm
 from skbsearch.benchmarks.impliret.pools import (
-    CATEGORIES,
     DEFAULT_PIPELINE,
-    ImpliretRecord,
-    ProgressFn,
     aggregate,
     default_gazetteer,
-    discover_pools,
     enrich_pool,
     load_gazetteer,
-    load_pool,
 )
 from skbsearch.benchmarks.impliret.rerank import pool_corpus, with_gazetteer
 from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.core.errors import InputError
-from skbsearch.core.progress import no_progress
+from skbsearch.core.progress import ProgressFn, no_progress
 from skbsearch.core.types import Query
+from skbsearch.datasets.impliret import CATEGORIES, ImpliretRecord, discover_pools, load_pool
 from skbsearch.eval.latency import percentiles
 from skbsearch.eval.metrics.text import evaluate_answers
 from skbsearch.llm import get_client

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
 
 import numpy as np
 
@@ -41,6 +41,7 @@ class Explanation:
     answers: list[tuple[str, float]]
 
 
+@dataclass(eq=False, repr=False)
 class GraphRetriever(StageBase):
     """Answer nodes by relation-path following from linked entities.
 
@@ -64,39 +65,27 @@ class GraphRetriever(StageBase):
         name: the name of the Runs it returns.
     """
 
-    def __init__(
-        self,
-        skb: SKB,
-        model: RelationPathModel,
-        linker: EntityLinker | None = None,
-        *,
-        link_mode: str = "auto",
-        top_paths: int = 3,
-        min_path_prob: float = 1e-3,
-        max_candidates: int = 10,
-        max_mentions: int = 1,
-        exclude_topic: bool = True,
-        no_return: bool = True,
-        backoff: int = 0,
-        k: int = 100,
-        name: str = "graph",
-    ) -> None:
-        self.skb = skb
-        self.model = model
-        self.linker = linker or EntityLinker(skb)
-        self.link_mode = link_mode
-        self.top_paths = top_paths
-        self.min_path_prob = min_path_prob
-        self.max_candidates = max_candidates
-        self.max_mentions = max_mentions
-        self.exclude_topic = exclude_topic
-        self.no_return = no_return
-        self.backoff = backoff
-        #: learned back-off paths (:meth:`fit_backoff`): labelled path -> paths to try instead
-        self.backoff_paths: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
-        self.k = k
-        self.name = name
-        deg = np.log1p(skb.graph.degree(direction="both").astype(float))
+    skb: SKB
+    model: RelationPathModel
+    linker: EntityLinker = None  # type: ignore[assignment]  # None: one over all nodes
+    _: KW_ONLY
+    link_mode: str = "auto"
+    top_paths: int = 3
+    min_path_prob: float = 1e-3
+    max_candidates: int = 10
+    max_mentions: int = 1
+    exclude_topic: bool = True
+    no_return: bool = True
+    backoff: int = 0
+    k: int = 100
+    name: str = "graph"
+    #: learned back-off paths (:meth:`fit_backoff`): labelled path -> paths to try instead
+    backoff_paths: dict[tuple[str, ...], list[tuple[str, ...]]] = field(
+        default_factory=dict, init=False)
+
+    def __post_init__(self) -> None:
+        self.linker = self.linker or EntityLinker(self.skb)
+        deg = np.log1p(self.skb.graph.degree(direction="both").astype(float))
         #: a tiny popularity bonus that orders otherwise tied answers (more linked first)
         self._tie = 1e-6 * deg / max(float(deg.max()), 1.0) if len(deg) else deg
 

@@ -1,6 +1,10 @@
 """Ranking and answer metrics: one module per family, each an array kernel plus a typed
 public function returning ``{query_id: value}`` (ranx's layout).
 
+Every ranking metric takes ``run`` (``{qid: {docid: score}}``) and ``qrels``
+(``{qid: {docid: grade}}``): every qrels query is scored (one missing from the run scores 0),
+run queries without qrels are ignored. Their docstrings name only their own arguments.
+
 Ranking conventions (trec_eval's) are in :mod:`skbsearch.eval.metrics.ranking`.
 """
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from skbsearch.core.types import Qrels, Run
-from skbsearch.eval.metrics.ranking import RankedJudgements, check_cutoff
+from skbsearch.eval.metrics.ranking import judge
 
 
 def hit_kernel(rel: np.ndarray, k: int) -> np.ndarray:
@@ -21,11 +21,8 @@ def hit_at_k(run: Run, qrels: Qrels, k: int, *, min_grade: int = 1) -> dict[str,
     r"""Hit@k per query: $\mathbb{1}[\exists\, i \le k: \mathrm{rel}_i \ge \text{min\_grade}]$.
 
     Args:
-        run: ``{qid: {docid: score}}``.
-        qrels: ``{qid: {docid: grade}}``; every qrels query is scored (missing = 0).
         k: cut-off (>= 1).
         min_grade: smallest grade that counts as relevant.
     """
-    check_cutoff(k, required=True)
-    rj = RankedJudgements.build(run, qrels)
+    rj = judge(run, qrels, k, required=True)
     return rj.per_query(hit_kernel(rj.relevant(min_grade), k))

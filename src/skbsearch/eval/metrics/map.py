@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from skbsearch.core.types import Qrels, Run
-from skbsearch.eval.metrics.ranking import RankedJudgements, check_cutoff
+from skbsearch.eval.metrics.ranking import judge
 
 
 def ap_kernel(rel: np.ndarray, n_rel: np.ndarray, k: int | None) -> np.ndarray:
@@ -29,11 +29,8 @@ def average_precision(
     r"""Average precision per query: $\frac{1}{|R_q|}\sum_{i \le k} P@i \cdot \mathrm{rel}_i$.
 
     Args:
-        run: ``{qid: {docid: score}}``.
-        qrels: ``{qid: {docid: grade}}``; every qrels query is scored (missing = 0).
         k: cut-off (>= 1) or None for the whole run.
         min_grade: smallest grade that counts as relevant.
     """
-    check_cutoff(k)
-    rj = RankedJudgements.build(run, qrels)
+    rj = judge(run, qrels, k)
     return rj.per_query(ap_kernel(rj.relevant(min_grade), rj.n_relevant(min_grade), k))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from skbsearch.core.types import Qrels, Run
-from skbsearch.eval.metrics.ranking import RankedJudgements, check_cutoff
+from skbsearch.eval.metrics.ranking import judge
 
 
 def _dcg_kernel(gains: np.ndarray, k: int | None) -> np.ndarray:
@@ -40,13 +40,10 @@ def ndcg_at_k(
     r"""nDCG@k per query: $\mathrm{DCG@k}/\mathrm{IDCG@k}$, $\mathrm{DCG@k}=\sum_{i\le k} g_i/\log_2(i+1)$.
 
     Args:
-        run: ``{qid: {docid: score}}``.
-        qrels: ``{qid: {docid: grade}}``; every qrels query is scored (missing = 0).
         k: cut-off (>= 1) or None for the whole run.
         min_grade: grades below it gain 0.
         gains: ``"linear"`` (gain = grade, trec_eval) or ``"exp"`` (2^grade − 1).
     """
-    check_cutoff(k)
-    rj = RankedJudgements.build(run, qrels)
+    rj = judge(run, qrels, k)
     g, ideal = rj.gains(min_grade, gains)
     return rj.per_query(ndcg_kernel(g, ideal, k))

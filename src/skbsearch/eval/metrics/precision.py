@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from skbsearch.core.types import Qrels, Run
-from skbsearch.eval.metrics.ranking import RankedJudgements, check_cutoff
+from skbsearch.eval.metrics.ranking import judge
 
 
 def precision_kernel(rel: np.ndarray, k: int) -> np.ndarray:
@@ -21,11 +21,8 @@ def precision_at_k(run: Run, qrels: Qrels, k: int, *, min_grade: int = 1) -> dic
     r"""Precision@k per query: $|\{i \le k: \mathrm{rel}_i\}| / k$.
 
     Args:
-        run: ``{qid: {docid: score}}``.
-        qrels: ``{qid: {docid: grade}}``; every qrels query is scored (missing = 0).
         k: cut-off (>= 1).
         min_grade: smallest grade that counts as relevant.
     """
-    check_cutoff(k, required=True)
-    rj = RankedJudgements.build(run, qrels)
+    rj = judge(run, qrels, k, required=True)
     return rj.per_query(precision_kernel(rj.relevant(min_grade), k))

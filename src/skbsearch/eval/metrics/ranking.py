@@ -33,6 +33,14 @@ def check_cutoff(k: int | None, required: bool = False) -> None:
         raise ValueError(f"cut-off k must be an integer >= 1, got {k!r}")
 
 
+def judge(run: Mapping[str, Mapping[str, float]], qrels: Qrels | Mapping, k: int | None = None,
+          *, required: bool = False) -> RankedJudgements:
+    """Check the cut-off ``k`` (:func:`check_cutoff`), then judge ``run`` against ``qrels``
+    (:meth:`RankedJudgements.build`): the first step of every ranking metric."""
+    check_cutoff(k, required)
+    return RankedJudgements.build(run, qrels)
+
+
 def ranked_doc_ids(scores: Mapping[str, float]) -> list[tuple[str, float]]:
     """Candidates of one query in trec_eval order: score desc, then doc id desc."""
     return sorted(scores.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from skbsearch.core.types import Qrels, Run
-from skbsearch.eval.metrics.ranking import RankedJudgements, check_cutoff
+from skbsearch.eval.metrics.ranking import judge
 
 
 def recall_kernel(rel: np.ndarray, n_rel: np.ndarray, k: int | None) -> np.ndarray:
@@ -25,11 +25,8 @@ def recall_at_k(
     r"""Recall@k per query: $|\{i \le k: \mathrm{rel}_i\}| \,/\, |R_q|$ (``k=None``: whole run).
 
     Args:
-        run: ``{qid: {docid: score}}``.
-        qrels: ``{qid: {docid: grade}}``; every qrels query is scored (missing = 0).
         k: cut-off (>= 1) or None.
         min_grade: smallest grade that counts as relevant.
     """
-    check_cutoff(k)
-    rj = RankedJudgements.build(run, qrels)
+    rj = judge(run, qrels, k)
     return rj.per_query(recall_kernel(rj.relevant(min_grade), rj.n_relevant(min_grade), k))

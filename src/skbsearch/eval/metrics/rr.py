@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from skbsearch.core.types import Qrels, Run
-from skbsearch.eval.metrics.ranking import RankedJudgements, check_cutoff
+from skbsearch.eval.metrics.ranking import judge
 
 
 def rr_kernel(rel: np.ndarray, k: int | None) -> np.ndarray:
@@ -28,11 +28,8 @@ def reciprocal_rank(
     r"""Reciprocal rank per query: $1/\min\{i \le k: \mathrm{rel}_i\}$ (0 if none; ``k=None``: no cut-off).
 
     Args:
-        run: ``{qid: {docid: score}}``.
-        qrels: ``{qid: {docid: grade}}``; every qrels query is scored (missing = 0).
         k: cut-off (>= 1) or None.
         min_grade: smallest grade that counts as relevant.
     """
-    check_cutoff(k)
-    rj = RankedJudgements.build(run, qrels)
+    rj = judge(run, qrels, k)
     return rj.per_query(rr_kernel(rj.relevant(min_grade), k))

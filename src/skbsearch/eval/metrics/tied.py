@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from skbsearch.core.types import Qrels, Run
-from skbsearch.eval.metrics.ranking import RankedJudgements, check_cutoff
+from skbsearch.eval.metrics.ranking import judge
 from skbsearch.eval.metrics.recall import recall_kernel
 
 
@@ -83,14 +83,13 @@ def tmhits_kernel(
 
 def mrr_all(run: Run, qrels: Qrels, *, min_grade: int = 1) -> dict[str, float]:
     r"""G-RAG's MRR per query: $\frac{1}{|P^+|}\sum_{p \in P^+} 1/r_p$ (ties broken by doc id)."""
-    rj = RankedJudgements.build(run, qrels)
+    rj = judge(run, qrels)
     return rj.per_query(rr_all_kernel(rj.relevant(min_grade), rj.n_relevant(min_grade)))
 
 
 def mhits_at_k(run: Run, qrels: Qrels, k: int, *, min_grade: int = 1) -> dict[str, float]:
     r"""G-RAG's MHits@k per query: $\frac{1}{|P^+|}\sum_{p} \mathbb{1}[r_p \le k]$ (= recall@k)."""
-    check_cutoff(k, required=True)
-    rj = RankedJudgements.build(run, qrels)
+    rj = judge(run, qrels, k, required=True)
     return rj.per_query(recall_kernel(rj.relevant(min_grade), rj.n_relevant(min_grade), k))
 
 
@@ -100,7 +99,7 @@ def mtrr(run: Run, qrels: Qrels, *, min_grade: int = 1) -> dict[str, float]:
     $\frac{1}{|P^+|}\sum_{p}\big[\frac{1}{r_p}\mathbb{1}(t=1) + \frac{2}{2r_p+t-1}\mathbb{1}(t>1)\big]$,
     $r_p$ the optimistic rank of p and t the size of its group of equal scores.
     """
-    rj = RankedJudgements.build(run, qrels)
+    rj = judge(run, qrels)
     above, size = rj.ties()
     return rj.per_query(mtrr_kernel(rj.relevant(min_grade), rj.n_relevant(min_grade), above, size))
 
@@ -111,14 +110,11 @@ def tmhits_at_k(
     r"""Tied Mean Hits@k per query (G-RAG Eq. 15 and 21; see the module docstring).
 
     Args:
-        run: ``{qid: {docid: score}}``.
-        qrels: ``{qid: {docid: grade}}``; every qrels query is scored (missing = 0).
         k: cut-off (the paper uses 10).
         min_grade: smallest grade that counts as a positive.
         literal: evaluate Eq. 21 exactly as printed instead of clip((k − A)/τ, 0, 1).
     """
-    check_cutoff(k, required=True)
-    rj = RankedJudgements.build(run, qrels)
+    rj = judge(run, qrels, k, required=True)
     above, size = rj.ties()
     rel, n_rel = rj.relevant(min_grade), rj.n_relevant(min_grade)
     return rj.per_query(tmhits_kernel(rel, n_rel, above, size, k, literal))

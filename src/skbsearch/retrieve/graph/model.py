@@ -43,7 +43,7 @@ from skbsearch.kb.store import SKB, arrow_numpy
 from skbsearch.retrieve.graph.exact_linker import MASK
 from skbsearch.retrieve.graph.linking import Anchor
 from skbsearch.retrieve.graph.metapaths import Metapath, TypeGraph, steps_of
-from skbsearch.retrieve.graph.relpath import RelationPathModel
+from skbsearch.retrieve.graph.relpath import ARRAYS, RelationPathModel, read_model_json
 
 FORMAT = "skbsearch.kg/2"
 #: formats :meth:`KGModel.load` reads (``/1``: before the learned back-off)
@@ -304,14 +304,8 @@ class KGModel:
     def load(cls, path: str | Path) -> KGModel:
         """Open a model written by :meth:`save`."""
         path = Path(path)
-        try:
-            meta = json.loads((path / "model.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise ArtefactError(f"{path}: not a graph-stage model ({e}); fit one with "
-                              "skbsearch.stages.fit(pipeline, queries, qrels) and save it") from None
-        if not isinstance(meta, dict) or meta.get("format") not in READABLE:
-            raise ArtefactError(f"{path}/model.json: unsupported format "
-                              f"{meta.get('format') if isinstance(meta, dict) else meta!r}; expected {FORMAT}")
+        meta = read_model_json(path, READABLE, "a graph-stage model; fit one with "
+                               "skbsearch.stages.fit(pipeline, queries, qrels) and save it")
         try:
             weights = {k: float(meta["weights"].get(k, DEFAULT_WEIGHTS[k])) for k in FEATURES}
             return cls(
@@ -332,22 +326,16 @@ class KGModel:
 def _dump_lr(model: RelationPathModel | None, tmp: Path, prefix: str) -> dict[str, Any] | None:
     if model is None:
         return None
-    for name in ("W", "b", "idf"):
+    for name in ARRAYS:
         np.save(tmp / f"{prefix}_{name}.npy", np.asarray(getattr(model, name), dtype=np.float64))
-    return {"l2": model.l2, "max_iter": model.max_iter, "min_df": model.min_df,
-            "vocab": list(model.vocab), "classes": [list(c) for c in model.classes]}
+    return model.settings()
 
 
 def _load_lr(meta: dict[str, Any] | None, path: Path, prefix: str) -> RelationPathModel | None:
     if meta is None:
         return None
-    m = RelationPathModel(l2=float(meta["l2"]), max_iter=int(meta["max_iter"]), min_df=int(meta["min_df"]))
-    m.vocab = {str(g): i for i, g in enumerate(meta["vocab"])}
-    m.classes = [tuple(str(x) for x in c) for c in meta["classes"]]
     try:
-        m.W, m.b, m.idf = (np.load(path / f"{prefix}_{n}.npy", allow_pickle=False) for n in ("W", "b", "idf"))
+        arrays = {n: np.load(path / f"{prefix}_{n}.npy", allow_pickle=False) for n in ARRAYS}
     except (OSError, ValueError, EOFError) as e:
         raise ArtefactError(f"{path}/{prefix}_*.npy: missing or damaged array ({e}); fit the model again") from None
-    if m.W.shape != (len(m.vocab), len(m.classes)) or m.b.shape != (len(m.classes),) or m.idf.shape != (len(m.vocab),):
-        raise ArtefactError(f"{path}: {prefix} model arrays do not match its vocabulary/classes; fit it again")
-    return m
+    return RelationPathModel.restore(meta, arrays, f"{path}: {prefix} model")

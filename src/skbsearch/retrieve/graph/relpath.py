@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -28,6 +29,8 @@ from skbsearch.retrieve.lbfgs import minimize_lbfgs
 
 Path_ = tuple[str, ...]
 FORMAT = "skbsearch.relpath/1"
+#: the fitted arrays, saved beside the JSON settings
+ARRAYS = ("W", "b", "idf")
 
 
 # ---------------------------------------------------------------------- labels -> paths
@@ -219,19 +222,32 @@ class RelationPathModel:
         return [[(self.classes[k], float(P[i, k])) for k in row] for i, row in enumerate(top)]
 
     # ------------------------------------------------------------------ persistence
+    def settings(self) -> dict[str, Any]:
+        """Everything but the arrays (:data:`ARRAYS`), as JSON: what :meth:`restore` reads."""
+        return {"l2": self.l2, "max_iter": self.max_iter, "min_df": self.min_df,
+                "vocab": list(self.vocab), "classes": [list(c) for c in self.classes]}
+
+    @classmethod
+    def restore(cls, settings: Mapping[str, Any], arrays: Mapping[str, np.ndarray],
+                what: str) -> RelationPathModel:
+        """A model from its :meth:`settings` and arrays; ``what`` names it in the error
+        raised when the arrays do not match its vocabulary and classes."""
+        m = cls(l2=float(settings["l2"]), max_iter=int(settings["max_iter"]),
+                min_df=int(settings["min_df"]))
+        m.vocab = {str(g): i for i, g in enumerate(settings["vocab"])}
+        m.classes = [tuple(str(x) for x in c) for c in settings["classes"]]
+        m.W, m.b, m.idf = (np.asarray(arrays[n]) for n in ARRAYS)
+        if (m.W.shape != (len(m.vocab), len(m.classes)) or m.b.shape != (len(m.classes),)
+                or m.idf.shape != (len(m.vocab),)):
+            raise ArtefactError(f"{what} arrays do not match its vocabulary/classes; fit it again")
+        return m
+
     def save(self, path: str | Path) -> Path:
         """Write ``model.npz`` + ``model.json`` into directory ``path`` (atomically)."""
         path = Path(path)
         with atomic_dir(path, kind="relpath-model") as tmp:
-            np.savez(tmp / "model.npz", W=self.W, b=self.b, idf=self.idf)
-            meta = {
-                "format": FORMAT,
-                "l2": self.l2,
-                "max_iter": self.max_iter,
-                "min_df": self.min_df,
-                "vocab": list(self.vocab),
-                "classes": [list(c) for c in self.classes],
-            }
+            np.savez(tmp / "model.npz", **{n: getattr(self, n) for n in ARRAYS})
+            meta = {"format": FORMAT, **self.settings()}
             (tmp / "model.json").write_text(json.dumps(meta), encoding="utf-8")
         return path
 
@@ -239,18 +255,30 @@ class RelationPathModel:
     def load(cls, path: str | Path) -> RelationPathModel:
         """Open a model saved by :meth:`save` (no pickle)."""
         path = Path(path)
+        meta = read_model_json(path, (FORMAT,), "a relation-path model; train one first")
         try:
-            meta = json.loads((path / "model.json").read_text(encoding="utf-8"))
             arrays = np.load(path / "model.npz", allow_pickle=False)
         except (OSError, ValueError) as e:
-            raise ArtefactError(f"{path}: not a relation-path model ({e}); train one first") from None
-        if meta.get("format") != FORMAT:
-            raise ArtefactError(f"{path}: unsupported model format {meta.get('format')!r}")
-        m = cls(l2=meta["l2"], max_iter=meta["max_iter"], min_df=meta["min_df"])
-        m.vocab = {g: i for i, g in enumerate(meta["vocab"])}
-        m.classes = [tuple(c) for c in meta["classes"]]
-        m.W, m.b, m.idf = arrays["W"], arrays["b"], arrays["idf"]
-        return m
+            raise ArtefactError(f"{path}/model.npz: missing or damaged ({e}); train the model again") from None
+        try:
+            return cls.restore(meta, arrays, f"{path}: model")
+        except (KeyError, TypeError, ValueError) as e:
+            raise ArtefactError(f"{path}: damaged relation-path model ({e!r}); train it again") from None
+
+
+def read_model_json(path: Path, formats: Sequence[str], what: str) -> dict[str, Any]:
+    """``path/model.json`` of a saved model: a JSON object whose ``format`` is one of
+    ``formats`` (the current one first), else :class:`ArtefactError` (``what``: what the directory should be and
+    how to make one)."""
+    try:
+        meta = json.loads((path / "model.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ArtefactError(f"{path}: not {what} ({e})") from None
+    if not isinstance(meta, dict) or meta.get("format") not in formats:
+        found = meta.get("format") if isinstance(meta, dict) else meta
+        raise ArtefactError(f"{path}/model.json: unsupported format {found!r}; "
+                            f"expected {formats[0]}")
+    return meta
 
 
 def accuracy(model: RelationPathModel, texts: Sequence[str], paths: Sequence[Sequence[str]]) -> float:
