@@ -107,58 +107,110 @@ def _field_csc(token_ids: Sequence[Sequence[int]], n_vocab: int) -> tuple[sp.csc
 
 
 # ---------------------------------------------------------------------- merging
+#: work blocks per parallel pass (terms grouped into blocks of about equal postings: a few
+#: terms hold most postings, so an even split of the terms would leave a thread idle)
+_BLOCKS = 64
+
+
+def _blocks(work: np.ndarray) -> np.ndarray:
+    """Boundaries (``len + 1``) splitting items of these sizes into up to :data:`_BLOCKS`
+    consecutive blocks of about equal total size."""
+    cum = np.concatenate([[0], np.cumsum(np.asarray(work, np.int64))])
+    cuts = np.searchsorted(cum, np.linspace(0, cum[-1], _BLOCKS + 1), side="left")
+    cuts[0], cuts[-1] = 0, len(work)
+    return np.unique(cuts)
+
+
 @njit(cache=True, nogil=True)
-def _merge_kernel(ip_a, rows_a, tf_a, row_map, keep, ip_b, rows_b, tf_b, order):  # pragma: no cover - compiled
+def _merge_term(i, t, ip_a, rows_a, tf_a, row_map, plain, keep, ip_b, rows_b, tf_b, write, n,
+                out_rows, out_tf, df):  # pragma: no cover - compiled
+    """Merge term ``t``'s postings into output term ``i`` from position ``n`` (only counted
+    unless ``write``); returns the position after them."""
     nf = tf_b.shape[0]
     na_terms = len(ip_a) - 1
-    cap = len(rows_a) + len(rows_b)
-    out_ip = np.zeros(len(order) + 1, np.int64)
-    out_rows = np.empty(cap, np.int32)
-    out_tf = np.zeros((nf, cap), np.int32)
-    df = np.zeros((nf, len(order)), np.int64)
-    n = 0
-    for i in range(len(order)):
-        t = order[i]
-        pa = ip_a[t] if t < na_terms else 0
-        ea = ip_a[t + 1] if t < na_terms else 0
-        pb = ip_b[t]
-        eb = ip_b[t + 1]
-        while pa < ea or pb < eb:
-            ra = -1
-            src = 0
-            if pa < ea:
-                src = rows_a[pa]
-                ra = row_map[src]
-                if ra < 0:
-                    pa += 1
-                    continue
-            rb = rows_b[pb] if pb < eb else -1
-            nonzero = False
-            if ra >= 0 and (rb < 0 or ra <= rb):
+    pa = ip_a[t] if t < na_terms else 0
+    ea = ip_a[t + 1] if t < na_terms else 0
+    pb = ip_b[t]
+    eb = ip_b[t + 1]
+    while pa < ea or pb < eb:
+        nxt = rows_b[pb] if pb < eb else np.int32(2147483647)
+        while pa < ea:  # fast path: base postings of rows kept whole, before the next delta row
+            src = rows_a[pa]
+            if not plain[src]:
+                break
+            r = row_map[src]
+            if r >= nxt:
+                break
+            if write:
+                out_rows[n] = r
                 for f in range(nf):
-                    v = tf_a[f, pa] if keep[f, src] else 0
-                    if ra == rb:
-                        v += tf_b[f, pb]
+                    v = tf_a[f, pa]
                     out_tf[f, n] = v
-                    nonzero = nonzero or v != 0
-                if ra == rb:
-                    pb += 1
-                pa += 1
-                out_rows[n] = ra
-            else:
-                for f in range(nf):
-                    v = tf_b[f, pb]
-                    out_tf[f, n] = v
-                    nonzero = nonzero or v != 0
-                out_rows[n] = rb
-                pb += 1
-            if nonzero:
-                for f in range(nf):
-                    if out_tf[f, n] != 0:
+                    if v != 0:
                         df[f, i] += 1
-                n += 1
-        out_ip[i + 1] = n
-    return out_ip, out_rows, out_tf, n, df
+            n += 1
+            pa += 1
+        if pa >= ea and pb >= eb:
+            break
+        ra = -1
+        src = 0
+        if pa < ea:
+            src = rows_a[pa]
+            ra = row_map[src]
+            if ra < 0:
+                pa += 1
+                continue
+        rb = rows_b[pb] if pb < eb else -1
+        from_a = ra >= 0 and (rb < 0 or ra <= rb)
+        both = from_a and ra == rb
+        nonzero = False
+        for step in range(2):  # 0: is anything left? 1: write it
+            if step == 1 and not (write and nonzero):
+                break
+            for f in range(nf):
+                v = (tf_a[f, pa] if keep[f, src] else 0) if from_a else 0
+                if both or not from_a:
+                    v += tf_b[f, pb]
+                if step == 0:
+                    nonzero = nonzero or v != 0
+                else:
+                    out_tf[f, n] = v
+                    if v != 0:
+                        df[f, i] += 1
+        if write and nonzero:
+            out_rows[n] = ra if from_a else rb
+        if from_a:
+            pa += 1
+        if both or not from_a:
+            pb += 1
+        if nonzero:
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _merge_kernel(ip_a, rows_a, tf_a, row_map, plain, keep, ip_b, rows_b, tf_b, order,
+                  blocks):  # pragma: no cover - compiled
+    nf = tf_b.shape[0]
+    m = len(order)
+    counts = np.zeros(m, np.int64)
+    no_rows = np.empty(0, np.int32)
+    no_tf = np.empty((nf, 0), np.int32)
+    no_df = np.empty((nf, 0), np.int64)
+    for k in prange(len(blocks) - 1):  # pass 1: how many postings each term keeps
+        for i in range(blocks[k], blocks[k + 1]):
+            counts[i] = _merge_term(i, order[i], ip_a, rows_a, tf_a, row_map, plain, keep, ip_b, rows_b,
+                                    tf_b, False, 0, no_rows, no_tf, no_df)
+    out_ip = np.zeros(m + 1, np.int64)
+    out_ip[1:] = np.cumsum(counts)
+    out_rows = np.empty(out_ip[m], np.int32)
+    out_tf = np.empty((nf, out_ip[m]), np.int32)
+    df = np.zeros((nf, m), np.int64)
+    for k in prange(len(blocks) - 1):  # pass 2: write them at their places
+        for i in range(blocks[k], blocks[k + 1]):
+            _merge_term(i, order[i], ip_a, rows_a, tf_a, row_map, plain, keep, ip_b, rows_b, tf_b, True,
+                        out_ip[i], out_rows, out_tf, df)
+    return out_ip, out_rows, out_tf, df
 
 
 @njit(cache=True, nogil=True)
@@ -203,8 +255,10 @@ class Merge:
         if keep is None:
             keep = np.ones((len(base.fields), len(row_map)), np.bool_)
         self.base, self.delta = base, delta
+        keep = np.asarray(keep, np.bool_)
+        self.plain = (row_map >= 0) & keep.all(axis=0)  # base rows kept whole
         self.args = (np.asarray(base.indptr, np.int64), np.asarray(base.rows, np.int32),
-                     np.asarray(base.tf, np.int32), row_map, np.asarray(keep, np.bool_),
+                     np.asarray(base.tf, np.int32), row_map, keep,
                      np.asarray(delta.indptr, np.int64), np.asarray(delta.rows, np.int32),
                      np.asarray(delta.tf, np.int32))
 
@@ -217,10 +271,14 @@ class Merge:
         """The merged postings, terms ``order`` (default: all, in place) renumbered
         ``0, 1, ...``, and their document frequencies per field (``(n_fields, n_terms)``)."""
         order = np.arange(self.delta.n_terms, dtype=np.int64) if order is None else np.asarray(order, np.int64)
-        ip, rows, tf, n, df = _merge_kernel(*self.args, order)
-        if n < 0.9 * len(rows):  # do not hold the spare capacity
-            rows, tf = rows[:n].copy(), tf[:, :n].copy()
-        return Postings(list(self.delta.fields), ip, rows[:n], tf[:, :n], self.delta.lengths), df
+        ip_a, rows_a, tf_a, row_map, keep, ip_b, rows_b, tf_b = self.args
+        na = len(ip_a) - 1
+        size = np.where(order < na, ip_a[np.minimum(order, na - 1) + 1] - ip_a[np.minimum(order, na - 1)], 0) \
+            if na else np.zeros(len(order), np.int64)
+        work = size + ip_b[order + 1] - ip_b[order]
+        ip, rows, tf, df = _merge_kernel(ip_a, rows_a, tf_a, row_map, self.plain, keep, ip_b, rows_b, tf_b,
+                                         order, _blocks(work))
+        return Postings(list(self.delta.fields), ip, rows, tf, self.delta.lengths), df
 
 
 def merge(base: Postings, delta: Postings, row_map: np.ndarray, keep: np.ndarray | None) -> Postings:
@@ -295,30 +353,38 @@ def _tfc_table(code, cells, width, l_avg, k1, b, delta):  # pragma: no cover - c
 
 @njit(cache=True, nogil=True, parallel=True)
 def _score_kernel(indptr, rows, tf, lengths, idf_f, nonocc_f, table, table_at, width, weights,
-                  active, code, l_avg, k1, b, delta):  # pragma: no cover - compiled
-    nf = tf.shape[0]
+                  active, code, l_avg, k1, b, delta, blocks):  # pragma: no cover - compiled
     out = np.zeros(len(rows), np.float32)
-    for t in prange(len(indptr) - 1):
-        for p in range(indptr[t], indptr[t + 1]):
-            r = rows[p]
-            acc = np.float32(0.0)
-            seen = False
-            for f in range(nf):
-                v = tf[f, p]
-                if v == 0 or not active[f]:
-                    continue
-                ln = lengths[f, r]
-                if table_at[f] >= 0:
-                    c = table[table_at[f] + v * width[f] + ln]
-                else:
-                    c = _tfc_one(code, np.float64(np.float32(v)), np.float64(ln), l_avg[f], k1, b, delta)
-                s = np.float32(np.float64(idf_f[f, t]) * c - np.float64(nonocc_f[f, t]))
-                if weights[f] != np.float32(1.0):
-                    s = np.float32(weights[f] * s)
-                acc = np.float32(acc + s) if seen else s
-                seen = True
-            out[p] = acc
+    for k in prange(len(blocks) - 1):
+        for t in range(blocks[k], blocks[k + 1]):
+            for p in range(indptr[t], indptr[t + 1]):
+                _score_posting(p, t, rows, tf, lengths, idf_f, nonocc_f, table, table_at, width, weights,
+                               active, code, l_avg, k1, b, delta, out)
     return out
+
+
+@njit(cache=True, nogil=True)
+def _score_posting(p, t, rows, tf, lengths, idf_f, nonocc_f, table, table_at, width, weights,
+                   active, code, l_avg, k1, b, delta, out):  # pragma: no cover - compiled
+    """``out[p]``: posting ``p`` (of term ``t``) scored, its fields weighted and summed."""
+    r = rows[p]
+    acc = np.float32(0.0)
+    seen = False
+    for f in range(tf.shape[0]):
+        v = tf[f, p]
+        if v == 0 or not active[f]:
+            continue
+        ln = lengths[f, r]
+        if table_at[f] >= 0:
+            c = table[table_at[f] + v * width[f] + ln]
+        else:
+            c = _tfc_one(code, np.float64(np.float32(v)), np.float64(ln), l_avg[f], k1, b, delta)
+        s = np.float32(np.float64(idf_f[f, t]) * c - np.float64(nonocc_f[f, t]))
+        if weights[f] != np.float32(1.0):
+            s = np.float32(weights[f] * s)
+        acc = np.float32(acc + s) if seen else s
+        seen = True
+    out[p] = acc
 
 
 def score(post: Postings, params: Mapping[str, Any], df: np.ndarray | None = None,
@@ -360,7 +426,8 @@ def score(post: Postings, params: Mapping[str, Any], df: np.ndarray | None = Non
     w = np.array([weights[f] for f in post.fields], np.float32)
     ip, rows = np.asarray(post.indptr, np.int64), np.asarray(post.rows, np.int32)
     data = _score_kernel(ip, rows, np.asarray(post.tf, np.int32), np.asarray(post.lengths, np.int32), idf_f,
-                         nonocc_f, table, table_at, width, w, active, code, l_avg, k1, b, delta)
+                         nonocc_f, table, table_at, width, w, active, code, l_avg, k1, b, delta,
+                         _blocks(np.diff(ip)))
     zero = data == 0  # a posting scores 0 (an idf of 0, a field weighted 0): dropped, as a build does
     if zero.any():
         kept = np.concatenate([[0], np.cumsum(~zero)])
