@@ -21,6 +21,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from skbsearch.core.registry import available_stages, describe, get_stage, register_stage
+from skbsearch.core.stage import SpecStage
 from skbsearch.kb.store import SKB
 from skbsearch.stages import (  # noqa: F401 - registrations
     corpus,
@@ -30,17 +32,10 @@ from skbsearch.stages import (  # noqa: F401 - registrations
     retrievers,
     trained,
 )
-from skbsearch.stages.base import SpecStage, bind, fit
+from skbsearch.stages.base import bind, fit
 from skbsearch.stages.context import StageContext
 from skbsearch.stages.grammar import parse_spec
-from skbsearch.stages.registry import (
-    available_stages,
-    build,
-    describe,
-    get_stage,
-    parse,
-    register_stage,
-)
+from skbsearch.stages.spec import build, parse
 
 
 def _context(kb: SKB | str | Path | StageContext | None) -> StageContext | None:

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from skbsearch.core.operators import Pipeline
+from skbsearch.core.stage import SpecStage
 from skbsearch.core.types import Query
-from skbsearch.stages.base import SpecStage
 
 
 def explainers(stage: Any) -> list[SpecStage]:

@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.core.errors import InputError
+from skbsearch.core.registry import register_stage
+from skbsearch.core.stage import SpecStage
 from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.index.names import load_or_build_name_index
 from skbsearch.retrieve.graph.answer_types import AnswerTypes
@@ -31,9 +33,7 @@ from skbsearch.retrieve.graph.linking import NameLinker
 from skbsearch.retrieve.graph.metapaths import TypeGraph
 from skbsearch.retrieve.graph.model import FORMAT, KGModel
 from skbsearch.retrieve.graph.retriever import SKBGraphRetriever
-from skbsearch.stages.base import SpecStage
 from skbsearch.stages.context import StageContext
-from skbsearch.stages.registry import register_stage
 
 _WEIGHTS = ("w_rel", "w_text", "w_attr", "w_type")
 

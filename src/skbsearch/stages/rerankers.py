@@ -11,14 +11,14 @@ from typing import Any
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.paths import cache_root
+from skbsearch.core.registry import register_stage
+from skbsearch.core.stage import SpecStage, check_device_params, device_param, precision_param
 from skbsearch.llm.cache import ResponseCache
 from skbsearch.llm.client import get_client
 from skbsearch.rerank.cross_encoder import BACKENDS, CrossEncoderReranker
 from skbsearch.rerank.cross_encoder_onnx import check_quantize
 from skbsearch.rerank.llm import LLMReranker
-from skbsearch.stages.base import SpecStage, check_device_params, device_param, precision_param
 from skbsearch.stages.context import StageContext
-from skbsearch.stages.registry import register_stage
 
 
 @register_stage

@@ -10,6 +10,8 @@ from typing import Any
 
 from skbsearch.core.deadline import check_deadline
 from skbsearch.core.errors import InputError
+from skbsearch.core.registry import register_stage
+from skbsearch.core.stage import SpecStage, check_device_params, device_param, precision_param
 from skbsearch.core.types import Query
 from skbsearch.enrich import (
     ArithmeticEnricher,
@@ -21,9 +23,7 @@ from skbsearch.retrieve.constrained import ConstrainedRetriever
 from skbsearch.retrieve.dense import DenseRetriever, MultiVectorRetriever
 from skbsearch.retrieve.filters import NodeFilter
 from skbsearch.retrieve.sparse import BM25Retriever, evidence_lines
-from skbsearch.stages.base import SpecStage, check_device_params, device_param, precision_param
 from skbsearch.stages.context import StageContext
-from skbsearch.stages.registry import register_stage
 
 
 def _filter(types: tuple[str, ...], where: str | None) -> NodeFilter | None:

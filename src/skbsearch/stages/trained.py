@@ -20,6 +20,8 @@ from skbsearch.core.devices import resolve
 from skbsearch.core.errors import InputError
 from skbsearch.core.operators import load_object
 from skbsearch.core.paths import cache_root
+from skbsearch.core.registry import register_stage
+from skbsearch.core.stage import SpecStage, check_device_params, device_param, precision_param
 from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.rerank.cross_encoder import CrossEncoderReranker
 from skbsearch.rerank.gnn_features import (
@@ -29,9 +31,7 @@ from skbsearch.rerank.gnn_features import (
     row_name,
     with_first_stage_weight,
 )
-from skbsearch.stages.base import SpecStage, check_device_params, device_param, precision_param
 from skbsearch.stages.context import StageContext
-from skbsearch.stages.registry import register_stage
 
 #: :data:`GNN_ROWS` keys -> the row names a ``gnn-row`` prints (the paper's).
 _ROW_NAMES = {"mlp": "mlp", "gcn": "gcn", "gnn": "grag", "gnn-rl": "grag-rl"}

@@ -24,10 +24,10 @@ import numpy as np
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.paths import cache_root
+from skbsearch.core.stage import SpecStage
 from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
 from skbsearch.rerank.gnn_features import GNN_ROWS, build_graphs, row_name
-from skbsearch.stages.base import SpecStage
 from skbsearch.train.cross_encoder import (
     JudgedQuery,
     TrainConfig,
