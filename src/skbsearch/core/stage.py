@@ -204,9 +204,8 @@ class SpecStage(StageBase):
     # -------------------------------------------------------------- running
     def bind(self, context: Context) -> SpecStage:
         """Attach a context (the SKB and its indexes) unless one is bound already."""
-        if self.context is None:
+        if self.context is None:  # (a stage built already, over resources given to it, keeps them)
             self.context = context
-            self._built = None
         return self
 
     def require_context(self) -> Context:

@@ -1,5 +1,6 @@
-"""Registered first-stage retrievers over an SKB: BM25, dense, multi-vector and
-constraint-aware retrieval over enriched node documents (the graph stage: :mod:`.graph_general`)."""
+"""Registered first-stage retrievers over an SKB: dense, multi-vector and constraint-aware
+retrieval over enriched node documents (``bm25``: :mod:`skbsearch.retrieve.sparse`; the graph
+stage: :mod:`.graph_general`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from skbsearch.core.deadline import check_deadline
 from skbsearch.core.errors import InputError
 from skbsearch.core.registry import register_stage
 from skbsearch.core.stage import SpecStage, check_device_params, device_param, precision_param
-from skbsearch.core.types import Query
 from skbsearch.enrich import (
     ArithmeticEnricher,
     GazetteerEnricher,
@@ -22,7 +22,7 @@ from skbsearch.enrich import (
 from skbsearch.retrieve.constrained import ConstrainedRetriever
 from skbsearch.retrieve.dense import DenseRetriever, MultiVectorRetriever
 from skbsearch.retrieve.filters import NodeFilter
-from skbsearch.retrieve.sparse import BM25Retriever, evidence_lines
+from skbsearch.retrieve.stage import RetrieverParams
 from skbsearch.stages.context import StageContext
 
 
@@ -32,52 +32,14 @@ def _filter(types: tuple[str, ...], where: str | None) -> NodeFilter | None:
 
 
 @dataclass
-class _RetrieverParams:
-    k: int = field(default=100, metadata={"help": "candidates per query"})
-    types: tuple[str, ...] = field(default=(), metadata={"help": "only nodes of these types"})
-    where: str | None = field(default=None, metadata={"help": "attribute predicate"})
-
-    def check(self) -> None:
-        if self.k < 0:
-            raise InputError("k must be >= 0", field="k")
-
-
-@register_stage
-class BM25Stage(SpecStage):
-    """BM25 over the SKB's node documents (index: SKB_DIR/indexes/bm25, built if missing)."""
-
-    name = "bm25"
-    cost = "light"
-
-    @dataclass
-    class Params(_RetrieverParams):
-        backend: str = field(default="auto", metadata={"help": "auto | numba | numpy"})
-
-    def build(self, context: StageContext) -> Any:
-        p = self.params
-        return BM25Retriever(context.index("bm25"), k=p.k, filter=_filter(p.types, p.where),
-                             skb=context.kb, backend=p.backend)
-
-    def explain(self, query: Query, doc_id: str) -> list[str]:
-        ctx = self.require_context()
-        idx = self.inner.index
-        name = ctx.kb.node(doc_id).name if ctx.kb.has_node(doc_id) else ""
-        # Drop the "type: name" header and lines that only repeat the name.
-        lines = ctx.doc_text(doc_id).split("\n")[1:]
-        body = "\n".join(ln for ln in lines if ln.partition(": ")[2] != name)
-        return [f"text: {ln}" for ln in evidence_lines(
-            query.text, body, getattr(idx, "tokenize", None), max_lines=2)]
-
-
-@dataclass
-class _EncoderParams(_RetrieverParams):
+class _EncoderParams(RetrieverParams):
     encoder: str | None = field(default=None, metadata={
         "help": "encoder name/path (default: the one the index was built with)"})
     device: str | None = device_param()
     precision: str | None = precision_param()
 
     def check(self) -> None:
-        _RetrieverParams.check(self)
+        RetrieverParams.check(self)
         check_device_params(self)
 
 
