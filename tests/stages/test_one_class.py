@@ -18,6 +18,8 @@ from skbsearch.stages import pipeline
 #: registered name -> the module its one class lives in
 ONE_CLASS = {
     "bm25": "skbsearch.retrieve.sparse",
+    "dense": "skbsearch.retrieve.dense",
+    "multivector": "skbsearch.retrieve.dense",
 }
 
 

@@ -119,6 +119,7 @@ class BM25Retriever(IndexRetriever):
 
     def allowed_mask(self) -> np.ndarray | None:
         """Boolean mask of documents that pass the filters (``None``: no filtering)."""
+        _ = self.index  # (attached first: from the bound context on first use)
         if not self._mask_ready:
             skb = self._resolve_skb() if self.filter is not None else None
             mask = filter_mask(self.filter, skb, self.index.doc_ids, self._explicit_mask)

@@ -24,7 +24,7 @@ from typing import Any
 from skbsearch.core.registry import available_stages, describe, get_stage, register_stage
 from skbsearch.core.stage import SpecStage
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve import sparse  # noqa: F401 - registrations (a stage is its class)
+from skbsearch.retrieve import dense, sparse  # noqa: F401 - registrations (a stage is its class)
 from skbsearch.stages import (  # noqa: F401 - registrations
     corpus,
     fusion,

@@ -12,7 +12,7 @@ from typing import Any
 from skbsearch.core.deadline import check_deadline
 from skbsearch.core.errors import InputError
 from skbsearch.core.registry import register_stage
-from skbsearch.core.stage import SpecStage, check_device_params, device_param, precision_param
+from skbsearch.core.stage import SpecStage
 from skbsearch.enrich import (
     ArithmeticEnricher,
     GazetteerEnricher,
@@ -20,68 +20,7 @@ from skbsearch.enrich import (
     enrich_documents,
 )
 from skbsearch.retrieve.constrained import ConstrainedRetriever
-from skbsearch.retrieve.dense import DenseRetriever, MultiVectorRetriever
-from skbsearch.retrieve.filters import NodeFilter
-from skbsearch.retrieve.stage import RetrieverParams
 from skbsearch.stages.context import StageContext
-
-
-def _filter(types: tuple[str, ...], where: str | None) -> NodeFilter | None:
-    f = NodeFilter(types, where)
-    return None if f.is_empty else f
-
-
-@dataclass
-class _EncoderParams(RetrieverParams):
-    encoder: str | None = field(default=None, metadata={
-        "help": "encoder name/path (default: the one the index was built with)"})
-    device: str | None = device_param()
-    precision: str | None = precision_param()
-
-    def check(self) -> None:
-        RetrieverParams.check(self)
-        check_device_params(self)
-
-
-class _EncoderStage(SpecStage):
-    """A retriever over a saved vector index of kind :attr:`index_kind` (queries encoded
-    on ``device``)."""
-
-    index_kind: str
-    retriever: type
-
-    def build(self, context: StageContext) -> Any:
-        p = self.params
-        return self.retriever(context.index(self.index_kind), k=p.k, encoder=p.encoder,
-                              filter=_filter(p.types, p.where), skb=context.kb,
-                              device=p.device, precision=p.precision)
-
-
-@register_stage
-class DenseStage(_EncoderStage):
-    """Dense (bi-encoder) retrieval; after another stage it re-scores that stage's candidates."""
-
-    name = "dense"
-    aliases = ("bi-encoder",)
-    index_kind = "dense"
-    retriever = DenseRetriever
-
-    @dataclass
-    class Params(_EncoderParams):
-        pass
-
-
-@register_stage
-class MultiVectorStage(_EncoderStage):
-    """Multi-vector retrieval: one embedding per chunk, a node scores by its best chunks."""
-
-    name = "multivector"
-    index_kind = "multivector"
-    retriever = MultiVectorRetriever
-
-    @dataclass
-    class Params(_EncoderParams):
-        pass
 
 
 @register_stage
