@@ -20,6 +20,7 @@ ONE_CLASS = {
     "bm25": "skbsearch.retrieve.sparse",
     "dense": "skbsearch.retrieve.dense",
     "multivector": "skbsearch.retrieve.dense",
+    "enrich": "skbsearch.retrieve.constrained",
 }
 
 

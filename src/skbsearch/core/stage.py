@@ -236,8 +236,9 @@ class SpecStage(StageBase):
 
     def explain(self, query: Query, doc_id: str) -> list[str]:
         """Evidence lines for why ``doc_id`` was returned for ``query`` (may be empty)."""
-        fn = getattr(self.inner, "explain", None)
-        if fn is None:
+        inner = self.inner
+        fn = getattr(inner, "explain", None) if inner is not self else None
+        if fn is None:  # (a stage that does its own work explains by overriding this)
             return []
         out = fn(query, doc_id)
         return [str(x) for x in out] if isinstance(out, (list, tuple)) else [str(out)]

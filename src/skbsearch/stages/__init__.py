@@ -24,13 +24,12 @@ from typing import Any
 from skbsearch.core.registry import available_stages, describe, get_stage, register_stage
 from skbsearch.core.stage import SpecStage
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve import dense, sparse  # noqa: F401 - registrations (a stage is its class)
+from skbsearch.retrieve import constrained, dense, sparse  # noqa: F401 - registrations (a stage is its class)
 from skbsearch.stages import (  # noqa: F401 - registrations
     corpus,
     fusion,
     graph_general,
     rerankers,
-    retrievers,
     trained,
 )
 from skbsearch.stages.base import bind, fit

@@ -28,7 +28,8 @@ def explainers(stage: Any) -> list[SpecStage]:
         if kids:
             for c in kids:
                 out.extend(explainers(c))
-        elif type(p).explain is not SpecStage.explain or hasattr(p.inner, "explain"):
+        elif type(p).explain is not SpecStage.explain or (
+                p.inner is not p and hasattr(p.inner, "explain")):
             out.append(p)
     return out
 
