@@ -21,6 +21,7 @@ ONE_CLASS = {
     "dense": "skbsearch.retrieve.dense",
     "multivector": "skbsearch.retrieve.dense",
     "enrich": "skbsearch.retrieve.constrained",
+    "graph": "skbsearch.retrieve.graph.retriever",
 }
 
 

@@ -25,10 +25,10 @@ from skbsearch.core.registry import available_stages, describe, get_stage, regis
 from skbsearch.core.stage import SpecStage
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve import constrained, dense, sparse  # noqa: F401 - registrations (a stage is its class)
+from skbsearch.retrieve.graph import retriever  # noqa: F401 - registration
 from skbsearch.stages import (  # noqa: F401 - registrations
     corpus,
     fusion,
-    graph_general,
     rerankers,
     trained,
 )
