@@ -22,6 +22,8 @@ ONE_CLASS = {
     "multivector": "skbsearch.retrieve.dense",
     "enrich": "skbsearch.retrieve.constrained",
     "graph": "skbsearch.retrieve.graph.retriever",
+    "cross-encoder": "skbsearch.rerank.cross_encoder",
+    "llm": "skbsearch.rerank.llm",
 }
 
 

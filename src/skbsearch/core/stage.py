@@ -47,6 +47,12 @@ class Context(Protocol):
         """A user-given file path."""
 
 
+def is_stage_context(value: Any) -> bool:
+    """A stage context (the SKB and its indexes), as opposed to a resource given directly
+    to a stage's constructor (an index, documents, a model)."""
+    return callable(getattr(value, "index", None)) and hasattr(value, "kb")
+
+
 def format_value(value: Any) -> str:
     """A parameter value as the spec language writes it."""
     if isinstance(value, bool):

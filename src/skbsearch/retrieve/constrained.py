@@ -43,7 +43,7 @@ from skbsearch.core.atomic import atomic_dir
 from skbsearch.core.deadline import check_deadline
 from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.core.registry import register_stage
-from skbsearch.core.stage import Context, SpecStage
+from skbsearch.core.stage import Context, SpecStage, is_stage_context
 from skbsearch.core.types import Query, Run
 from skbsearch.enrich import (
     ArithmeticEnricher,
@@ -194,8 +194,7 @@ class ConstrainedRetriever(SpecStage):
         feedback_weight: float = FEEDBACK_WEIGHT,
         **params: Any,
     ) -> None:
-        direct = docs is not None and not (callable(getattr(docs, "index", None))
-                                            and hasattr(docs, "kb"))
+        direct = docs is not None and not is_stage_context(docs)
         super().__init__(None if direct else docs, **params)
         self._run_name = run_name
         if not direct:

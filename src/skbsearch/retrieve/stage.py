@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skbsearch.core.errors import InputError
-from skbsearch.core.stage import Context, SpecStage
+from skbsearch.core.stage import Context, SpecStage, is_stage_context
 from skbsearch.core.types import Query, Run
 from skbsearch.retrieve.filters import NodeFilter
 
@@ -46,7 +46,7 @@ class IndexRetriever(SpecStage):
                  skb: Any = None, **params: Any) -> None:
         if filter is not None and not filter.is_empty:
             params = {"types": filter.types, "where": filter.where, **params}
-        direct = source is not None and not _is_context(source)
+        direct = source is not None and not is_stage_context(source)
         super().__init__(None if direct else source, **params)
         self.skb = skb
         self._index: Any = None
@@ -95,7 +95,3 @@ class IndexRetriever(SpecStage):
     def _call(self, queries: list[Query], run: Run | None, k: int) -> Run:  # pragma: no cover
         raise NotImplementedError
 
-
-def _is_context(value: Any) -> bool:
-    """A stage context (the SKB and its indexes), as opposed to an index or its path."""
-    return callable(getattr(value, "index", None)) and hasattr(value, "kb")
