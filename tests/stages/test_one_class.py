@@ -24,6 +24,8 @@ ONE_CLASS = {
     "graph": "skbsearch.retrieve.graph.retriever",
     "cross-encoder": "skbsearch.rerank.cross_encoder",
     "llm": "skbsearch.rerank.llm",
+    "cross-encoder-ft": "skbsearch.rerank.cross_encoder_ft",
+    "gnn-row": "skbsearch.rerank.gnn_row",
 }
 
 

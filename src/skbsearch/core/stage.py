@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
@@ -24,7 +24,7 @@ from skbsearch.core.devices import (
     check_precision_name,
 )
 from skbsearch.core.errors import InputError
-from skbsearch.core.operators import StageBase
+from skbsearch.core.operators import StageBase, load_object
 from skbsearch.core.types import Qrels, Query, Run
 
 
@@ -119,6 +119,12 @@ def device_param() -> Any:
 def precision_param() -> Any:
     """The ``precision`` parameter of a model stage (a dataclass field)."""
     return dataclasses.field(default=None, metadata={"help": PRECISION_HELP})
+
+
+def save_dir_param() -> Any:
+    """The ``save_dir`` parameter of a fitted stage (a dataclass field)."""
+    return dataclasses.field(default=None, metadata={
+        "help": "directory: write the model of the n-th fit to SAVE_DIR/fold<n>"})
 
 
 def check_device_params(params: Any) -> None:
@@ -248,3 +254,38 @@ class SpecStage(StageBase):
             return []
         out = fn(query, doc_id)
         return [str(x) for x in out] if isinstance(out, (list, tuple)) else [str(out)]
+
+
+#: ``fitter(stage, queries, qrels, run) -> (model, info)``: a trainable stage's training loop.
+Fitter = Callable[[Any, list[Query], Qrels, "Run | None"], tuple[Any, dict[str, Any]]]
+
+
+class FittedStage(SpecStage):
+    """A stage whose model :meth:`fit` trains (or that scores with a saved one).
+
+    Every fit trains a fresh model on the given judged queries and their candidates in
+    ``run``, so a cross-validation protocol fits it on the training folds and scores the
+    held-out fold. The training loop is layer L3 (``skbsearch.train.fitters``): a stage
+    names it by import path (:attr:`fitter`), loaded on the first ``fit``, so ``fit`` works
+    after any import and no stage imports the layer above.
+    """
+
+    trainable = True
+    #: The training loop, ``"module:function"`` (a :data:`Fitter` of layer L3).
+    fitter: ClassVar[str] = ""
+
+    def __init__(self, context: Context | None = None, **params: Any) -> None:
+        super().__init__(context, **params)
+        self.model: Any = None
+        self.fits = 0
+        self.last_fit: dict[str, Any] = {}
+
+    def fit(self, queries: Sequence[Query], qrels: Qrels, run: Run | None = None) -> SpecStage:
+        """Train a fresh model on the judged ``queries`` and their candidates in ``run``."""
+        self.require_context()
+        train: Fitter = load_object(self.fitter)
+        self.model, self.last_fit = train(self, list(queries), qrels, run)
+        self.fits += 1
+        self._built = None
+        return self
+
