@@ -26,6 +26,7 @@ ONE_CLASS = {
     "llm": "skbsearch.rerank.llm",
     "cross-encoder-ft": "skbsearch.rerank.cross_encoder_ft",
     "gnn-row": "skbsearch.rerank.gnn_row",
+    "gnn": "skbsearch.rerank.gnn_reranker",
 }
 
 

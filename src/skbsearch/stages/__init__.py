@@ -24,13 +24,18 @@ from typing import Any
 from skbsearch.core.registry import available_stages, describe, get_stage, register_stage
 from skbsearch.core.stage import SpecStage
 from skbsearch.kb.store import SKB
-from skbsearch.rerank import cross_encoder, cross_encoder_ft, gnn_row, llm  # noqa: F401 - registrations
+from skbsearch.rerank import (  # noqa: F401 - registrations (a stage is its class)
+    cross_encoder,
+    cross_encoder_ft,
+    gnn_reranker,
+    gnn_row,
+    llm,
+)
 from skbsearch.retrieve import constrained, dense, sparse  # noqa: F401 - registrations (a stage is its class)
 from skbsearch.retrieve.graph import retriever  # noqa: F401 - registration
 from skbsearch.stages import (  # noqa: F401 - registrations
     corpus,
     fusion,
-    rerankers,
 )
 from skbsearch.stages.base import bind, fit
 from skbsearch.stages.context import StageContext
