@@ -137,8 +137,10 @@ def check_device_params(params: Any) -> None:
 class SpecStage(StageBase):
     """Base class of every registered stage (see the module docstring).
 
-    Subclasses set ``name`` and ``Params`` and implement :meth:`build` (return the working
-    stage for a context); trainable ones also implement :meth:`fit`.
+    Subclasses set ``name`` and ``Params`` and implement :meth:`build`: a retriever or
+    re-ranker that is its own working object takes what it needs from the context and
+    returns itself (and implements ``__call__``); an operator may return another callable.
+    Trainable ones also implement :meth:`fit` (:class:`FittedStage`).
     """
 
     name: ClassVar[str] = ""

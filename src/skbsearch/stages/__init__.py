@@ -12,8 +12,10 @@ The same objects come from the Python operators::
     from skbsearch.stages import stage
     p = (stage("bm25", k=200) + stage("dense", k=200)) >> stage("cross-encoder", model="ce/") % 10
 
-Adding a stage = one class (a :class:`SpecStage` with ``name``, ``Params`` and ``build``)
-decorated with :func:`register_stage`, in one file imported below.
+Adding a stage = one class (a :class:`SpecStage` with ``name``, ``Params``, ``build`` and
+``__call__``) decorated with :func:`register_stage`, in the module of its capability
+(``retrieve/*``, ``rerank/*``; operators here) imported below: the retriever or re-ranker is
+the stage.
 """
 
 from __future__ import annotations
