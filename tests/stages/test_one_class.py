@@ -45,3 +45,16 @@ def test_a_retriever_over_a_given_index_is_the_spec_stage() -> None:
     plain = BM25Retriever(index, k=2)
     assert list(plain.run(["apple"])["q0"]) == ["b", "a"]
     assert plain.context is None and plain.index is index
+
+
+def test_binding_keeps_a_given_index_and_a_spec_takes_the_contexts() -> None:
+    from skbsearch.stages import StageContext
+    from skbsearch.synth.catalogue import generate_catalogue
+
+    ctx = StageContext(generate_catalogue(40, seed=1, n_queries=1).skb, notify=lambda _m: None)
+    index = BM25Index.from_texts({"a": "red apple pie", "b": "green apple"}.items())
+    given = pipeline(BM25Retriever(index, k=2), ctx)
+    assert given.context is ctx and given.index is index
+    assert list(given.run(["apple"])["q0"]) == ["b", "a"]
+    spec = pipeline("bm25(k=2)", ctx)
+    assert spec.index is ctx.index("bm25") and spec == BM25Retriever(index, k=2)
