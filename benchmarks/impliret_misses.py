@@ -265,7 +265,7 @@ def run(data: Path, pools: list[str], examples: int) -> BenchmarkResult:
             print(f"note: pool {pool} not found in {data}; skipped", file=sys.stderr)
             continue
         records = load_pool(present[pool])
-        stage = ConstrainedRetriever(enrich_pool(records, gaz), k=100, name="enrich",
+        stage = ConstrainedRetriever(enrich_pool(records, gaz), k=100,
                                      places=gaz.gazetteer if gaz is not None else None)
         counts: Counter[str] = Counter()
         for r in records:

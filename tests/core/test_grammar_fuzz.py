@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from skbsearch.core.errors import InputError
 from skbsearch.stages import available_stages, describe
 from skbsearch.stages.base import stages_equal
-from skbsearch.stages.registry import parse
+from skbsearch.stages.spec import parse
 
 STAGES = available_stages()
 PARAMS = sorted({p["name"] for n in STAGES for p in describe(n)["params"]})

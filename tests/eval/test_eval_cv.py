@@ -8,11 +8,11 @@ import pytest
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.operators import Cutoff, FunctionStage, Pipeline
+from skbsearch.core.stage import SpecStage
 from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.eval.cv import cross_validate, fit_pipeline, folds_of, trainable_stages
 from skbsearch.eval.latency import LatencyRecorder
 from skbsearch.stages import stage
-from skbsearch.stages.base import SpecStage
 
 
 class Memorise(SpecStage):

@@ -11,8 +11,9 @@ pytest.importorskip("torch_geometric")
 
 from skbsearch.core.errors import InputError  # noqa: E402
 from skbsearch.core.types import Qrels, Query, Run  # noqa: E402
-from skbsearch.rerank.gnn import GNNReranker, GraphFeaturizer, QueryGraph  # noqa: E402
+from skbsearch.rerank.gnn import GraphFeaturizer, QueryGraph  # noqa: E402
 from skbsearch.rerank.gnn_models import GNNConfig, GNNScorer  # noqa: E402
+from skbsearch.rerank.gnn_reranker import GNNReranker  # noqa: E402
 from skbsearch.train.gnn import TrainConfig, evaluate, ndcg_at_k, train_gnn  # noqa: E402
 
 
@@ -116,8 +117,9 @@ def test_reranker_end_to_end(tmp_path) -> None:
 def test_featurizer_min_common_nodes_and_first_stage_feature(tmp_path):
     """Both feature options live in the featurizer, are saved with a model and reloaded."""
     from skbsearch.core.types import Query, Run
-    from skbsearch.rerank.gnn import GNNReranker, GraphFeaturizer
+    from skbsearch.rerank.gnn import GraphFeaturizer
     from skbsearch.rerank.gnn_models import GNNConfig, GNNScorer, save_model
+    from skbsearch.rerank.gnn_reranker import GNNReranker
 
     docs = {"a": "Paris is the capital of France.", "b": "France borders Spain.", "c": "Bananas are yellow."}
     run = Run({"q": {"a": 3.0, "b": 2.0, "c": 1.0}})

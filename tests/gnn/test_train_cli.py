@@ -65,8 +65,8 @@ def test_bad_benchmark_and_kind_are_input_errors(tmp_path: Path) -> None:
 def test_train_cli_writes_a_loadable_model(tmp_path: Path, kind: str, first_stage: float) -> None:
     from skbsearch.benchmarks.trecdl import run_trecdl
     from skbsearch.core.types import Query, Run
-    from skbsearch.rerank.gnn import GNNReranker
     from skbsearch.rerank.gnn_models import load_model
+    from skbsearch.rerank.gnn_reranker import GNNReranker
 
     texts = write_tiny_trecdl(tmp_path / "d")
     out = tmp_path / "model"

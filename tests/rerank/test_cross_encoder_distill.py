@@ -155,7 +155,7 @@ def test_nq_dense_negatives(tmp_path: Path) -> None:
 
 def test_fit_groups_keep_unjudged_candidates_ungraded() -> None:
     from skbsearch.core.types import Qrels, Query, Run
-    from skbsearch.stages.trained import FineTunedCrossEncoderStage
+    from skbsearch.rerank.cross_encoder_ft import FineTunedCrossEncoderReranker
     from skbsearch.train.fitters import judged_queries
 
     qrels = Qrels({"1": {"d0": 2, "d1": 0}})
@@ -169,8 +169,8 @@ def test_fit_groups_keep_unjudged_candidates_ungraded() -> None:
     assert len(graded.judged) == 4 and graded.unjudged == []
     assert len(ungraded.judged) == 2 and ungraded.unjudged == ["passage 2", "passage 3"]
     with pytest.raises(InputError, match="teacher"):
-        FineTunedCrossEncoderStage.Params(negatives="unjudged").check()
-    FineTunedCrossEncoderStage.Params(negatives="unjudged", teacher="minilm").check()
+        FineTunedCrossEncoderReranker.Params(negatives="unjudged").check()
+    FineTunedCrossEncoderReranker.Params(negatives="unjudged", teacher="minilm").check()
 
 
 @pytest.mark.slow

@@ -17,7 +17,7 @@ DOCS = {"a": "x", "b": "xxxxx", "c": "xxx", "d": "xx", "e": "xxxx"}
 class LengthScorer(PairwiseReranker):
     """Scores a pair by its document's length; records every batch it is given."""
 
-    name = "length"
+    short_name = "length"
 
     def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003 - the base's arguments
         super().__init__(*args, **kwargs)

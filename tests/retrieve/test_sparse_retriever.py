@@ -113,7 +113,7 @@ def test_pipeline_cutoff_and_repr(index):
     pipe = BM25Retriever(index, k=50) % 3
     run = pipe.run(["apple", "fig"])
     assert all(len(v) == 3 for v in run.values())
-    assert "BM25Retriever(k=50)" in repr(pipe)
+    assert "bm25(k=50)" in repr(pipe)  # the stage prints as its spec
 
 
 def test_bm25plus_scores_include_constant():

@@ -113,8 +113,9 @@ def test_compose_orders_like_a_pair_parse_and_bad_role() -> None:
 
 def test_per_text_is_saved_with_a_model_and_rebuilt_on_load(tmp_path) -> None:
     pytest.importorskip("torch_geometric")
-    from skbsearch.rerank.gnn import GNNReranker, GraphFeaturizer
+    from skbsearch.rerank.gnn import GraphFeaturizer
     from skbsearch.rerank.gnn_models import GNNConfig, GNNScorer, save_model
+    from skbsearch.rerank.gnn_reranker import GNNReranker
     from skbsearch.train.gnn_rows import GNNFeatures
 
     settings = GraphFeaturizer(parser=DependencyParser(per_text=True)).settings()

@@ -53,3 +53,16 @@ def test_cli_search_pipeline_prints_evidence(ds, tmp_path):
     rows = json.loads(res.stdout)["results"]
     assert len(rows) == 3 and all(r["evidence"] for r in rows)
     assert any(ln.startswith("path: ") for r in rows for ln in r["evidence"])
+
+
+def test_a_stage_without_evidence_falls_back_to_the_document(ds):
+    """``enrich`` (one class that does its own work, no ``explain`` of its own) is no
+    explainer: the node document's lines stand in (a stage built as itself must not ask
+    itself for evidence)."""
+    ctx = StageContext(ds.skb, notify=lambda _m: None)
+    q = Query("q0", ds.queries[0].text)
+    p = pipeline("enrich(k=5)", ctx)
+    top = p([q]).ranked("q0")[0][0]
+    assert explainers(p) == []
+    lines = explain(p, q, top, max_lines=2)
+    assert lines and all(not ln.startswith("path: ") for ln in lines)

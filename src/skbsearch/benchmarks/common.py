@@ -12,10 +12,10 @@ from typing import Any
 
 from skbsearch.core.operators import Pipeline
 from skbsearch.core.progress import ProgressFn
+from skbsearch.core.stage import SpecStage
 from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.eval.cv import cross_validate, trainable_stages
 from skbsearch.eval.latency import LatencyRecorder, run_timed
-from skbsearch.stages.base import SpecStage
 
 
 def warm(stage: Any) -> None:

@@ -19,9 +19,9 @@ from typing import Any
 from skbsearch.core.errors import InputError
 from skbsearch.core.operators import Pipeline
 from skbsearch.core.progress import ProgressFn
+from skbsearch.core.stage import SpecStage
 from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.eval.latency import LatencyRecorder, run_timed, stage_label
-from skbsearch.stages.base import SpecStage
 
 
 def folds_of(query_ids: Sequence[str], k: int, seed: int = 0) -> list[list[str]]:

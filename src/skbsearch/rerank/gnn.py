@@ -21,14 +21,13 @@ import torch
 from rich.progress import Progress
 from torch import Tensor
 
-from skbsearch.core.devices import DeviceSpec, resolve
+from skbsearch.core.devices import DeviceSpec
 from skbsearch.core.errors import InputError
-from skbsearch.core.operators import StageBase
 from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.encoders import encode_texts, load_encoder
 from skbsearch.rerank.docgraph import build_document_graph
-from skbsearch.rerank.gnn_models import GNNScorer, load_model, torch_threads
-from skbsearch.semgraph.depparse import DEFAULT_SPACY_MODEL, DependencyParser
+from skbsearch.rerank.gnn_models import GNNScorer, torch_threads
+from skbsearch.semgraph.depparse import DependencyParser
 from skbsearch.semgraph.graph import ConceptGraph
 from skbsearch.semgraph.paths import path_text
 
@@ -251,84 +250,3 @@ def graphs_to_run(graphs: Sequence[QueryGraph], scores: Sequence[Tensor], name: 
         },
         name=name,
     )
-
-
-class GNNReranker(StageBase):
-    """Re-scores each query's candidates with a trained G-RAG GNN.
-
-    Args:
-        model: the trained :class:`GNNScorer`.
-        doc_text: ``doc_id -> text`` (function or mapping) for the candidates.
-        featurizer: builds the features (must match the model's training settings).
-        k: re-rank only the top ``k`` candidates; the rest keep their order below them.
-    """
-
-    def __init__(
-        self,
-        model: GNNScorer,
-        doc_text: DocText,
-        featurizer: GraphFeaturizer | None = None,
-        *,
-        k: int | None = None,
-        device: str | None = None,
-        precision: str | None = None,
-    ) -> None:
-        self.spec = resolve(device, precision)
-        self.model = model.to(self.spec.device).eval()
-        self.doc_text = doc_text
-        self.featurizer = featurizer or GraphFeaturizer()
-        self.k = k
-
-    @classmethod
-    def load(
-        cls,
-        directory: str | Path,
-        doc_text: DocText,
-        *,
-        amr: Mapping[tuple[str, str], ConceptGraph] | None = None,
-        embedding_cache: str | Path | None = None,
-        parse_cache: str | Path | None = None,
-        k: int | None = None,
-        progress: bool = False,
-        device: str | None = None,
-        precision: str | None = None,
-    ) -> GNNReranker:
-        """A re-ranker from a model directory written by training (features as trained);
-        ``device``/``precision`` place the GNN and the text encoder (:mod:`skbsearch.core.devices`)."""
-        model, extra = load_model(directory)
-        parser = DependencyParser(
-            extra.get("spacy_model", DEFAULT_SPACY_MODEL),
-            cache_dir=parse_cache,
-            per_text=bool(extra.get("per_text", False)),
-        )
-        featurizer = GraphFeaturizer(
-            extra.get("encoder", "minilm"),
-            parser,
-            amr=amr,
-            use_paths=bool(extra.get("use_paths", True)),
-            labelled_edges=bool(extra.get("labelled_edges", True)),
-            min_common_nodes=int(extra.get("min_common_nodes", 1)),
-            first_stage_weight=float(extra.get("first_stage_weight", 0.0)),
-            embedding_cache=embedding_cache,
-            progress=progress,
-            device=device,
-        )
-        return cls(model, doc_text, featurizer, k=k, device=device, precision=precision)
-
-    def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
-        """Re-score the candidates of ``run`` for ``queries``."""
-        if run is None:
-            raise ValueError("GNNReranker needs a run of candidates from a previous stage")
-        queries = [q for q in queries if run.get(q.id)]
-        graphs = self.featurizer.featurize(queries, run, self.doc_text, k=self.k)
-        out = graphs_to_run(graphs, score_graphs(self.model, graphs, self.spec), name="gnn")
-        if self.k is not None:  # keep candidates past k, in order, below the re-ranked ones
-            for q in queries:
-                scores = out[q.id]
-                floor = min(scores.values(), default=0.0)
-                for j, (d, _) in enumerate(run.ranked(q.id)[self.k :], start=1):
-                    scores[d] = floor - j
-        return out
-
-    def __repr__(self) -> str:
-        return f"GNNReranker({self.model.config.kind}, k={self.k})"

@@ -46,11 +46,11 @@ class PairwiseReranker(StageBase):
         batch_size: pairs per :meth:`score_pairs` call (>= 1).
         context: optional ``(query, doc_id) -> text``, a third segment for the model.
         progress: ``progress(stage, done, total)`` over pairs (:mod:`skbsearch.core.progress`).
-        label: the stage name reported to ``progress`` (default: :attr:`name`).
+        label: the stage name reported to ``progress`` (default: :attr:`short_name`).
     """
 
     #: Short name: progress label and the suffix of the output run's name.
-    name = "pairwise"
+    short_name = "pairwise"
     #: Score pairs in order of text length (transformers pad less); results are unchanged.
     sort_by_length = False
 
@@ -65,7 +65,7 @@ class PairwiseReranker(StageBase):
         self.top_k, self.batch_size = top_k, batch_size
         self.context_fn = context
         self.progress = progress
-        self.label = label or self.name
+        self.label = label or self.short_name
 
     # ------------------------------------------------------------------ the subclass part
     def score_pairs(self, query_texts: Sequence[str], doc_texts: Sequence[str],
@@ -132,7 +132,7 @@ class PairwiseReranker(StageBase):
                     else None)
         scores = self.score_texts([t[0] for t in texts], [t[1] for t in texts], contexts)
         scores = self.adjust(scores, np.array([r for _, _, r in jobs], dtype=np.int64))
-        out = Run({q.id: {} for q in queries if q.id in run}, name=f"{run.name}>>{self.name}")
+        out = Run({q.id: {} for q in queries if q.id in run}, name=f"{run.name}>>{self.short_name}")
         for (q, d, _), s in zip(jobs, scores, strict=True):
             out[q.id][d] = float(s)
         for q in queries:

@@ -230,7 +230,7 @@ class TripleReranker(PairwiseReranker):
         threads: torch threads while scoring (``None``: unchanged).
     """
 
-    name = "triples"
+    short_name = "triples"
     sort_by_length = True
 
     def __init__(self, model: Any, skb: SKB, documents: Sequence[EntityDocument], *,

@@ -30,9 +30,10 @@ only those. A retriever saves to a directory (``bm25/``, ``enriched.jsonl``,
 from __future__ import annotations
 
 import bisect
-import copy
+import functools
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +42,18 @@ import numpy as np
 from skbsearch.core.atomic import atomic_dir
 from skbsearch.core.deadline import check_deadline
 from skbsearch.core.errors import ArtefactError, InputError
-from skbsearch.core.operators import StageBase
+from skbsearch.core.registry import register_stage
+from skbsearch.core.stage import Context, SpecStage, is_stage_context
 from skbsearch.core.types import Query, Run
 from skbsearch.enrich import (
+    ArithmeticEnricher,
     Constraint,
     EnrichedDocument,
     Gazetteer,
+    GazetteerEnricher,
+    TemporalEnricher,
     constraint_score,
+    enrich_documents,
     parse_constraints,
     topic_text,
 )
@@ -138,40 +144,62 @@ class FactIndex:
         return out
 
 
-class ConstrainedRetriever(StageBase):
-    """Stage: BM25 on enriched text combined with constraint scores (module docstring).
+_RUN_NAMES = {"full": "enrich", "text": "bm25+enrich", "constraints": "constraints-only"}
+
+
+@register_stage
+class ConstrainedRetriever(SpecStage):
+    """Constraint-aware retrieval over node documents enriched at index time (dates, prices).
+
+    BM25 on enriched text combined with constraint scores (module docstring). From a spec
+    (``enrich(k=20, mode='text')``) its documents are the bound context's node documents,
+    enriched once per context and gazetteer and shared by every ``enrich`` stage of it
+    (whatever ``k``, ``mode``, ``weight``); given documents directly, it is ready at once.
 
     Args:
-        docs: the enriched documents (index order = ``index`` order when given).
+        docs: the enriched documents (index order = ``index`` order when given), or the
+            stage context (from a spec).
         index: a BM25 index over ``[d.index_text for d in docs]`` (built when omitted).
         places: place names for query constraints (a :class:`Gazetteer` or names).
-        weight: weight of the constraint score in mode ``"full"``.
-        mode: ``"full"``, ``"text"`` or ``"constraints"``.
-        k: candidates per query.
-        name: the name of the Runs it returns.
+        run_name: the name of the Runs it returns (default: by mode).
         feedback_docs, feedback_terms: pseudo-relevance feedback documents and terms.
         feedback_weight: lambda, the expansion's share of the text score (0: no feedback;
             modes ``"full"`` and ``"constraints"`` only).
+        params: ``weight`` (of the constraint score in mode ``"full"``), ``mode``
+            (``"full"``, ``"text"`` or ``"constraints"``), ``k`` (candidates per query),
+            ``gazetteer`` (from a spec: a landmark JSONL file).
     """
+
+    name = "enrich"
+    aliases = ("constrained",)
+    cost = "heavy"  # its enriched index is built in memory on first use
+
+    @dataclass
+    class Params:
+        k: int = 100
+        mode: str = field(default="full", metadata={"help": "full | text | constraints"})
+        weight: float = 1.0
+        gazetteer: str | None = field(default=None, metadata={
+            "help": "landmark JSONL file: places linked in documents and query constraints"})
 
     def __init__(
         self,
-        docs: Sequence[EnrichedDocument],
+        docs: Any = None,
         index: BM25Index | None = None,
         *,
         places: Gazetteer | Iterable[str] | None = None,
-        weight: float = 1.0,
-        mode: str = "full",
-        k: int = 100,
-        name: str | None = None,
+        run_name: str | None = None,
         feedback_docs: int = FEEDBACK_DOCS,
         feedback_terms: int = FEEDBACK_TERMS,
         feedback_weight: float = FEEDBACK_WEIGHT,
+        **params: Any,
     ) -> None:
-        if mode not in MODES:
-            raise InputError(f"unknown mode {mode!r}; use one of {MODES}", field="mode")
-        if k < 0:
-            raise ValueError("k must be >= 0")
+        direct = docs is not None and not is_stage_context(docs)
+        super().__init__(None if direct else docs, **params)
+        self._run_name = run_name
+        if not direct:
+            return
+        self._check_settings()
         self.docs = list(docs)
         self.index = index if index is not None else BM25Index.from_texts(
             [(d.id, d.index_text) for d in self.docs], source={"kind": "enriched"})
@@ -180,20 +208,54 @@ class ConstrainedRetriever(StageBase):
                              "rebuild the index", field="index")
         self.facts = FactIndex(self.docs)
         self.places = places
-        self.weight, self.mode, self.k = float(weight), mode, k
-        self.name = name or {"full": "enrich", "text": "bm25+enrich", "constraints": "constraints-only"}[mode]
         self._all_rows = np.arange(len(self.docs), dtype=np.int64)
         if not 0 <= feedback_weight <= 1:
             raise InputError(f"feedback_weight must be in [0, 1], got {feedback_weight}", field="feedback_weight")
         self.feedback_docs, self.feedback_terms = int(feedback_docs), int(feedback_terms)
         self.feedback_weight = float(feedback_weight)
         self.feedback = (TermFeedback(self.index, self.feedback_docs, self.feedback_terms)
-                         if self.feedback_weight > 0 and mode != "text" and len(self.docs) else None)
+                         if self.feedback_weight > 0 and self.mode != "text" and len(self.docs) else None)
+        self._built = self
+
+    def _check_settings(self) -> None:
+        if self.mode not in MODES:
+            raise InputError(f"unknown mode {self.mode!r}; use one of {MODES}", field="mode")
+        if self.k < 0:
+            raise ValueError("k must be >= 0")
+
+    def build(self, context: Context) -> Any:
+        """Take the context's enriched documents, index, facts and feedback (built once)."""
+        self._check_settings()
+        p = self.params
+        gaz = _gazetteer(context.resolve_path(p.gazetteer)) if p.gazetteer else None
+        # The enriched documents, their BM25 index, fact index and feedback matrices depend
+        # only on the SKB and the gazetteer: built once per context, whatever k, mode, weight.
+        key = "enriched-index" + (f":{p.gazetteer}" if gaz is not None else "")
+        base = context.shared(key, lambda: _enriched_retriever(context, gaz))
+        for attr in _SHARED:
+            setattr(self, attr, getattr(base, attr))
+        return self
+
+    @property
+    def k(self) -> int:
+        """Candidates per query."""
+        return int(self.params.k)
+
+    @property
+    def mode(self) -> str:
+        """``"full"``, ``"text"`` or ``"constraints"``."""
+        return str(self.params.mode)
+
+    @property
+    def weight(self) -> float:
+        """Weight of the constraint score in mode ``"full"``."""
+        return float(self.params.weight)
 
     # ------------------------------------------------------------------ scoring
     def constraints(self, text: str) -> list[Constraint]:
         """The constraints parsed from a query text (speakers: those of the documents' facts)."""
-        return parse_constraints(text, places=self.places, speakers=self.facts.speakers)
+        ready = self.inner
+        return parse_constraints(text, places=ready.places, speakers=ready.facts.speakers)
 
     def _bm25(self, text: str) -> tuple[np.ndarray, list[int]]:
         toks = self.index.tokenize([text])[0]
@@ -206,6 +268,7 @@ class ConstrainedRetriever(StageBase):
         With constraints (modes ``"full"``, ``"constraints"``) BM25 scores the query without
         its question words, interpolated with the feedback expansion of its topic words.
         """
+        _ = self.inner  # (set up first: from the bound context on first use)
         if self.mode == "text":
             return self._bm25(text)[0]
         topic = topic_text(text)
@@ -223,6 +286,7 @@ class ConstrainedRetriever(StageBase):
 
     def score(self, text: str) -> np.ndarray:
         """The combined score of every document for one query text."""
+        _ = self.inner  # (set up first: from the bound context on first use)
         if self.mode == "text":
             return self.text_score(text)
         cs = self.constraints(text)
@@ -234,8 +298,8 @@ class ConstrainedRetriever(StageBase):
 
     def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
         """Top-``k`` documents per query (only ``run``'s candidates, when given)."""
-        out = Run(name=self.name)
-        ids = self.index.ids_array
+        out = Run(name=self._run_name or _RUN_NAMES[self.mode])
+        ids = self.inner.index.ids_array
         pos = self.index.position
         for q in queries:
             check_deadline()
@@ -249,32 +313,16 @@ class ConstrainedRetriever(StageBase):
             out[q.id] = dict(zip(ids[order].tolist(), s[order].tolist(), strict=True))
         return out
 
-    def with_settings(self, *, k: int | None = None, mode: str | None = None,
-                      weight: float | None = None) -> ConstrainedRetriever:
-        """A retriever sharing this one's documents, index, facts and feedback matrices,
-        with other query-time settings (no index is rebuilt)."""
-        out = copy.copy(self)
-        if mode is not None:
-            if mode not in MODES:
-                raise InputError(f"unknown mode {mode!r}; use one of {MODES}", field="mode")
-            out.mode = mode
-            out.name = {"full": "enrich", "text": "bm25+enrich", "constraints": "constraints-only"}[mode]
-        if k is not None:
-            if k < 0:
-                raise ValueError("k must be >= 0")
-            out.k = k
-        if weight is not None:
-            out.weight = float(weight)
-        return out
-
     def document(self, doc_id: str) -> EnrichedDocument:
         """The enriched document with this id."""
+        _ = self.inner
         return self.docs[self.index.position[doc_id]]
 
     # ------------------------------------------------------------------ persistence
     def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
         """Write ``bm25/``, ``enriched.jsonl`` and ``constrained.json`` atomically."""
         path = Path(path)
+        _ = self.inner
         with atomic_dir(path, overwrite=overwrite, kind="constrained") as tmp:
             self.index.save(tmp / "bm25")
             save_enriched(tmp, self.docs)
@@ -298,5 +346,27 @@ class ConstrainedRetriever(StageBase):
         settings = {"feedback_weight": 0.0} | {k: cfg[k] for k in _SETTINGS if k in cfg} | overrides
         return cls(load_enriched(path), BM25Index.load(path / "bm25"), places=places, **settings)
 
-    def __repr__(self) -> str:
-        return f"ConstrainedRetriever({len(self.docs)} docs, mode={self.mode!r}, weight={self.weight:g})"
+
+#: What a stage built from a context takes from the context's shared retriever.
+_SHARED = ("docs", "index", "facts", "places", "_all_rows", "feedback_docs", "feedback_terms",
+           "feedback_weight", "feedback")
+
+
+def _enriched_retriever(context: Context, gaz: GazetteerEnricher | None) -> ConstrainedRetriever:
+    """The constrained retriever over the context's enriched node documents (default settings)."""
+    docs: dict[str, str] = {}
+    for n, nid in enumerate(context.kb.ids):
+        if n % 1024 == 0:
+            check_deadline()
+        docs[nid] = context.doc_text(nid)
+    enrichers = [TemporalEnricher(), ArithmeticEnricher(), *([gaz] if gaz is not None else [])]
+    enriched = enrich_documents(docs, enrichers, progress=False)
+    return ConstrainedRetriever(list(enriched), places=gaz.gazetteer if gaz is not None else None)
+
+
+@functools.lru_cache(maxsize=4)
+def _gazetteer(path: Path) -> GazetteerEnricher:
+    """A gazetteer enricher, loaded once per file (shared by the contexts of a benchmark)."""
+    if not path.is_file():
+        raise InputError(f"gazetteer file not found: {path}", field="gazetteer")
+    return GazetteerEnricher.from_jsonl(path)

@@ -1,4 +1,4 @@
-"""Dense and multi-vector retrieval stages (bi-encoder retrieval and re-scoring).
+"""Dense and multi-vector retrieval stages (``dense``, ``multivector``: bi-encoder retrieval and re-scoring).
 
 Without a Run, a stage embeds the queries and returns each query's top-``k`` documents
 from its index. Given a Run, it re-scores exactly that Run's candidates by embedding
@@ -10,13 +10,14 @@ pass are ever returned, never fillers, for any ``k``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from skbsearch.core.errors import InputError
-from skbsearch.core.operators import StageBase
+from skbsearch.core.registry import register_stage
+from skbsearch.core.stage import check_device_params, device_param, precision_param
 from skbsearch.core.types import Query, Run
 from skbsearch.encoders import encode_texts, load_encoder
 from skbsearch.encoders.cache import as_cache
@@ -24,17 +25,33 @@ from skbsearch.index.base import check_index_matches
 from skbsearch.index.dense import DenseIndex, Hits
 from skbsearch.index.multivector import MultiVectorIndex, parse_agg
 from skbsearch.retrieve.filters import NodeFilter, filter_mask, index_skb
+from skbsearch.retrieve.stage import IndexRetriever, RetrieverParams
 
 
-class EmbeddingRetriever(StageBase):
+@dataclass
+class EncoderParams(RetrieverParams):
+    """A first-stage retriever's parameters plus the query encoder and where it runs."""
+
+    encoder: str | None = field(default=None, metadata={
+        "help": "encoder name/path (default: the one the index was built with)"})
+    device: str | None = device_param()
+    precision: str | None = precision_param()
+
+    def check(self) -> None:
+        RetrieverParams.check(self)
+        check_device_params(self)
+
+
+class EmbeddingRetriever(IndexRetriever):
     """Shared machinery of :class:`DenseRetriever` and :class:`MultiVectorRetriever`.
 
     Args:
-        index: a loaded index or its directory.
-        k: candidates per query (fewer when fewer documents pass the filters).
-        encoder: an encoder name/path or :class:`~skbsearch.encoders.Encoder`; default:
-            the encoder the index was built with (loaded on first use).
-        filter: a hard :class:`NodeFilter` (node types and/or SQL predicate).
+        source: a loaded index or its directory (or the stage context, from a spec).
+        encoder: an encoder name/path (the ``encoder`` parameter) or an
+            :class:`~skbsearch.encoders.Encoder`; default: the encoder the index was built
+            with (loaded on first use).
+        filter: a hard :class:`NodeFilter` (node types and/or SQL predicate): the ``types``
+            and ``where`` parameters.
         skb: the SKB the filter is evaluated on (default: the one recorded in the index).
         allowed: internal doc indices allowed (SKB node indices for an SKB index, e.g.
             from ``SKB.select`` or ``SKB.nodes_of_type``; rows for a text index).
@@ -42,17 +59,21 @@ class EmbeddingRetriever(StageBase):
         cache: an :class:`~skbsearch.encoders.EmbeddingCache` (or directory) for queries.
         batch_size: encoder batch size.
         check_model: refuse an encoder whose model id differs from the index's.
-        name: the name of the Runs it returns.
-        device, precision: where the query encoder (and a torch-backend search) runs:
-            :mod:`skbsearch.core.devices` (default: ``$SKBSEARCH_DEVICE``, else auto).
+        params: ``k`` (candidates per query, fewer when fewer documents pass the filters),
+            ``types``, ``where``, ``device`` and ``precision`` (where the query encoder and
+            a torch-backend search run: :mod:`skbsearch.core.devices`; default:
+            ``$SKBSEARCH_DEVICE``, else auto).
     """
 
-    index: Any
+    index_class: type
+
+    @dataclass
+    class Params(EncoderParams):
+        pass
 
     def __init__(
         self,
-        index: Any,
-        k: int = 100,
+        source: Any = None,
         *,
         encoder: Any = None,
         filter: NodeFilter | None = None,
@@ -62,41 +83,55 @@ class EmbeddingRetriever(StageBase):
         cache: Any = None,
         batch_size: int = 64,
         check_model: bool = True,
-        name: str = "dense",
-        device: str | None = None,
-        precision: str | None = None,
+        **params: Any,
     ) -> None:
-        if k < 0:
-            raise ValueError("k must be >= 0")
-        self.index = index
-        self.k = k
-        self.filter = filter if filter is not None and not filter.is_empty else None
-        self.skb = skb
-        if skb is not None:
-            check_index_matches(index, skb)  # an index of another SKB build: refuse
+        if encoder is not None and not isinstance(encoder, str):
+            self._encoder_obj: Any = encoder  # an Encoder object: not a spec parameter
+        else:
+            self._encoder_obj = None
+            if encoder is not None:
+                params["encoder"] = encoder
+        super().__init__(source, filter=filter, skb=skb, **params)
         self._allowed = None if allowed is None else np.asarray(allowed, dtype=np.int64)
-        if mask is not None:
-            mask = np.asarray(mask, dtype=bool)
-            if mask.shape != (len(index),):
-                raise InputError(f"mask has shape {mask.shape}, index has {len(index)} documents",
-                                 field="mask")
         self._mask = mask
-        self._rows: np.ndarray | None = None
-        self._rows_ready = False
-        self._encoder_spec = encoder
         self._encoder: Any = None
         self.cache = as_cache(cache)
         self.batch_size = batch_size
         self.check_model = check_model
-        self.name = name
-        self.device, self.precision = device, precision
+
+    def attach(self, index: Any, skb: Any) -> None:
+        """Use ``index`` (a loaded one or its directory), checked against ``skb`` when given."""
+        index = index if isinstance(index, self.index_class) else self.index_class.load(index)
+        self._index = index
+        self.skb = skb
+        if skb is not None:
+            check_index_matches(index, skb)  # an index of another SKB build: refuse
+        if self._mask is not None:
+            mask = np.asarray(self._mask, dtype=bool)
+            if mask.shape != (len(index),):
+                raise InputError(f"mask has shape {mask.shape}, index has {len(index)} documents",
+                                 field="mask")
+            self._mask = mask
+        self._rows: np.ndarray | None = None
+        self._rows_ready = False
+
+    @property
+    def device(self) -> str | None:
+        """Where the query encoder (and a torch-backend search) runs."""
+        return self.params.device
+
+    @property
+    def precision(self) -> str | None:
+        """The query encoder's precision."""
+        return self.params.precision
 
     # ------------------------------------------------------------------ encoder
     @property
     def encoder(self) -> Any:
         """The query encoder (loaded on first use)."""
         if self._encoder is None:
-            enc = load_encoder(self._encoder_spec or self.index.encoder or "minilm",
+            enc = load_encoder(self._encoder_obj or self.params.encoder or self.index.encoder
+                               or "minilm",
                                self.device, self.precision)
             if enc.dim != self.index.dim:
                 raise InputError(f"encoder {enc.name!r} gives {enc.dim}-d vectors but the index "
@@ -119,6 +154,7 @@ class EmbeddingRetriever(StageBase):
 
     def allowed_rows(self) -> np.ndarray | None:
         """Sorted index rows that pass every filter (``None``: no filtering)."""
+        _ = self.index  # (attached first: from the bound context on first use)
         if not self._rows_ready:
             skb = self._resolve_skb() if self.filter is not None else None
             mask = filter_mask(self.filter, skb, self.index.doc_ids,
@@ -132,14 +168,6 @@ class EmbeddingRetriever(StageBase):
         return self._rows
 
     # ------------------------------------------------------------------ stage
-    def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
-        """Top-``k`` allowed documents per query, or the re-scored candidates of ``run``."""
-        return self._call(list(queries), run, self.k)
-
-    def search(self, text: str, k: int = 10) -> list[tuple[str, float]]:
-        """Single-query helper: the top-``k`` ``(doc_id, score)`` pairs for ``text``."""
-        return self._call([Query("q0", text)], None, k).ranked("q0")[:k]
-
     def _call(self, queries: list[Query], run: Run | None, k: int) -> Run:
         out = Run(name=self.name)
         rows = self.allowed_rows()
@@ -180,17 +208,27 @@ class EmbeddingRetriever(StageBase):
         raise NotImplementedError
 
 
+@register_stage
 class DenseRetriever(EmbeddingRetriever):
-    """Retrieve (or re-score) with a :class:`~skbsearch.index.dense.DenseIndex`.
+    """Dense (bi-encoder) retrieval; after another stage it re-scores that stage's candidates.
 
-    Arguments as for :class:`EmbeddingRetriever`; the index's backend (numpy, FAISS flat
-    or HNSW) does the search.
+    Over a :class:`~skbsearch.index.dense.DenseIndex` (the context's ``dense`` index, or
+    one given directly); the index's backend (numpy, FAISS flat or HNSW) does the search.
+    Arguments as for :class:`EmbeddingRetriever`.
     """
 
-    def __init__(self, index: DenseIndex | str | Path, k: int = 100, **options: Any) -> None:
-        options.setdefault("name", "dense")
-        index = index if isinstance(index, DenseIndex) else DenseIndex.load(index)
-        super().__init__(index, k, **options)
+    name = "dense"
+    aliases = ("bi-encoder",)
+    index_kind = "dense"
+    index_class = DenseIndex
+
+    @dataclass
+    class Params(EncoderParams):
+        pass
+
+    def __init__(self, source: Any = None, **options: Any) -> None:
+        super().__init__(source, **options)
+        self._ready_direct()
 
     def _search(self, qv: np.ndarray, k: int, rows: np.ndarray | None) -> list[Hits]:
         return self.index.search(qv, k, allowed=rows, device=self.device,
@@ -199,13 +237,13 @@ class DenseRetriever(EmbeddingRetriever):
     def _score(self, qv: np.ndarray, rows: list[np.ndarray]) -> list[np.ndarray]:
         return self.index.score(qv, rows)
 
-    def __repr__(self) -> str:
-        f = f", filter={self.filter}" if self.filter is not None else ""
-        return f"DenseRetriever(k={self.k}, backend={self.index.backend!r}{f})"
 
-
+@register_stage
 class MultiVectorRetriever(EmbeddingRetriever):
-    """Retrieve (or re-score) with a :class:`~skbsearch.index.multivector.MultiVectorIndex`.
+    """Multi-vector retrieval: one embedding per chunk, a node scores by its best chunks.
+
+    Over a :class:`~skbsearch.index.multivector.MultiVectorIndex` (the context's, or one
+    given directly).
 
     Args:
         agg: chunk-score aggregation (``"max"``, ``"mean"``, ``"mean-topN"``); default:
@@ -213,21 +251,28 @@ class MultiVectorRetriever(EmbeddingRetriever):
         options: as for :class:`EmbeddingRetriever`.
     """
 
-    def __init__(self, index: MultiVectorIndex | str | Path, k: int = 100, *,
-                 agg: str | None = None, **options: Any) -> None:
-        options.setdefault("name", "multivector")
-        index = index if isinstance(index, MultiVectorIndex) else MultiVectorIndex.load(index)
-        super().__init__(index, k, **options)
+    name = "multivector"
+    index_kind = "multivector"
+    index_class = MultiVectorIndex
+
+    @dataclass
+    class Params(EncoderParams):
+        pass
+
+    def __init__(self, source: Any = None, *, agg: str | None = None, **options: Any) -> None:
+        super().__init__(source, **options)
         if agg is not None:
             parse_agg(agg)
-        self.agg = agg or index.agg
+        self._agg = agg
+        self._ready_direct()
+
+    @property
+    def agg(self) -> str:
+        """The chunk-score aggregation (the index's unless given)."""
+        return self._agg or self.index.agg
 
     def _search(self, qv: np.ndarray, k: int, rows: np.ndarray | None) -> list[Hits]:
         return self.index.search(qv, k, allowed=rows, agg=self.agg)
 
     def _score(self, qv: np.ndarray, rows: list[np.ndarray]) -> list[np.ndarray]:
         return self.index.score(qv, rows, agg=self.agg)
-
-    def __repr__(self) -> str:
-        f = f", filter={self.filter}" if self.filter is not None else ""
-        return f"MultiVectorRetriever(k={self.k}, agg={self.agg!r}{f})"

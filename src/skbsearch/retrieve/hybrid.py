@@ -25,7 +25,7 @@ Ranks within a run follow :meth:`Run.ranked` (score descending, its tie-breaking
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from skbsearch.core.deadline import check_deadline
 from skbsearch.core.errors import InputError
@@ -69,19 +69,30 @@ def rrf(
         depth: only each run's top ``depth`` candidates count (default: all).
         name: the fused Run's name.
     """
-    if k < 0:
-        raise InputError("the RRF constant k must be >= 0", field="k")
-    w = _weights(weights, len(runs))
     out = Run(name=name)
-    for qid in _query_ids(runs):
-        check_deadline()
+    for qid, lists in _ranked_lists(runs, weights, k, depth):
         fused: dict[str, float] = {}
-        for run, wi in zip(runs, w, strict=True):
-            ranked = run.ranked(qid)
-            for rank, (doc, _) in enumerate(ranked[:depth] if depth else ranked, start=1):
+        for wi, ranked in lists:
+            for rank, (doc, _) in enumerate(ranked, start=1):
                 fused[doc] = fused.get(doc, 0.0) + wi / (k + rank)
         out[qid] = fused
     return out
+
+
+def _ranked_lists(runs: Sequence[Run], weights: Sequence[float] | None, k: int,
+                  depth: int | None) -> Iterator[tuple[str, list[tuple[float, list[tuple[str, float]]]]]]:
+    """Per query (deadline checked): each run's weight and its top ``depth`` ranked
+    candidates; the RRF constant ``k`` and the weights are checked first."""
+    if k < 0:
+        raise InputError("the RRF constant k must be >= 0", field="k")
+    w = _weights(weights, len(runs))
+    for qid in _query_ids(runs):
+        check_deadline()
+        lists = []
+        for run, wi in zip(runs, w, strict=True):
+            ranked = run.ranked(qid)
+            lists.append((wi, ranked[:depth] if depth else ranked))
+        yield qid, lists
 
 
 def normalize_scores(scores: dict[str, float], norm: str = "minmax") -> dict[str, float]:
@@ -224,17 +235,12 @@ def score_fusion(
     """
     if top < 0:
         raise InputError("top must be >= 0", field="top")
-    if k < 0:
-        raise InputError("the RRF constant k must be >= 0", field="k")
-    w = _weights(weights, len(runs))
     out = Run(name=name)
-    for qid in _query_ids(runs):
-        check_deadline()
+    for qid, lists in _ranked_lists(runs, weights, k, depth):
         ranks: dict[str, float] = {}
         best: dict[str, float] = {}
-        for run, wi in zip(runs, w, strict=True):
-            ranked = run.ranked(qid)
-            head = dict(ranked[:depth] if depth else ranked)
+        for wi, ranked in lists:
+            head = dict(ranked)
             normed = normalize_scores(head, "minmax")
             for rank, d in enumerate(head, start=1):  # head is in rank order
                 v = normed[d]

@@ -1,4 +1,4 @@
-"""The BM25 retrieval stage: batch retrieval with bm25s, hard filters, re-scoring a Run.
+"""The BM25 retrieval stage (``bm25``): batch retrieval with bm25s, hard filters, re-scoring a Run.
 
 Only documents that *match* the query (a positive BM25 score from at least one query term)
 and pass the filters are returned: never zero-scored fillers, for any ``k``. Filters are
@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +21,13 @@ import numpy as np
 
 from skbsearch.core.deadline import check_deadline
 from skbsearch.core.errors import InputError
-from skbsearch.core.operators import StageBase
+from skbsearch.core.registry import register_stage
 from skbsearch.core.types import Query, Run
 from skbsearch.index import kernels
 from skbsearch.index.base import check_index_matches
 from skbsearch.index.sparse import BM25Index
 from skbsearch.retrieve.filters import NodeFilter, filter_mask, index_skb
+from skbsearch.retrieve.stage import IndexRetriever, RetrieverParams
 
 try:  # bm25s's numba backend, only when numba is installed
     import numba  # noqa: F401
@@ -45,60 +47,70 @@ _numba_compiled = False
 _RETRIEVE_LOCK = threading.Lock()
 
 
-class BM25Retriever(StageBase):
-    """Retrieve (or re-score) candidates with a :class:`BM25Index`.
+@register_stage
+class BM25Retriever(IndexRetriever):
+    """BM25 over the SKB's node documents (index: SKB_DIR/indexes/bm25, built if missing).
+
+    Retrieves (or re-scores) candidates with a :class:`BM25Index`: from a spec
+    (``bm25(k=200)``, the index of the bound context) or over an index given directly.
 
     Args:
-        index: a loaded index or its directory.
-        k: number of candidates per query (fewer when fewer documents match).
-        filter: a hard :class:`NodeFilter` (node types and/or SQL predicate).
+        source: a loaded index or its directory (or the stage context, from a spec).
+        filter: a hard :class:`NodeFilter` (node types and/or SQL predicate): the ``types``
+            and ``where`` parameters.
         skb: the SKB the filter is evaluated on (default: the SKB the index was built
             from, loaded from the path in its manifest).
         mask: an optional boolean mask over the index's documents (True = allowed).
         n_threads: threads for batch retrieval (-1: all cores, 0/1: one).
-        backend: ``"numba"``, ``"numpy"`` or ``"auto"`` (numba when installed and the batch
-            is large enough to repay its compile time, or once it has been compiled).
-        name: the name of the Runs it returns.
+        params: ``k`` (candidates per query, fewer when fewer documents match), ``types``,
+            ``where``, ``backend`` (``"numba"``, ``"numpy"`` or ``"auto"``: numba when
+            installed and the batch is large enough to repay its compile time, or once it
+            has been compiled).
     """
 
-    def __init__(
-        self,
-        index: BM25Index | str | Path,
-        k: int = 100,
-        *,
-        filter: NodeFilter | None = None,
-        skb: Any = None,
-        mask: np.ndarray | None = None,
-        n_threads: int = -1,
-        backend: str = "auto",
-        name: str = "bm25",
-    ) -> None:
-        if k < 0:
-            raise ValueError("k must be >= 0")
+    name = "bm25"
+    cost = "light"
+    index_kind = "bm25"
+
+    @dataclass
+    class Params(RetrieverParams):
+        backend: str = field(default="auto", metadata={"help": "auto | numba | numpy"})
+
+    def __init__(self, source: Any = None, *, filter: NodeFilter | None = None, skb: Any = None,
+                 mask: np.ndarray | None = None, n_threads: int = -1, **params: Any) -> None:
+        super().__init__(source, filter=filter, skb=skb, **params)
+        self._explicit_mask = mask
+        self.n_threads = n_threads
+        self._ready_direct()
+
+    def attach(self, index: BM25Index | str | Path, skb: Any) -> None:
+        """Use ``index`` (checked against ``skb`` when given); the backend is checked here."""
+        backend = self.params.backend
         if backend not in ("auto", "numba", "numpy"):
             raise InputError(f"unknown backend {backend!r}; use auto, numba or numpy",
                              field="backend")
         if backend == "numba" and not NUMBA_AVAILABLE:
             raise InputError("backend 'numba' needs the numba package (pip install numba)",
                              field="backend")
-        self.index = index if isinstance(index, BM25Index) else BM25Index.load(index)
-        self.k = k
-        self.filter = filter if filter is not None and not filter.is_empty else None
+        self._index = index if isinstance(index, BM25Index) else BM25Index.load(index)
         self.skb = skb
         if skb is not None:
-            check_index_matches(self.index, skb)  # an index of another SKB build: refuse
+            check_index_matches(self._index, skb)  # an index of another SKB build: refuse
+        mask = self._explicit_mask
         if mask is not None:
             mask = np.asarray(mask, dtype=bool)
-            if mask.shape != (self.index.num_docs,):
+            if mask.shape != (self._index.num_docs,):
                 raise InputError(f"mask has shape {mask.shape}, index has "
-                                 f"{self.index.num_docs} documents", field="mask")
+                                 f"{self._index.num_docs} documents", field="mask")
         self._explicit_mask = mask
         self._mask: np.ndarray | None = None
         self._weight: np.ndarray | None = None
         self._mask_ready = False
-        self.n_threads = n_threads
-        self.backend = backend
-        self.name = name
+
+    @property
+    def backend(self) -> str:
+        """``"auto"``, ``"numba"`` or ``"numpy"``."""
+        return str(self.params.backend)
 
     # ------------------------------------------------------------------ filters
     def _resolve_skb(self) -> Any:
@@ -107,6 +119,7 @@ class BM25Retriever(StageBase):
 
     def allowed_mask(self) -> np.ndarray | None:
         """Boolean mask of documents that pass the filters (``None``: no filtering)."""
+        _ = self.index  # (attached first: from the bound context on first use)
         if not self._mask_ready:
             skb = self._resolve_skb() if self.filter is not None else None
             mask = filter_mask(self.filter, skb, self.index.doc_ids, self._explicit_mask)
@@ -116,14 +129,6 @@ class BM25Retriever(StageBase):
         return self._mask
 
     # ------------------------------------------------------------------ stage
-    def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
-        """Top-``k`` matching documents per query, or re-scored candidates of ``run``."""
-        return self._call(list(queries), run, self.k)
-
-    def search(self, text: str, k: int = 10) -> list[tuple[str, float]]:
-        """Single-query helper: the top-``k`` ``(doc_id, score)`` pairs for ``text``."""
-        return self._call([Query("q0", text)], None, k).ranked("q0")[:k]
-
     def _call(self, queries: list[Query], run: Run | None, k: int) -> Run:
         tokens = self.index.tokenize([q.text for q in queries])
         out = Run(name=self.name)
@@ -232,9 +237,15 @@ class BM25Retriever(StageBase):
                                      weight_mask=self._weight)
         _numba_compiled = True
 
-    def __repr__(self) -> str:
-        f = f", filter={self.filter}" if self.filter is not None else ""
-        return f"BM25Retriever(k={self.k}{f})"
+    def explain(self, query: Query, doc_id: str) -> list[str]:
+        """The node document's lines that share most terms with the query (index tokens)."""
+        ctx = self.require_context()
+        name = ctx.kb.node(doc_id).name if ctx.kb.has_node(doc_id) else ""
+        # Drop the "type: name" header and lines that only repeat the name.
+        lines = ctx.doc_text(doc_id).split("\n")[1:]
+        body = "\n".join(ln for ln in lines if ln.partition(": ")[2] != name)
+        return [f"text: {ln}" for ln in evidence_lines(
+            query.text, body, getattr(self.index, "tokenize", None), max_lines=2)]
 
 
 _WORD = re.compile(r"(?u)\b\w\w+\b")

@@ -12,8 +12,10 @@ The same objects come from the Python operators::
     from skbsearch.stages import stage
     p = (stage("bm25", k=200) + stage("dense", k=200)) >> stage("cross-encoder", model="ce/") % 10
 
-Adding a stage = one class (a :class:`SpecStage` with ``name``, ``Params`` and ``build``)
-decorated with :func:`register_stage`, in one file imported below.
+Adding a stage = one class (a :class:`SpecStage` with ``name``, ``Params``, ``build`` and
+``__call__``) decorated with :func:`register_stage`, in the module of its capability
+(``retrieve/*``, ``rerank/*``; operators here) imported below: the retriever or re-ranker is
+the stage.
 """
 
 from __future__ import annotations
@@ -21,26 +23,26 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from skbsearch.core.registry import available_stages, describe, get_stage, register_stage
+from skbsearch.core.stage import SpecStage
 from skbsearch.kb.store import SKB
+from skbsearch.rerank import (  # noqa: F401 - registrations (a stage is its class)
+    cross_encoder,
+    cross_encoder_ft,
+    gnn_reranker,
+    gnn_row,
+    llm,
+)
+from skbsearch.retrieve import constrained, dense, sparse  # noqa: F401 - registrations (a stage is its class)
+from skbsearch.retrieve.graph import retriever  # noqa: F401 - registration
 from skbsearch.stages import (  # noqa: F401 - registrations
     corpus,
     fusion,
-    graph_general,
-    rerankers,
-    retrievers,
-    trained,
 )
-from skbsearch.stages.base import SpecStage, bind, fit
+from skbsearch.stages.base import bind, fit
 from skbsearch.stages.context import StageContext
 from skbsearch.stages.grammar import parse_spec
-from skbsearch.stages.registry import (
-    available_stages,
-    build,
-    describe,
-    get_stage,
-    parse,
-    register_stage,
-)
+from skbsearch.stages.spec import build, parse
 
 
 def _context(kb: SKB | str | Path | StageContext | None) -> StageContext | None:

@@ -18,6 +18,8 @@ from typing import Any
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.progress import ProgressFn
+from skbsearch.core.registry import register_stage
+from skbsearch.core.stage import SpecStage
 from skbsearch.core.types import Query, Run
 from skbsearch.encoders import default_cache_dir
 from skbsearch.index import get_kind
@@ -26,9 +28,7 @@ from skbsearch.index.dense import DenseIndex
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.corpus import TEXT_FIELD, TextRenderer
 from skbsearch.kb.store import SKB
-from skbsearch.stages.base import SpecStage
 from skbsearch.stages.context import StageContext
-from skbsearch.stages.registry import register_stage
 
 
 class CorpusContext(StageContext):

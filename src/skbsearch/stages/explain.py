@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from skbsearch.core.operators import Pipeline
+from skbsearch.core.stage import SpecStage
 from skbsearch.core.types import Query
-from skbsearch.stages.base import SpecStage
 
 
 def explainers(stage: Any) -> list[SpecStage]:
@@ -28,7 +28,8 @@ def explainers(stage: Any) -> list[SpecStage]:
         if kids:
             for c in kids:
                 out.extend(explainers(c))
-        elif type(p).explain is not SpecStage.explain or hasattr(p.inner, "explain"):
+        elif type(p).explain is not SpecStage.explain or (
+                p.inner is not p and hasattr(p.inner, "explain")):
             out.append(p)
     return out
 

@@ -11,6 +11,8 @@ import numpy as np
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.operators import Pipeline
+from skbsearch.core.registry import register_stage
+from skbsearch.core.stage import SpecStage, format_value
 from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.retrieve.filters import NodeFilter
 from skbsearch.retrieve.hybrid import (
@@ -20,9 +22,8 @@ from skbsearch.retrieve.hybrid import (
     score_fusion,
     weighted_fusion,
 )
-from skbsearch.stages.base import SpecStage, bind, format_value
+from skbsearch.stages.base import bind
 from skbsearch.stages.context import StageContext
-from skbsearch.stages.registry import register_stage
 
 
 class FusionStage(SpecStage):

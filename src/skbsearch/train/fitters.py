@@ -1,8 +1,8 @@
 """The training loops behind the trainable stages' ``fit``.
 
-:mod:`skbsearch.stages.trained` defines the stages (layer L2); each names its function
-here by import path (the stage's ``fitter``) and loads it on the first ``fit``, so the
-stage layer never imports this one:
+The trainable stages (layer L2: :mod:`skbsearch.rerank.gnn_row`,
+:mod:`skbsearch.rerank.cross_encoder_ft`) each name their function here by import path (the
+stage's ``fitter``) and load it on the first ``fit``, so layer L2 never imports this one:
 
 * ``gnn-row``: build the labelled document graphs of the judged queries' candidates and
   train a fresh row model (:func:`skbsearch.train.gnn_rows.fit_row`);
@@ -24,10 +24,10 @@ import numpy as np
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.paths import cache_root
+from skbsearch.core.stage import SpecStage
 from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
 from skbsearch.rerank.gnn_features import GNN_ROWS, build_graphs, row_name
-from skbsearch.stages.base import SpecStage
 from skbsearch.train.cross_encoder import (
     JudgedQuery,
     TrainConfig,

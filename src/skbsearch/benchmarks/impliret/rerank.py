@@ -30,9 +30,9 @@ from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.datasets.impliret import ImpliretRecord, discover_pools, load_pool
 from skbsearch.eval.cv import trainable_stages
 from skbsearch.kb.corpus import corpus_skb
+from skbsearch.retrieve.constrained import ConstrainedRetriever
 from skbsearch.stages import pipeline as make_pipeline
 from skbsearch.stages.corpus import CorpusContext
-from skbsearch.stages.retrievers import EnrichStage
 
 
 def with_gazetteer(spec: str, gazetteer: str | Path | None) -> str:
@@ -46,7 +46,7 @@ def with_gazetteer(spec: str, gazetteer: str | Path | None) -> str:
 def _fill_gazetteer(part: Any, gazetteer: str) -> None:
     for child in [*getattr(part, "stages", ()), *getattr(part, "children", ())]:
         _fill_gazetteer(child, gazetteer)
-    if isinstance(part, EnrichStage) and part.params.gazetteer is None:
+    if isinstance(part, ConstrainedRetriever) and part.params.gazetteer is None:
         part.params = part.make_params(**{**part.non_default_params(), "gazetteer": gazetteer})
 
 

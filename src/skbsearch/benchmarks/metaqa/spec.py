@@ -19,11 +19,11 @@ from skbsearch.benchmarks.metaqa.protocol import (
     cache_root,
     content_digest,
 )
+from skbsearch.core.stage import SpecStage
 from skbsearch.core.types import Qrels, Query
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.graph.exact_linker import EntityLinker, strip_brackets
 from skbsearch.stages import fit, pipeline
-from skbsearch.stages.base import SpecStage
 from skbsearch.stages.context import StageContext
 
 

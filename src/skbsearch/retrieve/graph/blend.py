@@ -41,7 +41,8 @@ def plain_twin(retriever: Any) -> Any:
     twin.linker.exact.background = None
     twin.linker.aliases = {}
     twin.model = None
-    twin._plans = {}
+    twin.explained_plans = {}
+    twin._built = twin  # (its own working object, as the retriever is)
     return twin
 
 

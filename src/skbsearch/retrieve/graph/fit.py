@@ -27,6 +27,7 @@ import itertools
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -45,8 +46,8 @@ from skbsearch.retrieve.graph.model import (
     anchor_view,
     path_view,
 )
+from skbsearch.retrieve.graph.plan import Scored
 from skbsearch.retrieve.graph.relpath import RelationPathModel
-from skbsearch.retrieve.graph.retriever import Scored, SKBGraphRetriever
 
 #: fewer judged queries than this cannot validate a blend: the fitted model is used alone
 MIN_BLEND_QUERIES = 12
@@ -64,7 +65,7 @@ def _held_out(qid: str) -> bool:
     return _quarter(qid) == 0
 
 
-def _judged(retriever: SKBGraphRetriever, queries: Sequence[Query], qrels: Qrels) -> list[tuple[Query, np.ndarray]]:
+def _judged(retriever: Any, queries: Sequence[Query], qrels: Qrels) -> list[tuple[Query, np.ndarray]]:
     skb = retriever.skb
     out = []
     for q in queries:
@@ -88,7 +89,7 @@ def _mrr(scored: Sequence[Scored], answers: Sequence[np.ndarray], w: np.ndarray,
     return total / max(len(scored), 1)
 
 
-def tune_weights(retriever: SKBGraphRetriever, scored: Sequence[Scored], answers: Sequence[np.ndarray]) -> tuple[dict[str, float], float]:
+def tune_weights(retriever: Any, scored: Sequence[Scored], answers: Sequence[np.ndarray]) -> tuple[dict[str, float], float]:
     """The grid point (:data:`GRID`) with the best MRR; ties keep the earlier point."""
     best, best_w = -1.0, dict(DEFAULT_WEIGHTS)
     has_attr = any(bool(sc.features[:, 2].any()) for sc in scored)
@@ -103,7 +104,7 @@ def tune_weights(retriever: SKBGraphRetriever, scored: Sequence[Scored], answers
 
 
 def fit_kg_model(
-    retriever: SKBGraphRetriever,
+    retriever: Any,
     queries: Sequence[Query],
     qrels: Qrels,
     *,
@@ -181,7 +182,7 @@ def fit_kg_model(
     return model
 
 
-def _link_with_aliases(retriever: SKBGraphRetriever, texts: list[str],
+def _link_with_aliases(retriever: Any, texts: list[str],
                        answers: list[np.ndarray]) -> tuple[dict, list]:
     """Learn the linker's aliases from the training answers (left on ``retriever.linker``);
     the aliases as saved (``group -> [(node id, weight)]``) and each query's anchors."""
@@ -225,7 +226,7 @@ def _blend_sample(queries: list[Query]) -> list[int]:
     return sorted(sorted(range(len(queries)), key=key.__getitem__)[:MAX_BLEND_QUERIES])
 
 
-def _inner_blend(retriever: SKBGraphRetriever, queries: list[Query], answers: list[np.ndarray],
+def _inner_blend(retriever: Any, queries: list[Query], answers: list[np.ndarray],
                  fold_model: Callable[[list[int]], KGModel]) -> tuple[float, dict]:
     """The blend strength with the untrained stage (:func:`~skbsearch.retrieve.graph.blend.
     choose_blend`), each judged training query (:func:`_blend_sample`) scored by a model
@@ -262,7 +263,7 @@ def _learn_types(skb: SKB, words: list[list[str]], answers: list[np.ndarray]
     return model, answer_types, counts
 
 
-def _label_anchors(retriever: SKBGraphRetriever, pairs: list[tuple[int, int]], anchors: list,
+def _label_anchors(retriever: Any, pairs: list[tuple[int, int]], anchors: list,
                    answers: list[np.ndarray], min_recall: float, min_count: int,
                    min_mine_conf: float) -> list[tuple[Metapath, ...]]:
     """Per (query, anchor) pair: the equally best metapaths to the answers (empty: no path).
@@ -291,7 +292,7 @@ def _f1(reached: np.ndarray, answers: np.ndarray) -> float:
     return 2.0 * hit / (len(reached) + len(answers)) if hit else 0.0
 
 
-def _keep_constraints(retriever: SKBGraphRetriever, pairs: list[tuple[int, int]], anchors: list,
+def _keep_constraints(retriever: Any, pairs: list[tuple[int, int]], anchors: list,
                       tied: list[tuple[Metapath, ...]], answers: list[np.ndarray],
                       min_gain: float = 0.01) -> list[tuple[Metapath, ...]]:
     """Keep, per query, only the anchors whose metapaths pin the answers down together.

@@ -23,32 +23,44 @@ For a query, :class:`SKBGraphRetriever`
 A fitted model ranks blended with the untrained stage at the strength its fit chose
 (:mod:`~skbsearch.retrieve.graph.blend`; 0: the untrained stage alone).
 
-:meth:`SKBGraphRetriever.explain` names the anchor, the metapath instance and the text
+:meth:`SKBGraphRetriever.explain` (:mod:`~skbsearch.retrieve.graph.evidence`) names the anchor, the metapath instance and the text
 or bounds that made a node score.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from skbsearch.core.deadline import check_deadline
-from skbsearch.core.operators import StageBase
-from skbsearch.core.types import Query, Run
+from skbsearch.core.errors import InputError
+from skbsearch.core.registry import register_stage
+from skbsearch.core.stage import Context, SpecStage
+from skbsearch.core.types import Qrels, Query, Run
+from skbsearch.index.names import load_or_build_name_index
 from skbsearch.index.sparse import BM25Index, top_k
 from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.store import SKB, numeric_column, positions
 from skbsearch.retrieve.graph.answer_types import AnswerTypes
-from skbsearch.retrieve.graph.backoff import PlannedPath, back_off
+from skbsearch.retrieve.graph.backoff import back_off
 from skbsearch.retrieve.graph.blend import blend_runs, plain_twin
 from skbsearch.retrieve.graph.bounds import parse_attribute_bounds
-from skbsearch.retrieve.graph.exact_linker import bracket_mentions, normalise, strip_brackets
-from skbsearch.retrieve.graph.linking import Anchor, NameLinker, bm25_top_k
+from skbsearch.retrieve.graph.evidence import explain_node
+from skbsearch.retrieve.graph.exact_linker import (
+    EntityLinker,
+    bracket_mentions,
+    normalise,
+    strip_brackets,
+)
+from skbsearch.retrieve.graph.fit import fit_kg_model
+from skbsearch.retrieve.graph.linking import NameLinker, bm25_top_k
 from skbsearch.retrieve.graph.metapaths import Metapath, TypeGraph, steps_of
 from skbsearch.retrieve.graph.model import (
     FEATURES,
+    FORMAT,
     KGModel,
     anchor_view,
     path_view,
@@ -56,92 +68,117 @@ from skbsearch.retrieve.graph.model import (
     zero_shot_paths,
     zero_shot_types,
 )
+from skbsearch.retrieve.graph.plan import GraphParams, Plan, Scored
+
+_WEIGHTS = ("w_rel", "w_text", "w_attr", "w_type")
 
 
-@dataclass
-class Plan:
-    """What the stage decided for one query: words, anchors, metapaths, target types, and
-    the anchors' next metapaths to back off to (:mod:`~skbsearch.retrieve.graph.backoff`)."""
+@register_stage
+class SKBGraphRetriever(SpecStage):
+    """General graph-aware retrieval on any SKB: linked anchors, learned metapaths, text, bounds.
 
-    words: list[str]
-    anchors: list[Anchor]
-    paths: list[PlannedPath]
-    types: dict[str, float]
-    spare: list[PlannedPath] = field(default_factory=list)
-
-
-@dataclass
-class Scored:
-    """Candidates of one query with their evidence (columns: :data:`FEATURES`)."""
-
-    nodes: np.ndarray
-    features: np.ndarray
-    tie: np.ndarray
-
-
-class SKBGraphRetriever(StageBase):
-    """One graph-aware retriever for any SKB (see the module docstring).
+    One graph-aware retriever for any SKB (see the module docstring), built from a spec
+    (``graph(k=10)``: the bound context's SKB, BM25 index and shared name index, type graph,
+    linker and answer types) or over an SKB and indexes given directly; ``fit`` learns its
+    model from judged queries (PyTerrier's estimator idea).
 
     Args:
-        skb: the knowledge base.
+        source: the knowledge base (or the stage context, from a spec).
         text_index: BM25 over the nodes' documents (ids = node ids).
         name_index: BM25 over node names (row ``i`` = node ``i``).
-        model: a fitted :class:`KGModel` (``None``: zero-shot from the schema).
+        model: a fitted :class:`KGModel` (``None``: zero-shot from the schema), or the
+            ``model`` parameter (a fitted model directory).
         type_graph: the SKB's :class:`TypeGraph` (built when omitted).
-        target: restrict answers to these node types (default: learned / from the schema).
-        k: answers per query.
-        n_text: text candidates per query.
-        n_graph: graph-reached candidates per query (the most supported first).
-        max_hops: longest metapath.
-        top_paths: metapaths followed per anchor.
         min_path_prob: ignore less probable metapaths.
         no_return: walks never pass through their anchor again.
         max_frontier: a metapath whose walk grows beyond this many nodes is not followed.
-        backoff: when no metapath of a query reaches anything, follow the ones that answered
-            instead on training queries, then up to this many next most probable metapaths
-            per anchor, one at a time, until one reaches something (0: no back-off).
         linker: a :class:`NameLinker` (built from ``name_index`` when omitted).
         answer_types: the SKB's :class:`AnswerTypes` (built when omitted).
-        name: the name of the Runs it returns.
+        params: the spec's (:class:`~skbsearch.retrieve.graph.plan.GraphParams`): ``k``
+            (answers per query), ``target`` (answers only of these node types; default:
+            learned / from the schema), ``n_text``, ``n_graph`` (graph-reached candidates
+            per query, the most supported first), ``max_hops`` (longest metapath),
+            ``top_paths`` (metapaths followed per anchor), ``backoff`` (when no metapath of
+            a query reaches anything, follow the ones that answered instead on training
+            queries, then up to this many next most probable metapaths per anchor, one at
+            a time, until one reaches something; 0: no back-off), ``w_*`` (weights in place
+            of the fitted ones).
     """
 
-    def __init__(self, skb: SKB, text_index: BM25Index, name_index: BM25Index, *,
-                 model: KGModel | None = None, type_graph: TypeGraph | None = None,
-                 target: Sequence[str] = (), k: int = 100, n_text: int = 200, n_graph: int = 1000,
-                 max_hops: int = 3, top_paths: int = 3, min_path_prob: float = 0.01,
-                 no_return: bool = True, max_frontier: int = 200_000, backoff: int = 3,
+    name = "graph"
+    aliases = ("kg",)  # the name of old result files and fitted-model caches
+    trainable = True
+    #: the saved model's format (caches of fitted models key on it)
+    model_format = FORMAT
+    #: the name of the Runs it returns
+    run_name = "kg"
+    Params = GraphParams
+
+    def __init__(self, source: Any = None, text_index: BM25Index | None = None,
+                 name_index: BM25Index | None = None, *, model: KGModel | str | None = None,
+                 type_graph: TypeGraph | None = None, min_path_prob: float = 0.01,
+                 no_return: bool = True, max_frontier: int = 200_000,
                  linker: NameLinker | None = None, answer_types: AnswerTypes | None = None,
-                 name: str = "kg") -> None:
+                 **params: Any) -> None:
+        if isinstance(model, str):
+            params["model"], model = model, None
+        direct = isinstance(source, SKB)
+        super().__init__(None if direct else source, **params)
+        self.min_path_prob, self.no_return, self.max_frontier = min_path_prob, no_return, max_frontier
+        if direct:
+            if text_index is None or name_index is None:
+                raise InputError("the graph stage over an SKB needs its text and name indexes",
+                                 field="index")
+            self._setup(source, text_index, type_graph or TypeGraph(source),
+                        linker or NameLinker(source, name_index), answer_types)
+            self.set_model(self._override(model))
+            self._built = self
+
+    def build(self, context: Context) -> Any:
+        """Take the context's SKB, BM25 index and shared name index, type graph, linker
+        tables and answer types; load the ``model`` directory when given."""
+        p = self.params
+        kb = context.kb
+        names = context.shared("name-index", lambda: load_or_build_name_index(kb, notify=context.notify))
+        tg = context.shared("type-graph", lambda: TypeGraph(kb))
+        exact = context.shared("entity-linker", lambda: EntityLinker(kb))
+        answer_types = context.shared("answer-types", lambda: AnswerTypes(kb))
+        model = KGModel.load(context.resolve_path(p.model)) if p.model else None
+        self._setup(kb, context.index("bm25"), tg,
+                    NameLinker(kb, names, exact=exact, n_fuzzy=p.n_anchor), answer_types)
+        self.set_model(self._override(model))
+        return self
+
+    def _setup(self, skb: SKB, text_index: BM25Index, tg: TypeGraph, linker: NameLinker,
+               answer_types: AnswerTypes | None) -> None:
+        p = self.params
         self.skb = skb
         self.text_index = text_index
-        self.tg = type_graph or TypeGraph(skb)
-        self.linker = linker or NameLinker(skb, name_index)
-        self.target = tuple(target)
-        self.k, self.n_text, self.n_graph = k, n_text, n_graph
-        self.max_hops, self.top_paths, self.min_path_prob = max_hops, top_paths, min_path_prob
-        self.no_return, self.max_frontier, self.backoff = no_return, max_frontier, backoff
-        self.name = name
+        self.tg = tg
+        self.linker = linker
+        self.target = tuple(p.target)
+        self.k, self.n_text, self.n_graph = p.k, p.n_text, p.n_graph
+        self.max_hops, self.top_paths, self.backoff = p.max_hops, p.top_paths, p.backoff
         self.text_types = text_types(skb)
         self.answer_types = answer_types if answer_types is not None else AnswerTypes(skb)
         self._codes = skb.node_type_codes
-        self._row_of_node = (np.arange(skb.num_nodes, dtype=np.int64) if text_index.in_node_order(skb)
+        self.row_of_node = (np.arange(skb.num_nodes, dtype=np.int64) if text_index.in_node_order(skb)
                              else positions(skb.nodes.column("id"), text_index.doc_ids))
         deg = np.log1p(skb.graph.degree(direction="both").astype(np.float64))
         self._tie = 1e-6 * deg / max(float(deg.max()), 1.0) if len(deg) else deg
         self._node_of_row = np.full(text_index.num_docs, -1, np.int64)
-        has = self._row_of_node >= 0
-        self._node_of_row[self._row_of_node[has]] = np.flatnonzero(has)
+        has = self.row_of_node >= 0
+        self._node_of_row[self.row_of_node[has]] = np.flatnonzero(has)
         self._attrs: dict[str, np.ndarray] = {}
         self._masks: dict[tuple[str, ...], np.ndarray] = {}
         self.model: KGModel | None = None
-        self.set_model(model)
 
     # ------------------------------------------------------------------ model
     def set_model(self, model: KGModel | None) -> None:
         """Use a fitted model (``None``: zero-shot); also sets the linker's template words
         and aliases."""
         self.model = model
-        self._plans: dict[str, tuple[Plan, dict]] = {}
+        self.explained_plans: dict[str, tuple[Plan, dict]] = {}  # by query text (explain)
         self._plain: SKBGraphRetriever | None = None
         if model is not None and model.background is not None:
             self.linker.exact.background = model.background
@@ -230,17 +267,18 @@ class SKBGraphRetriever(StageBase):
         return {t: docs.get(t, 0.0) + 0.5 * guess.get(t, 0.0) for t in {**docs, **guess}}
 
     # ------------------------------------------------------------------ evidence
-    def _follow(self, node: int, path: Metapath, cache: dict) -> np.ndarray:
+    def follow(self, node: int, path: Metapath, cache: dict) -> np.ndarray:
+        """The nodes ``path`` reaches from ``node`` (walks cached in ``cache`` by prefix)."""
         key = (node, path)
         got = cache.get(key)
         if got is None:  # walked from the cached walk of its prefix (paths share prefixes)
-            prev = self._follow(node, path[:-1], cache) if len(path) > 2 else np.array([node], np.int64)
+            prev = self.follow(node, path[:-1], cache) if len(path) > 2 else np.array([node], np.int64)
             got = (self.tg.extend(prev, node, path[-1], no_return=self.no_return,
                                   max_frontier=self.max_frontier) if len(prev) else prev)
             cache[key] = got
         return got
 
-    def _attr(self, name: str) -> np.ndarray | None:
+    def attribute(self, name: str) -> np.ndarray | None:
         """An attribute's values over all nodes (NaN: missing); ``None``: no such attribute."""
         if name not in self.skb.schema.attributes:
             return None
@@ -249,7 +287,7 @@ class SKBGraphRetriever(StageBase):
         return self._attrs[name]
 
     def _bounds(self, text: str, rows: np.ndarray) -> np.ndarray:
-        return parse_attribute_bounds(text).mask(self._attr, rows)
+        return parse_attribute_bounds(text).mask(self.attribute, rows)
 
     def _text_mask(self, types: tuple[str, ...]) -> np.ndarray | None:
         """Text-index rows whose node has one of ``types`` (``None``: every row)."""
@@ -292,14 +330,14 @@ class SKBGraphRetriever(StageBase):
         out = []
         for ai, path, prob in plan.paths:
             check_deadline()
-            reached = self._follow(plan.anchors[ai].node, path, cache)
+            reached = self.follow(plan.anchors[ai].node, path, cache)
             if len(reached):
                 out.append((ai, path, prob, reached))
         if self.backoff <= 0:
             return out
         learned = self.model.backoff if self.model is not None else {}
         return out + back_off(plan.paths, plan.spare, learned, out,
-                              lambda ai, path: self._follow(plan.anchors[ai].node, path, cache))
+                              lambda ai, path: self.follow(plan.anchors[ai].node, path, cache))
 
     def _score_one(self, q: Query, plan: Plan, text: np.ndarray, toks: list[int],
                    cache: dict, exclude: bool) -> Scored:
@@ -321,7 +359,7 @@ class SKBGraphRetriever(StageBase):
         if not len(rows):
             return Scored(rows, F, np.zeros(0))
         F[:, 0] = rel_all[rows]
-        doc_rows = self._row_of_node[rows]
+        doc_rows = self.row_of_node[rows]
         ok = doc_rows >= 0
         if toks and ok.any():
             t = self.text_index.score_docs(toks, doc_rows[ok]).astype(np.float64)
@@ -342,13 +380,15 @@ class SKBGraphRetriever(StageBase):
 
     def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
         queries = list(queries)
+        if self._built is None:  # set up from the bound context on first use
+            return self.inner(queries, run)
         b = self.model.blend if self.model is not None else 1.0
         if b <= 0.0:
             return self.plain()._ranked(queries, run)
         fitted = self._ranked(queries, run)
         if b >= 1.0:
             return fitted
-        return blend_runs(self.plain()._ranked(queries, run), fitted, b, self.k, self.name)
+        return blend_runs(self.plain()._ranked(queries, run), fitted, b, self.k, self.run_name)
 
     def plain(self) -> SKBGraphRetriever:
         """The untrained stage on the same indexes (what a fitted model backs off to)."""
@@ -360,7 +400,7 @@ class SKBGraphRetriever(StageBase):
     def _ranked(self, queries: list[Query], run: Run | None) -> Run:
         _, scored = self.score(queries, run)
         ids = self.skb.ids_array
-        out = Run(name=self.name)
+        out = Run(name=self.run_name)
         for q, sc in zip(queries, scored, strict=True):
             check_deadline()
             nodes, s = self.combine(sc)
@@ -369,45 +409,35 @@ class SKBGraphRetriever(StageBase):
 
     def explain(self, query: Query, doc_id: str) -> list[str]:
         """Evidence lines: the anchor and metapath instance that reach ``doc_id``, its own
-        text match, the attribute bounds it meets."""
-        skb = self.skb
-        if not skb.has_node(doc_id):
-            return []
-        if self.model is not None and self.model.blend <= 0.0:
-            return self.plain().explain(query, doc_id)
-        node = int(skb.index_of(doc_id))
-        got = self._plans.get(query.text)
-        if got is None:  # explain runs once per shown result: plan and walk each query once
-            if len(self._plans) >= 8:
-                try:
-                    self._plans.pop(next(iter(self._plans)), None)
-                except (StopIteration, RuntimeError):  # another thread changed it meanwhile
-                    pass
-            got = self._plans[query.text] = (self.plan([query.text])[0], {})
-        plan, walks = got
-        names = skb.column("name")
-        lines = []
-        for ai, path, prob, reached in sorted(self.walks(plan, walks), key=lambda x: -x[2]):
-            a = plan.anchors[ai]  # (walks: the query's, shared by its results)
-            chain = None
-            if bool(np.any(reached == node)):
-                fronts = [np.array([a.node], np.int64)]
-                fronts += [self._follow(a.node, path[: k + 1], walks) for k in range(1, len(path))]
-                chain = self.tg.witness(a.node, path, node, fronts)
-            if chain is None:
-                continue
-            hops = "".join(f" --{s}--> {names[n]}" for s, n in zip(steps_of(path), chain[1:], strict=True))
-            lines.append(f"path: {names[a.node]}{hops} (query '{a.mention}', {a.source} link, p={prob:.2f})")
-        bounds = parse_attribute_bounds(query.text)
-        if bounds.bounds and bounds.mask(self._attr, np.array([node]))[0] > 0:
-            lines.append(f"attribute: {bounds.describe()}")
-        toks = self.text_index.tokenize([strip_brackets(query.text)])[0]
-        row = int(self._row_of_node[node])
-        if toks and row >= 0:
-            t = float(self.text_index.score_docs(toks, np.array([row]))[0])
-            if t > 0:
-                lines.append(f"text: BM25 {t:.2f} on its own document")
-        return lines
+        text match, the attribute bounds it meets (:func:`.evidence.explain_node`)."""
+        return explain_node(self.inner, query, doc_id)
 
-    def __repr__(self) -> str:
-        return f"SKBGraphRetriever(k={self.k}, trained={self.model is not None})"
+    # ------------------------------------------------------------------ fitting
+    def fit(self, queries: Sequence[Query], qrels: Qrels, run: Run | None = None) -> SKBGraphRetriever:
+        """Learn metapaths, target types and evidence weights from judged queries."""
+        ready = self.inner
+        ready.set_model(self._override(fit_kg_model(ready, list(queries), qrels)))
+        return self
+
+    def _override(self, model: KGModel | None) -> KGModel | None:
+        """``model`` with the weights the spec gives (``w_rel``...) in place of its own."""
+        over = {w[2:]: getattr(self.params, w) for w in _WEIGHTS if getattr(self.params, w) is not None}
+        if not over:
+            return model
+        model = model or KGModel(answer_types=[])
+        model.weights = {**model.weights, **over}
+        return model
+
+    @property
+    def fitted(self) -> KGModel | None:
+        """The model in use (fitted or loaded), if any."""
+        return self.model if self._built is not None else None
+
+    def save_model(self, path: str | Path) -> Path:
+        """Save the fitted model; the stage's spec then names it (``graph(model='PATH')``)."""
+        model = self.inner.model
+        if model is None:
+            raise InputError("nothing to save: fit the stage first (skbsearch.stages.fit)", field="model")
+        out = model.save(path)
+        self.params.model = str(path)
+        return out

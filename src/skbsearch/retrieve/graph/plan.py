@@ -1,0 +1,61 @@
+"""The graph stage's parameters and its working data: one query's plan, its scored candidates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from skbsearch.core.errors import InputError
+from skbsearch.retrieve.graph.backoff import PlannedPath
+from skbsearch.retrieve.graph.linking import Anchor
+
+
+@dataclass
+class GraphParams:
+    """The typed parameters of the ``graph`` stage (its spec's)."""
+
+    k: int = 100
+    target: tuple[str, ...] = field(default=(), metadata={
+        "help": "node types that can be answers (default: learned, else from the schema)"})
+    model: str | None = field(default=None, metadata={"help": "a fitted model directory"})
+    n_text: int = field(default=200, metadata={"help": "text candidates per query"})
+    n_anchor: int = field(default=30, metadata={"help": "name matches looked at per query"})
+    n_graph: int = field(default=1000, metadata={"help": "graph-reached candidates per query"})
+    max_hops: int = field(default=3, metadata={"help": "most hops of a learned relation chain"})
+    top_paths: int = field(default=3, metadata={"help": "relation chains followed per linked anchor"})
+    backoff: int = field(default=3, metadata={
+        "help": "when no chain reaches anything: follow those that answered instead in training, "
+                "then up to this many next chains per anchor (0: off)"})
+    w_rel: float | None = field(default=None, metadata={"help": "relational weight (default: fitted)"})
+    w_text: float | None = None
+    w_attr: float | None = None
+    w_type: float | None = None
+
+    def check(self) -> None:
+        for name in ("k", "n_text", "n_anchor", "n_graph", "top_paths", "backoff"):
+            if getattr(self, name) < 0:
+                raise InputError(f"{name} must be >= 0", field=name)
+        if not 1 <= self.max_hops <= 4:
+            raise InputError("max_hops must be between 1 and 4", field="max_hops")
+
+
+@dataclass
+class Plan:
+    """What the stage decided for one query: words, anchors, metapaths, target types, and
+    the anchors' next metapaths to back off to (:mod:`~skbsearch.retrieve.graph.backoff`)."""
+
+    words: list[str]
+    anchors: list[Anchor]
+    paths: list[PlannedPath]
+    types: dict[str, float]
+    spare: list[PlannedPath] = field(default_factory=list)
+
+
+@dataclass
+class Scored:
+    """Candidates of one query with their evidence (columns: ``model.FEATURES``)."""
+
+    nodes: np.ndarray
+    features: np.ndarray
+    tie: np.ndarray
