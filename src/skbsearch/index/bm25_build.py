@@ -34,6 +34,22 @@ def check_bm25_settings(method: str, k1: float, b: float) -> None:
         raise InputError(f"need k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}", field="k1/b")
 
 
+#: the BM25 settings and their defaults (:meth:`~skbsearch.index.sparse.BM25Index.build`'s)
+BM25_DEFAULTS: dict[str, Any] = {"k1": 1.5, "b": 0.75, "method": "lucene", "delta": 0.5,
+                                 "stemmer": "english", "stopwords": "en"}
+
+
+def bm25_settings(given: Mapping[str, Any]) -> dict[str, Any]:
+    """``given`` settings over :data:`BM25_DEFAULTS`, checked (an unknown name, variant or
+    value out of range is an :class:`InputError`)."""
+    unknown = sorted(set(given) - set(BM25_DEFAULTS))
+    if unknown:
+        raise InputError(f"unknown BM25 setting(s) {unknown}; use {list(BM25_DEFAULTS)}", field=unknown[0])
+    out = {**BM25_DEFAULTS, **given}
+    check_bm25_settings(out["method"], out["k1"], out["b"])
+    return out
+
+
 def make_stemmer(name: str | None) -> Any:
     """A PyStemmer stemmer for ``name`` (``english``, ``french``...); ``None``/``none``: no stemming."""
     if name is None or str(name).lower() in ("", "none", "no", "off"):

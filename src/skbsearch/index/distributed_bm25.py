@@ -40,7 +40,7 @@ from skbsearch.index.bm25_build import (
     NONOCC_METHODS,
     bm25_over,
     bm25_params,
-    check_bm25_settings,
+    bm25_settings,
     check_field_weights,
     combine_fields,
     make_tokenizer,
@@ -151,7 +151,6 @@ class _VocabMerger:
 
 
 def _bm25_parts(method: str, k1: float, b: float, delta: float) -> Any:
-    check_bm25_settings(method, k1, b)
     return bm25s.BM25(k1=k1, b=b, delta=delta, method=method)
 
 
@@ -163,16 +162,11 @@ def build_bm25_ray(
     add_rel: bool = False,
     max_per_relation: int = 10,
     enrich: Sequence[str] = (),
-    k1: float = 1.5,
-    b: float = 0.75,
-    method: str = "lucene",
-    delta: float = 0.5,
-    stemmer: str | None = "english",
-    stopwords: str | Sequence[str] | None = "en",
     shard_rows: int = 50_000,
     workers: int | None = None,
     address: str | None = None,
     progress: ProgressFn = no_progress,
+    **settings: Any,
 ) -> BM25Index:
     """:meth:`BM25Index.from_skb` on Ray Data: same vocabulary, same scores (see the module).
 
@@ -181,11 +175,16 @@ def build_bm25_ray(
         fields, field_weights, add_rel, max_per_relation: as for :meth:`BM25Index.from_skb`.
         enrich: enrichers whose derived tokens are appended to each text (``temporal``,
             ``arithmetic``).
-        k1, b, method, delta, stemmer, stopwords: BM25 settings.
         shard_rows: node rows per Parquet shard (and per batch).
         workers: actors per step (default: the cluster's CPUs, at most the shard count).
         address: a Ray cluster address (default: the connected one, or a local instance).
+        settings: BM25 settings (``k1``, ``b``, ``method``, ``delta``, ``stemmer``,
+            ``stopwords``), defaults as for :meth:`BM25Index.build`
+            (:data:`~skbsearch.index.bm25_build.BM25_DEFAULTS`).
     """
+    s = bm25_settings(settings)
+    k1, b, method, delta, stemmer, stopwords = (s[k] for k in ("k1", "b", "method", "delta", "stemmer",
+                                                                "stopwords"))
     if getattr(skb, "path", None) is None:
         raise InputError("a Ray build reads the SKB from its directory; save the SKB first",
                          field="skb")
