@@ -354,37 +354,31 @@ def _tfc_table(code, cells, width, l_avg, k1, b, delta):  # pragma: no cover - c
 @njit(cache=True, nogil=True, parallel=True)
 def _score_kernel(indptr, rows, tf, lengths, idf_f, nonocc_f, table, table_at, width, weights,
                   active, code, l_avg, k1, b, delta, blocks):  # pragma: no cover - compiled
+    """Every posting's weighted multi-field score (``out[p]``), blocks of terms in parallel."""
+    nf = tf.shape[0]
     out = np.zeros(len(rows), np.float32)
     for k in prange(len(blocks) - 1):
         for t in range(blocks[k], blocks[k + 1]):
             for p in range(indptr[t], indptr[t + 1]):
-                _score_posting(p, t, rows, tf, lengths, idf_f, nonocc_f, table, table_at, width, weights,
-                               active, code, l_avg, k1, b, delta, out)
+                r = rows[p]
+                acc = np.float32(0.0)
+                seen = False
+                for f in range(nf):
+                    v = tf[f, p]
+                    if v == 0 or not active[f]:
+                        continue
+                    ln = lengths[f, r]
+                    if table_at[f] >= 0:
+                        c = table[table_at[f] + v * width[f] + ln]
+                    else:
+                        c = _tfc_one(code, np.float64(np.float32(v)), np.float64(ln), l_avg[f], k1, b, delta)
+                    s = np.float32(np.float64(idf_f[f, t]) * c - np.float64(nonocc_f[f, t]))
+                    if weights[f] != np.float32(1.0):
+                        s = np.float32(weights[f] * s)
+                    acc = np.float32(acc + s) if seen else s
+                    seen = True
+                out[p] = acc
     return out
-
-
-@njit(cache=True, nogil=True)
-def _score_posting(p, t, rows, tf, lengths, idf_f, nonocc_f, table, table_at, width, weights,
-                   active, code, l_avg, k1, b, delta, out):  # pragma: no cover - compiled
-    """``out[p]``: posting ``p`` (of term ``t``) scored, its fields weighted and summed."""
-    r = rows[p]
-    acc = np.float32(0.0)
-    seen = False
-    for f in range(tf.shape[0]):
-        v = tf[f, p]
-        if v == 0 or not active[f]:
-            continue
-        ln = lengths[f, r]
-        if table_at[f] >= 0:
-            c = table[table_at[f] + v * width[f] + ln]
-        else:
-            c = _tfc_one(code, np.float64(np.float32(v)), np.float64(ln), l_avg[f], k1, b, delta)
-        s = np.float32(np.float64(idf_f[f, t]) * c - np.float64(nonocc_f[f, t]))
-        if weights[f] != np.float32(1.0):
-            s = np.float32(weights[f] * s)
-        acc = np.float32(acc + s) if seen else s
-        seen = True
-    out[p] = acc
 
 
 def score(post: Postings, params: Mapping[str, Any], df: np.ndarray | None = None,
