@@ -159,8 +159,9 @@ def rebuild(src: Path, work: Path) -> float:
 def latency(pending: StageContext, compacted: StageContext, queries: list[Any],
             specs: list[str]) -> dict[str, float]:
     """p50/p95 ms of single queries per spec on both generations, interleaved query by query
-    (the pending one first, then the compacted one, alternately): a shared machine's changing
-    load weighs on both alike. After one untimed pass over the same queries on each."""
+    (which one goes first alternates from query to query): a shared machine's changing load,
+    and whatever the previous query left behind, weigh on both alike. After one untimed pass
+    over the same queries on each."""
     out = {}
     for spec in specs:
         pipes = {"pending": pipeline(spec, pending), "compacted": pipeline(spec, compacted)}
@@ -168,8 +169,8 @@ def latency(pending: StageContext, compacted: StageContext, queries: list[Any],
             for q in queries:  # a full warm-up pass: memory-mapped pages in, caches built
                 p([q])
         ms: dict[str, list[float]] = {k: [] for k in pipes}
-        for q in queries:
-            for k, p in pipes.items():
+        for i, q in enumerate(queries):
+            for k, p in (list(pipes.items()) if i % 2 == 0 else list(pipes.items())[::-1]):
                 t0 = time.perf_counter()
                 p([q])
                 ms[k].append((time.perf_counter() - t0) * 1000)
