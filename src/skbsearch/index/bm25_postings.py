@@ -23,6 +23,7 @@ run as plain Python (correct, slow on large indexes).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -435,8 +436,9 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return v
 
 
+@functools.cache
 def warm() -> None:
-    """Compile the passes for the array types a catch-up hands them (stored postings are
+    """Once per process: compile the passes for the array types a catch-up hands them (stored postings are
     memory-mapped, read-only), or load them from numba's disk cache (seconds the first time
     on a machine, milliseconds after), so that no update pays for it. A no-op without numba."""
     if not AVAILABLE:
