@@ -65,9 +65,10 @@ class _Merge:
             self.where.pop(nid, None)
             self.gone.add(nid)
         rows = [self.base_row[n] for n in ids if self.base_row.get(n, -1) >= 0]
-        if rows and len(self.src):
-            r = np.asarray(rows)
-            self.edge_alive &= ~(np.isin(self.src, r) | np.isin(self.dst, r))
+        if rows and len(self.src):  # one flag per node, gathered at both ends (no set search)
+            dead_row = np.zeros(self.nb, bool)
+            dead_row[np.asarray(rows)] = True
+            self.edge_alive &= ~(dead_row[self.src] | dead_row[self.dst])
         dead = set(ids)
         for (s, _, t), alive in zip(self.seg_edges, self.seg_edge_alive, strict=True):
             for i in range(len(s)):
