@@ -364,12 +364,13 @@ def _score_term(t, p0, p1, rows, tf, lengths, idf_f, nonocc_f, table, table_at, 
                 active, code, l_avg, k1, b, delta, out):  # pragma: no cover - compiled
     """The weighted multi-field score of postings ``p0 .. p1`` of term ``t`` into ``out[p]``
     (cell ``(tf, length)`` of field ``f`` read off ``table`` where ``tf < cap[f]``, else
-    computed: the same value)."""
+    computed: the same value); returns how many scored 0."""
     nf = tf.shape[0]
     idf_t, nonocc_t = np.empty(nf, np.float64), np.empty(nf, np.float64)
     for f in range(nf):  # the term's constants, out of the loop
         idf_t[f] = np.float64(idf_f[f, t])
         nonocc_t[f] = np.float64(nonocc_f[f, t])
+    zeros = 0
     for p in range(p0, p1):
         r = rows[p]
         acc = np.float32(0.0)
@@ -389,18 +390,23 @@ def _score_term(t, p0, p1, rows, tf, lengths, idf_f, nonocc_f, table, table_at, 
             acc = np.float32(acc + s) if seen else s
             seen = True
         out[p] = acc
+        if acc == 0:
+            zeros += 1
+    return zeros
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def _score_kernel(indptr, rows, tf, lengths, idf_f, nonocc_f, table, table_at, cap, width, weights,
                   active, code, l_avg, k1, b, delta, blocks):  # pragma: no cover - compiled
-    """Every posting's weighted multi-field score (``out[p]``), blocks of terms in parallel."""
+    """Every posting's weighted multi-field score (``out[p]``), blocks of terms in parallel,
+    and how many scored 0."""
     out = np.zeros(len(rows), np.float32)
+    zeros = np.zeros(len(blocks), np.int64)
     for k in prange(len(blocks) - 1):
         for t in range(blocks[k], blocks[k + 1]):
-            _score_term(t, indptr[t], indptr[t + 1], rows, tf, lengths, idf_f, nonocc_f, table, table_at,
+            zeros[k] += _score_term(t, indptr[t], indptr[t + 1], rows, tf, lengths, idf_f, nonocc_f, table, table_at,
                         cap, width, weights, active, code, l_avg, k1, b, delta, out)
-    return out
+    return out, zeros.sum()
 
 
 def _cell_tables(lengths: np.ndarray, active: np.ndarray, code: int, k1: float, b: float, delta: float,
@@ -426,11 +432,12 @@ def _cell_tables(lengths: np.ndarray, active: np.ndarray, code: int, k1: float, 
     return l_avg, table, table_at, cap, width
 
 
-def _drop_zeros(ip: np.ndarray, rows: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The CSC without its postings that score 0 (an idf of 0, a field weighted 0), as a build
-    leaves them out."""
-    zero = data == 0
-    if zero.any():
+def _drop_zeros(ip: np.ndarray, rows: np.ndarray, data: np.ndarray, n_zero: int,
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The CSC without its ``n_zero`` postings that score 0 (an idf of 0, a field weighted 0),
+    as a build leaves them out."""
+    if n_zero:
+        zero = data == 0
         kept = np.concatenate([[0], np.cumsum(~zero)])
         ip, rows, data = kept[ip], rows[~zero], data[~zero]
     return ip, rows, data
@@ -464,10 +471,10 @@ def score(post: Postings, params: Mapping[str, Any], df: np.ndarray | None = Non
             nonocc += np.float32(weights[f]) * nonocc_f[i]
     w = np.array([weights[f] for f in post.fields], np.float32)
     ip, rows = np.asarray(post.indptr, np.int64), np.asarray(post.rows, np.int32)
-    data = _score_kernel(ip, rows, np.asarray(post.tf, np.int32), np.asarray(post.lengths, np.int32), idf_f,
+    data, n_zero = _score_kernel(ip, rows, np.asarray(post.tf, np.int32), np.asarray(post.lengths, np.int32), idf_f,
                          nonocc_f, table, table_at, cap, width, w, active, code, l_avg, k1, b, delta,
                          _blocks(np.diff(ip)))
-    return _drop_zeros(ip, rows, data), nonocc
+    return _drop_zeros(ip, rows, data, int(n_zero)), nonocc
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
