@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from skbsearch.kb import graph_merge
-from skbsearch.kb.graph import Graph
+from skbsearch.kb.graph import Graph, rows_unique_sorted
 from skbsearch.kb.graph_merge import GraphDelta, merged_graph
 from skbsearch.kb.schema import INVERSE_SUFFIX
 
@@ -54,6 +54,10 @@ def test_merged_graph_equals_a_build(seed: int, few: int, monkeypatch: pytest.Mo
         want_ptr, want_idx = final.adjacency(step)
         ptr, idx = got.adjacency(step)
         assert np.array_equal(ptr, want_ptr) and np.array_equal(idx, want_idx), step
+        # a row that is a slice without repeats is what neighbour look-ups read without a sort
+        assert got.unique_rows(step) <= rows_unique_sorted(ptr, idx), step
+        assert got.unique_rows(step) == (base.unique_rows(step) and rows_unique_sorted(ptr, idx)) or (
+            not base.unique_rows(step)), step
 
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from skbsearch.kb.graph import Graph
+from skbsearch.kb.graph import Graph, rows_unique_sorted
 from skbsearch.kb.schema import INVERSE_SUFFIX
 
 Pairs = tuple[np.ndarray, np.ndarray]
@@ -60,11 +60,21 @@ def _insert_places(indptr: np.ndarray, indices: np.ndarray, ar: np.ndarray, ac: 
                      for r, c in zip(ar.tolist(), ac.tolist(), strict=True)], np.int64)
 
 
+def _still_unique(indptr: np.ndarray, indices: np.ndarray, rows: np.ndarray) -> bool:
+    """Whether ``rows`` of a CSR (the only ones that can have changed) are strictly increasing."""
+    if len(rows) > _FEW_EDGES:
+        return rows_unique_sorted(indptr, indices)
+    return all(bool(np.all(np.diff(indices[indptr[r]:indptr[r + 1]]) > 0)) for r in np.unique(rows).tolist())
+
+
 def _merge_step(indptr: np.ndarray, indices: np.ndarray, d: GraphDelta, drop: Pairs | None,
-                add: Pairs | None, alive: np.ndarray, nob32: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                add: Pairs | None, alive: np.ndarray, nob32: np.ndarray,
+                unique: bool) -> tuple[np.ndarray, np.ndarray, bool]:
     """One relation's CSR: entries of deleted rows, of deleted columns and ``drop`` removed (a
     mask, then the survivors renumbered by ``nob32``, the new row of each base row, -1: gone),
-    ``add`` inserted at their sorted places. ``alive``: ``nob32 >= 0``."""
+    ``add`` inserted at their sorted places. ``alive``: ``nob32 >= 0``. Also whether its rows
+    are sorted without repeats, from the base's (``unique``; dropping keeps it, an insert is
+    checked in its row)."""
     indptr = np.asarray(indptr, np.int64)
     indices = np.asarray(indices)
     deg = np.diff(indptr)
@@ -89,20 +99,25 @@ def _merge_step(indptr: np.ndarray, indices: np.ndarray, d: GraphDelta, drop: Pa
         ar, ac = add[0][order].astype(np.int64), add[1][order].astype(np.int64)
         c = np.insert(c, _insert_places(out, c, ar, ac), ac.astype(np.int32))
         np.cumsum(counts + np.bincount(ar, minlength=d.n_final), out=out[1:])
-    return out, c.astype(np.int32, copy=False)
+        unique = unique and _still_unique(out, c, ar)  # (an added edge may repeat one)
+    return out, c.astype(np.int32, copy=False), unique
 
 
 def merged_graph(base: Graph, d: GraphDelta) -> Graph:
     """The generation's :class:`Graph` from the base's and the delta (see the module docstring)."""
-    csr = {}
+    csr, unique = {}, {}
     empty = (np.zeros(base.n_nodes + 1, np.int64), np.zeros(0, np.int32))
     nob32 = np.asarray(d.new_of_base).astype(np.int32)
     alive = nob32 >= 0
     for rel in d.relations:
-        fwd = base.adjacency(rel) if rel in base.relations else empty
-        bwd = base.adjacency(rel + INVERSE_SUFFIX) if rel in base.relations else empty
         drop, add = d.dropped.get(rel), d.added.get(rel)
-        csr[rel] = _merge_step(*fwd, d, drop, add, alive, nob32)
-        csr[rel + INVERSE_SUFFIX] = _merge_step(*bwd, d, None if drop is None else (drop[1], drop[0]),
-                                                None if add is None else (add[1], add[0]), alive, nob32)
-    return Graph(d.n_final, d.relations, csr)
+        for step, flip in ((rel, False), (rel + INVERSE_SUFFIX, True)):
+            old = rel in base.relations
+            ptr, idx, unique[step] = _merge_step(*(base.adjacency(step) if old else empty), d, _flip(drop, flip),
+                                                 _flip(add, flip), alive, nob32, base.unique_rows(step) if old else True)
+            csr[step] = (ptr, idx)
+    return Graph(d.n_final, d.relations, csr, unique)
+
+
+def _flip(pairs: Pairs | None, flip: bool) -> Pairs | None:
+    return None if pairs is None else (pairs[1], pairs[0]) if flip else pairs
