@@ -64,11 +64,8 @@ class _Merge:
             self.appended.pop(nid, None)
             self.where.pop(nid, None)
             self.gone.add(nid)
-        rows = [self.base_row[n] for n in ids if self.base_row.get(n, -1) >= 0]
-        if rows and len(self.src):  # one flag per node, gathered at both ends (no set search)
-            dead_row = np.zeros(self.nb, bool)
-            dead_row[np.asarray(rows)] = True
-            self.edge_alive &= ~(dead_row[self.src] | dead_row[self.dst])
+        # (the base edges of a deleted node go with its row: :meth:`edges` keeps only edges
+        # between surviving rows, and a deleted row never comes back, even if its id does)
         dead = set(ids)
         for (s, _, t), alive in zip(self.seg_edges, self.seg_edge_alive, strict=True):
             for i in range(len(s)):
@@ -122,33 +119,37 @@ class _Merge:
 
     def edges(self, new_of_base: np.ndarray, final: dict[str, int]) -> tuple[Edges, list[str]]:
         """The surviving edges on the final rows, relations renumbered in name order."""
-        # one gather per end over the base edges (in int32: half the memory traffic), then
-        # the survivors; the segments' few edges appended
-        nob = new_of_base.astype(np.int32)
-        ns, nd = nob[self.src], nob[self.dst]
-        keep = self.edge_alive & (ns >= 0) & (nd >= 0) if len(self.src) else self.edge_alive
-        whole = bool(keep.all())
-        src, dst = [ns if whole else ns[keep]], [nd if whole else nd[keep]]
         names = list(self.rel_names)
-        rel = [np.asarray(self.rel if whole else self.rel[keep])]
         code = {r: i for i, r in enumerate(names)}
 
         def row_of(nid: str) -> int:
             return final[nid] if nid in final else int(new_of_base[self.base_row[nid]])
 
+        seg_src, seg_dst, seg_rel = [], [], []
         for (s, r, t), alive in zip(self.seg_edges, self.seg_edge_alive, strict=True):
-            idx = np.flatnonzero(alive)
-            src.append(np.array([row_of(s[i]) for i in idx], np.int32))
-            dst.append(np.array([row_of(t[i]) for i in idx], np.int32))
-            for i in idx:
-                code.setdefault(r[i], len(code))
-            names = list(code)
-            rel.append(np.array([code[r[i]] for i in idx], np.int64))
-        s_all, d_all = np.concatenate(src), np.concatenate(dst)
-        r_all = np.concatenate([r.astype(np.int16, copy=False) for r in rel])  # the SKB's relation codes are int16
-        # bincount, not np.unique: numpy >= 2.3 hashes large int arrays, ~100x slower
-        used = sorted({names[c] for c in np.flatnonzero(np.bincount(r_all, minlength=len(names)))})
-        self._graph_delta(new_of_base, len(s_all) - len(src[0]), s_all, r_all, d_all, names, used)
+            idx = np.flatnonzero(alive).tolist()
+            seg_src += [row_of(s[i]) for i in idx]
+            seg_dst += [row_of(t[i]) for i in idx]
+            seg_rel += [code.setdefault(r[i], len(code)) for i in idx]
+        names = list(code)
+        # the base's surviving edges, renumbered straight into the output arrays (in int32:
+        # half the memory traffic), the segments' few edges after them
+        nob = new_of_base.astype(np.int32)
+        src, dst, rel = self.src, self.dst, self.rel
+        if len(src):
+            live_node = nob >= 0
+            keep = self.edge_alive & live_node[src] & live_node[dst]
+            if not keep.all():
+                src, dst, rel = src[keep], dst[keep], rel[keep]
+        n_base = len(src)
+        s_all, d_all = np.empty(n_base + len(seg_src), np.int32), np.empty(n_base + len(seg_src), np.int32)
+        r_all = np.empty(n_base + len(seg_src), np.int16)  # the SKB's relation codes are int16
+        np.take(nob, src, out=s_all[:n_base], mode="clip")
+        np.take(nob, dst, out=d_all[:n_base], mode="clip")
+        r_all[:n_base] = rel
+        s_all[n_base:], d_all[n_base:], r_all[n_base:] = seg_src, seg_dst, seg_rel
+        used = sorted(names[c] for c in np.flatnonzero(_present(r_all, len(names))))
+        self._graph_delta(new_of_base, len(seg_src), s_all, r_all, d_all, names, used)
         remap = np.full(len(names), -1, np.int64)
         for i, nm in enumerate(used):
             remap[names.index(nm)] = i
@@ -203,6 +204,14 @@ class _Merge:
             return [self.nodes.slice(a, b - a)]
         edges = np.flatnonzero(np.diff(np.concatenate(([0], alive.astype(np.int8), [0]))))
         return [self.nodes.slice(a + int(x), int(y - x)) for x, y in zip(edges[::2], edges[1::2], strict=True)]
+
+
+def _present(codes: np.ndarray, n: int) -> np.ndarray:
+    """Which of the codes ``0 .. n-1`` occur (in cache-sized pieces: no array-long temporaries)."""
+    seen = np.zeros(n, bool)
+    for a in range(0, len(codes), 1 << 18):
+        seen[codes[a:a + (1 << 18)]] = True
+    return seen
 
 
 def _plain_type(table: pa.Table) -> pa.Table:
