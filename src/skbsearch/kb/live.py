@@ -13,14 +13,17 @@ sliced, not copied, around the rows that changed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from skbsearch.kb.arrays import positions
+from skbsearch.kb.graph import Graph
 from skbsearch.kb.graph_merge import GraphDelta
+from skbsearch.kb.live_counts import counts_without_edges
 from skbsearch.kb.schema import RESERVED_COLUMNS, Schema
 from skbsearch.kb.segments import Segment
 
@@ -30,11 +33,11 @@ Edges = tuple[np.ndarray, np.ndarray, np.ndarray]
 class _Merge:
     """The replay state: which version of each touched id is live, which edges survive."""
 
-    def __init__(self, nodes: pa.Table, edges: Edges, schema: Schema, segments: Sequence[Segment]):
+    def __init__(self, nodes: pa.Table, edges: Edges | Callable[[], Edges], schema: Schema,
+                 segments: Sequence[Segment]):
         self.nodes, self.segments = nodes, list(segments)
         self.nb = nodes.num_rows
-        self.src, self.rel, self.dst = (np.asarray(a) for a in edges)
-        self.edge_alive = np.ones(len(self.src), bool)
+        self._base_edges = edges  # the base's edge arrays, or what reads them when first needed
         self.base_alive = np.ones(self.nb, bool)
         self.rel_names = list(schema.relations)
         self.where: dict[str, tuple[int, int]] = {}  # live touched id -> its data (segment, row)
@@ -53,6 +56,28 @@ class _Merge:
         rows = positions(ordered, nodes.column("id").combine_chunks()) if ordered else []
         self.base_row = {nid: int(r) for nid, r in zip(ordered, rows, strict=True)}
         self._bkey: np.ndarray | None = None
+
+    @cached_property
+    def _edge_arrays(self) -> Edges:
+        e = self._base_edges() if callable(self._base_edges) else self._base_edges
+        return (np.asarray(e[0]), np.asarray(e[1]), np.asarray(e[2]))
+
+    @property
+    def src(self) -> np.ndarray:
+        return self._edge_arrays[0]
+
+    @property
+    def rel(self) -> np.ndarray:
+        return self._edge_arrays[1]
+
+    @property
+    def dst(self) -> np.ndarray:
+        return self._edge_arrays[2]
+
+    @cached_property
+    def edge_alive(self) -> np.ndarray:
+        """Per base edge: not explicitly deleted (a deleted node's edges go with its row)."""
+        return np.ones(len(self.src), bool)
 
     def _live(self, nid: str) -> bool:
         return nid in self.where or (nid not in self.gone and self.base_row.get(nid, -1) >= 0)
@@ -119,19 +144,7 @@ class _Merge:
 
     def edges(self, new_of_base: np.ndarray, final: dict[str, int]) -> tuple[Edges, list[str]]:
         """The surviving edges on the final rows, relations renumbered in name order."""
-        names = list(self.rel_names)
-        code = {r: i for i, r in enumerate(names)}
-
-        def row_of(nid: str) -> int:
-            return final[nid] if nid in final else int(new_of_base[self.base_row[nid]])
-
-        seg_src, seg_dst, seg_rel = [], [], []
-        for (s, r, t), alive in zip(self.seg_edges, self.seg_edge_alive, strict=True):
-            idx = np.flatnonzero(alive).tolist()
-            seg_src += [row_of(s[i]) for i in idx]
-            seg_dst += [row_of(t[i]) for i in idx]
-            seg_rel += [code.setdefault(r[i], len(code)) for i in idx]
-        names = list(code)
+        seg_src, seg_dst, seg_rel, names = self._segment_edges(new_of_base, final)
         # the base's surviving edges, renumbered straight into the output arrays (in int32:
         # half the memory traffic), the segments' few edges after them
         nob = new_of_base.astype(np.int32)
@@ -157,13 +170,30 @@ class _Merge:
         r_out = r_all if identity else remap[r_all]
         return ((s_all, r_out.astype(np.int16, copy=False), d_all), used)
 
+    def _segment_edges(self, new_of_base: np.ndarray, final: dict[str, int],
+                       ) -> tuple[list[int], list[int], list[int], list[str]]:
+        """The segments' surviving edges on the final rows (sources, targets, relation codes)
+        and the relation names the codes index (the base's, then new ones)."""
+        code = {r: i for i, r in enumerate(self.rel_names)}
+
+        def row_of(nid: str) -> int:
+            return final[nid] if nid in final else int(new_of_base[self.base_row[nid]])
+
+        seg_src, seg_dst, seg_rel = [], [], []
+        for (s, r, t), alive in zip(self.seg_edges, self.seg_edge_alive, strict=True):
+            idx = np.flatnonzero(alive).tolist()
+            seg_src += [row_of(s[i]) for i in idx]
+            seg_dst += [row_of(t[i]) for i in idx]
+            seg_rel += [code.setdefault(r[i], len(code)) for i in idx]
+        return seg_src, seg_dst, seg_rel, list(code)
+
     def _graph_delta(self, new_of_base: np.ndarray, n_added: int, s_all: np.ndarray, r_all: np.ndarray,
                      d_all: np.ndarray, names: list[str], used: list[str]) -> None:
         """What :func:`skbsearch.kb.graph_merge.merged_graph` needs: explicitly deleted base
         edges between surviving nodes, and the segments' surviving edges (final rows)."""
         n_final = int((new_of_base >= 0).sum()) + len(self.appended)
         d = GraphDelta(n_final, new_of_base, relations=used)
-        gone = np.flatnonzero(~self.edge_alive)
+        gone = np.flatnonzero(~self.edge_alive) if "edge_alive" in self.__dict__ else []
         if len(gone):
             gone = gone[(new_of_base[self.src[gone]] >= 0) & (new_of_base[self.dst[gone]] >= 0)]
         for r in np.unique(self.rel[gone]) if len(gone) else []:
@@ -219,14 +249,25 @@ def _plain_type(table: pa.Table) -> pa.Table:
     return table.set_column(i, "type", table.column("type").cast(pa.string()))
 
 
-def merge(nodes: pa.Table, edges: Edges, schema: Schema,
-          segments: Sequence[Segment]) -> tuple[pa.Table, Edges, Schema, GraphDelta]:
-    """The node table, edge arrays and schema of ``base + segments`` (see the module docstring)."""
+def merge(nodes: pa.Table, edges: Edges | Callable[[], Edges], schema: Schema, segments: Sequence[Segment],
+          graph: Graph | None = None) -> tuple[pa.Table, Edges | Callable[[], Edges], Schema, GraphDelta, int]:
+    """The node table, edge arrays, schema, graph delta and edge count of ``base + segments``
+    (see the module docstring). ``edges``: the base's edge arrays, or what reads them;
+    ``graph``: the base's CSR graph, if saved. Where the generation's relations, their roles
+    and its edge count can be read off ``graph`` and the segments
+    (:func:`skbsearch.kb.live_counts.counts_without_edges`), the edge arrays are returned as a
+    function that builds them when first called; else as arrays (roles left to the caller)."""
     m = _Merge(nodes, edges, schema, segments)
     m.replay()
     new_of_base, final = m._final_rows()
-    (src, rel, dst), relations = m.edges(new_of_base, final)
     table = m.table()
+    quick = counts_without_edges(m, graph, schema.relation_roles, new_of_base, final, table)
+    if quick is None:
+        out_edges, relations = m.edges(new_of_base, final)
+        roles, n_edges = None, len(out_edges[0])
+    else:
+        relations, roles, n_edges = quick
+        out_edges = lambda: m.edges(new_of_base, final)[0]  # noqa: E731
     text = list(schema.text_fields)
     for seg in segments:
         text += [f for f in seg.text_fields if f not in text]
@@ -239,4 +280,6 @@ def merge(nodes: pa.Table, edges: Edges, schema: Schema,
              if c not in RESERVED_COLUMNS and c not in text}
     types = sorted({str(t) for t in table.column("type").combine_chunks().dictionary.to_pylist()})
     out = Schema(node_types=types, relations=relations, text_fields=text, attributes=attrs)
-    return table, (src, rel, dst), out, m.graph_delta
+    if roles is not None:
+        out.relation_roles = roles
+    return table, out_edges, out, m.graph_delta, n_edges

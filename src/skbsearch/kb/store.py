@@ -367,15 +367,23 @@ class SKB:
             return skb
         segs = [read_segment(path / SEGMENTS_DIR / s["name"], s["content_hash"])
                 for s in gen.segments]
-        table, (src, rel, dst), schema, delta = merge(base.nodes, base._edge_arrays(), base.schema, segs)
-        meta.update(num_nodes=table.num_rows, num_edges=len(src))
-        skb = cls(table, src, rel, dst, schema, meta, path)
-        skb.schema.relation_roles = skb._relation_roles()
+        gdir = base_dir / "graph"
+        saved = (gdir / "graph.json").is_file()
+        try:
+            base_graph = Graph.load(gdir) if saved else None
+        except ArtefactError:  # refused when the graph is used, as before; counted from the edges now
+            base_graph = None
+        table, edges, schema, delta, n_edges = merge(base.nodes, base._edge_arrays, base.schema, segs, base_graph)
+        meta.update(num_nodes=table.num_rows, num_edges=n_edges)
+        if callable(edges):  # relations, roles and counts known: the edge arrays built on first use
+            skb = cls(table, None, None, None, schema, meta, path, edges_loader=edges)
+        else:
+            skb = cls(table, *edges, schema, meta, path)
+            skb.schema.relation_roles = skb._relation_roles()
         skb.graph_dir = None
         skb.new_of_base = delta.new_of_base
-        base_graph = base_dir / "graph"
-        if (base_graph / "graph.json").is_file():  # merge the saved CSR instead of sorting every edge
-            skb._graph_factory = lambda: merged_graph(Graph.load(base_graph), delta)
+        if saved:  # merge the saved CSR instead of sorting every edge
+            skb._graph_factory = lambda: merged_graph(base_graph or Graph.load(gdir), delta)
         return skb
 
     def base_rows(self) -> np.ndarray | None:
