@@ -44,6 +44,8 @@ FORMAT = 2
 _METHOD_CODE = {"robertson": 0, "lucene": 0, "atire": 1, "bm25l": 2, "bm25+": 3}
 #: the most (term frequency, document length) cells tabulated per field by :func:`score`
 TABLE_MAX = 4_000_000
+#: the term frequencies tabulated per field (1 .. TABLE_TF - 1; higher ones are rare)
+TABLE_TF = 64
 
 
 @dataclass
@@ -409,12 +411,13 @@ def _score_kernel(indptr, rows, tf, lengths, idf_f, nonocc_f, table, table_at, c
     return out, zeros.sum()
 
 
-def _cell_tables(lengths: np.ndarray, active: np.ndarray, code: int, k1: float, b: float, delta: float,
-                 tf_rows: np.ndarray) -> tuple[np.ndarray, ...]:
+def _cell_tables(lengths: np.ndarray, active: np.ndarray, code: int, k1: float, b: float,
+                 delta: float) -> tuple[np.ndarray, ...]:
     """Per active field: its average length and a table of the term-frequency component of
-    every (term frequency, length) cell with a frequency below ``cap[f]`` (``tf_rows[f]``, the
-    largest + 1; 0, no table, when that exceeds :data:`TABLE_MAX` cells), so that each is
-    computed once. Returns ``(l_avg, table, table_at, cap, width)``."""
+    every (term frequency, length) cell with a frequency below ``cap[f]`` (at most
+    :data:`TABLE_TF`, and :data:`TABLE_MAX` cells), so that each is computed once; a posting
+    with a higher frequency is computed where it is scored, the same value (no pass over
+    every posting for the largest frequency). Returns ``(l_avg, table, table_at, cap, width)``."""
     nf = len(active)
     l_avg, width = np.zeros(nf, np.float64), np.zeros(nf, np.int64)
     cap, table_at = np.zeros(nf, np.int64), np.zeros(nf, np.int64)
@@ -423,7 +426,7 @@ def _cell_tables(lengths: np.ndarray, active: np.ndarray, code: int, k1: float, 
         lens = np.asarray(lengths[i], np.int64)
         l_avg[i] = float(lens.mean()) if len(lens) else 0.0
         width[i] = int(lens.max(initial=0)) + 1
-        rows = int(tf_rows[i])
+        rows = min(TABLE_TF, TABLE_MAX // int(width[i]))
         if 0 < rows and rows * int(width[i]) <= TABLE_MAX:
             tables.append(_tfc_table(code, rows * int(width[i]), int(width[i]), l_avg[i], k1, b, delta))
             cap[i], table_at[i] = rows, at
@@ -456,8 +459,7 @@ def score(post: Postings, params: Mapping[str, Any], df: np.ndarray | None = Non
     nf, n = len(post.fields), post.n_docs
     df = document_frequencies(post) if df is None else df
     active = np.array([weights[f] != 0 and bool(df[i].any()) for i, f in enumerate(post.fields)], np.bool_)
-    tf_rows = np.array([int(np.asarray(post.tf[i]).max(initial=0)) + 1 if active[i] else 0 for i in range(nf)])
-    l_avg, table, table_at, cap, width = _cell_tables(post.lengths, active, code, k1, b, delta, tf_rows)
+    l_avg, table, table_at, cap, width = _cell_tables(post.lengths, active, code, k1, b, delta)
     idf_f = np.zeros((nf, post.n_terms), np.float32)
     nonocc_f = np.zeros((nf, post.n_terms), np.float32)
     nonocc = np.zeros(post.n_terms, np.float32) if method in ("bm25l", "bm25+") else None
