@@ -68,10 +68,12 @@ def test_merge_refuses_rows_out_of_order() -> None:
 
 
 @pytest.mark.parametrize("method", METHODS)
-@pytest.mark.parametrize("table_max", [bp.TABLE_MAX, 0])
-def test_scores_bit_identical_to_bm25s(method: str, table_max: int, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("table_max", "table_tf"), [(bp.TABLE_MAX, bp.TABLE_TF), (0, bp.TABLE_TF), (bp.TABLE_MAX, 2)])
+def test_scores_bit_identical_to_bm25s(method: str, table_max: int, table_tf: int,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """The peer: bm25s's own build per field (``score_fields``, what the Ray build runs) and
-    the weighted sum of the fields."""
+    the weighted sum of the fields; cells read off the table, computed where scored (no
+    table), or both (frequencies of 2 and more computed)."""
     rng = np.random.default_rng(1)
     words = "red blue green boot mug cup steel leather trail winter".split()
     parts = {f: [" ".join(rng.choice(words, rng.integers(0, 9))) for _ in range(40)] for f in ("title", "body")}
@@ -83,6 +85,7 @@ def test_scores_bit_identical_to_bm25s(method: str, table_max: int, monkeypatch:
     matrix, ref_nonocc = combine_fields(score_fields(tokens, weights, 40, n_vocab, settings, no_progress),
                                         weights, 40, n_vocab, method)
     monkeypatch.setattr(bp, "TABLE_MAX", table_max)
+    monkeypatch.setattr(bp, "TABLE_TF", table_tf)
     (ip, rows, data), nonocc = score(Postings.from_tokens(tokens, n_vocab), {**settings, "field_weights": weights})
     assert np.array_equal(ip, matrix.indptr) and np.array_equal(rows, matrix.indices)
     assert np.array_equal(data.view(np.int32), matrix.data.astype(np.float32).view(np.int32))

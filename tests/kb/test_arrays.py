@@ -24,3 +24,18 @@ def test_take_rows_equals_arrow_take(seed: int) -> None:
 
 def test_positions_finds_first_or_minus_one() -> None:
     assert positions(["b", "z", "a"], ["a", "b", "b"]).tolist() == [1, -1, 0]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_positions_of_few_among_many_equal_the_hash_join(seed: int) -> None:
+    """A few values in a long ``within`` take the scan path (the distinct values hashed, not
+    ``within``): the same positions as Arrow's join over ``within``, repeats on both sides."""
+    import pyarrow.compute as pc
+
+    rng = np.random.default_rng(seed)
+    within = pa.array([f"id{int(i)}" for i in rng.integers(0, 40_000, 20_000)], pa.string())
+    for n in (0, 1, 7, 300):
+        vals = [f"id{int(i)}" for i in rng.integers(0, 40_000, n)] + ["absent"] * (n % 2)
+        vals += vals[: n // 3]  # repeated values
+        join = pc.fill_null(pc.index_in(pa.array(vals, pa.string()), value_set=within), -1)
+        assert positions(vals, within).tolist() == join.to_pylist()

@@ -8,6 +8,7 @@ import pytest
 from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.kb import graph as graph_mod
 from skbsearch.kb.graph import Graph, unique_sorted
+from skbsearch.kb.schema import INVERSE_SUFFIX
 from skbsearch.kb.store import SKB
 
 RELS = ["acted_in", "directed_by", "likes"]
@@ -276,3 +277,21 @@ def test_compact_steps_round_trip_and_expand(tmp_path, layout) -> None:
             want = sorted(d if not inv else s for s, r, d in ref.edges
                           if r == base and (s if not inv else d) == node)
             assert row == want
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_neighbors_of_one_step_read_the_rows_as_the_merge_does(seed: int) -> None:
+    """One step whose rows are sorted without repeats answers with slices of its rows: the
+    same per-seed lists as the sorting path (seeds repeated, out of order, empty rows)."""
+    rng = np.random.default_rng(seed)
+    n, m = 40, 120
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    pairs = sorted(set(zip(src.tolist(), dst.tolist(), strict=True)))  # no repeated edge
+    g = Graph.build(n, [a for a, _ in pairs], np.zeros(len(pairs), np.int64), [b for _, b in pairs], ["r"])
+    seeds = rng.integers(0, n, 30)
+    for step in ("r", "r" + INVERSE_SUFFIX):
+        assert g.unique_rows(step)
+        fast = g.neighbors(seeds, [step], "out")
+        g._unique_rows[step] = False  # the general path: gather, sort, dedupe
+        slow = g.neighbors(seeds, [step], "out")
+        assert all(np.array_equal(a, b) and a.dtype == b.dtype for a, b in zip(fast, slow, strict=True))

@@ -315,3 +315,25 @@ def test_numeric_column_nulls_to_nan_through_buffers():
     assert np.array_equal(numeric_column(sliced), [np.nan, 2.0], equal_nan=True)
     assert numeric_column(pa.array([7, 8], pa.int32())).dtype == np.float64
     assert np.isnan(numeric_column(pa.array([None, None], pa.float64()))).all()
+
+
+@pytest.mark.parametrize("chunk", [3, 1 << 18])
+def test_relation_roles_read_in_pieces_equal_a_direct_count(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each relation's one source and one target type (None where several), read off the
+    edges piece by piece, as counted edge by edge."""
+    monkeypatch.setattr(store_mod, "_ROLE_CHUNK", chunk)
+    rng = np.random.default_rng(3)
+    n, m = 30, 200
+    types = rng.choice(["a", "b", "c"], n)
+    rel = rng.choice(["r0", "r1", "r2"], m)
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    pure = rel == "r2"  # r2: always from a type-a node to a type-b node
+    src[pure], dst[pure] = rng.choice(np.flatnonzero(types == "a"), pure.sum()), rng.choice(np.flatnonzero(types == "b"), pure.sum())
+    skb = SKB.from_columns([f"n{i}" for i in range(n)], types.tolist(), [f"x{i}" for i in range(n)],
+                           edges=(src, rel.tolist(), dst))
+    want = {}
+    for r in ("r0", "r1", "r2"):
+        ends = [{types[s] for s in src[rel == r]}, {types[t] for t in dst[rel == r]}]
+        want[r] = [next(iter(e)) if len(e) == 1 else None for e in ends]
+    assert skb.schema.relation_roles == want
+    assert want["r2"] == ["a", "b"]

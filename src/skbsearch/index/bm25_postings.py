@@ -44,6 +44,8 @@ FORMAT = 2
 _METHOD_CODE = {"robertson": 0, "lucene": 0, "atire": 1, "bm25l": 2, "bm25+": 3}
 #: the most (term frequency, document length) cells tabulated per field by :func:`score`
 TABLE_MAX = 4_000_000
+#: the term frequencies tabulated per field (1 .. TABLE_TF - 1; higher ones are rare)
+TABLE_TF = 64
 
 
 @dataclass
@@ -135,22 +137,24 @@ def _merge_term(i, t, ip_a, rows_a, tf_a, row_map, plain, keep, ip_b, rows_b, tf
     eb = ip_b[t + 1]
     while pa < ea or pb < eb:
         nxt = rows_b[pb] if pb < eb else np.int32(2147483647)
+        p0 = pa
         while pa < ea:  # fast path: base postings of rows kept whole, before the next delta row
-            src = rows_a[pa]
-            if not plain[src]:
-                break
-            r = row_map[src]
-            if r >= nxt:
+            r = plain[rows_a[pa]]
+            if r < 0 or r >= nxt:
                 break
             if write:
-                out_rows[n] = r
-                for f in range(nf):
-                    v = tf_a[f, pa]
-                    out_tf[f, n] = v
-                    if v != 0:
-                        df[f, i] += 1
-            n += 1
+                out_rows[n + pa - p0] = r
             pa += 1
+        if write:  # their counts: one straight copy per field
+            for f in range(nf):
+                c = 0
+                for j in range(pa - p0):
+                    v = tf_a[f, p0 + j]
+                    out_tf[f, n + j] = v
+                    if v != 0:
+                        c += 1
+                df[f, i] += c
+        n += pa - p0
         if pa >= ea and pb >= eb:
             break
         ra = -1
@@ -257,7 +261,8 @@ class Merge:
             keep = np.ones((len(base.fields), len(row_map)), np.bool_)
         self.base, self.delta = base, delta
         keep = np.asarray(keep, np.bool_)
-        self.plain = (row_map >= 0) & keep.all(axis=0)  # base rows kept whole
+        # the final row of each base row kept whole (-1: dropped, or re-tokenised in a field)
+        self.plain = np.where((row_map >= 0) & keep.all(axis=0), row_map, -1).astype(np.int32)
         self.args = (np.asarray(base.indptr, np.int64), np.asarray(base.rows, np.int32),
                      np.asarray(base.tf, np.int32), row_map, keep,
                      np.asarray(delta.indptr, np.int64), np.asarray(delta.rows, np.int32),
@@ -273,13 +278,17 @@ class Merge:
         ``0, 1, ...``, and their document frequencies per field (``(n_fields, n_terms)``)."""
         order = np.arange(self.delta.n_terms, dtype=np.int64) if order is None else np.asarray(order, np.int64)
         ip_a, rows_a, tf_a, row_map, keep, ip_b, rows_b, tf_b = self.args
+        ip, rows, tf, df = _merge_kernel(ip_a, rows_a, tf_a, row_map, self.plain, keep, ip_b, rows_b, tf_b,
+                                         order, self.blocks(order))
+        return Postings(list(self.delta.fields), ip, rows, tf, self.delta.lengths), df
+
+    def blocks(self, order: np.ndarray) -> np.ndarray:
+        """Work blocks of about equal postings over the output terms ``order`` (see :func:`_blocks`)."""
+        ip_a, ip_b = self.args[0], self.args[5]
         na = len(ip_a) - 1
         size = np.where(order < na, ip_a[np.minimum(order, na - 1) + 1] - ip_a[np.minimum(order, na - 1)], 0) \
             if na else np.zeros(len(order), np.int64)
-        work = size + ip_b[order + 1] - ip_b[order]
-        ip, rows, tf, df = _merge_kernel(ip_a, rows_a, tf_a, row_map, self.plain, keep, ip_b, rows_b, tf_b,
-                                         order, _blocks(work))
-        return Postings(list(self.delta.fields), ip, rows, tf, self.delta.lengths), df
+        return _blocks(size + ip_b[order + 1] - ip_b[order])
 
 
 def merge(base: Postings, delta: Postings, row_map: np.ndarray, keep: np.ndarray | None) -> Postings:
@@ -352,34 +361,89 @@ def _tfc_table(code, cells, width, l_avg, k1, b, delta):  # pragma: no cover - c
     return out
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _score_kernel(indptr, rows, tf, lengths, idf_f, nonocc_f, table, table_at, width, weights,
-                  active, code, l_avg, k1, b, delta, blocks):  # pragma: no cover - compiled
-    """Every posting's weighted multi-field score (``out[p]``), blocks of terms in parallel."""
+@njit(cache=True, nogil=True)
+def _score_term(t, p0, p1, rows, tf, lengths, idf_f, nonocc_f, table, table_at, cap, width, weights,
+                active, code, l_avg, k1, b, delta, out):  # pragma: no cover - compiled
+    """The weighted multi-field score of postings ``p0 .. p1`` of term ``t`` into ``out[p]``
+    (cell ``(tf, length)`` of field ``f`` read off ``table`` where ``tf < cap[f]``, else
+    computed: the same value); returns how many scored 0."""
     nf = tf.shape[0]
+    idf_t, nonocc_t = np.empty(nf, np.float64), np.empty(nf, np.float64)
+    for f in range(nf):  # the term's constants, out of the loop
+        idf_t[f] = np.float64(idf_f[f, t])
+        nonocc_t[f] = np.float64(nonocc_f[f, t])
+    zeros = 0
+    for p in range(p0, p1):
+        r = rows[p]
+        acc = np.float32(0.0)
+        seen = False
+        for f in range(nf):
+            v = tf[f, p]
+            if v == 0 or not active[f]:
+                continue
+            ln = lengths[f, r]
+            if v < cap[f]:
+                c = table[table_at[f] + v * width[f] + ln]
+            else:
+                c = _tfc_one(code, np.float64(np.float32(v)), np.float64(ln), l_avg[f], k1, b[f], delta)
+            s = np.float32(idf_t[f] * c - nonocc_t[f])
+            if weights[f] != np.float32(1.0):
+                s = np.float32(weights[f] * s)
+            acc = np.float32(acc + s) if seen else s
+            seen = True
+        out[p] = acc
+        if acc == 0:
+            zeros += 1
+    return zeros
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _score_kernel(indptr, rows, tf, lengths, idf_f, nonocc_f, table, table_at, cap, width, weights,
+                  active, code, l_avg, k1, b, delta, blocks):  # pragma: no cover - compiled
+    """Every posting's weighted multi-field score (``out[p]``), blocks of terms in parallel,
+    and how many scored 0."""
     out = np.zeros(len(rows), np.float32)
+    zeros = np.zeros(len(blocks), np.int64)
     for k in prange(len(blocks) - 1):
         for t in range(blocks[k], blocks[k + 1]):
-            for p in range(indptr[t], indptr[t + 1]):
-                r = rows[p]
-                acc = np.float32(0.0)
-                seen = False
-                for f in range(nf):
-                    v = tf[f, p]
-                    if v == 0 or not active[f]:
-                        continue
-                    ln = lengths[f, r]
-                    if table_at[f] >= 0:
-                        c = table[table_at[f] + v * width[f] + ln]
-                    else:
-                        c = _tfc_one(code, np.float64(np.float32(v)), np.float64(ln), l_avg[f], k1, b[f], delta)
-                    s = np.float32(np.float64(idf_f[f, t]) * c - np.float64(nonocc_f[f, t]))
-                    if weights[f] != np.float32(1.0):
-                        s = np.float32(weights[f] * s)
-                    acc = np.float32(acc + s) if seen else s
-                    seen = True
-                out[p] = acc
-    return out
+            zeros[k] += _score_term(t, indptr[t], indptr[t + 1], rows, tf, lengths, idf_f, nonocc_f, table, table_at,
+                        cap, width, weights, active, code, l_avg, k1, b, delta, out)
+    return out, zeros.sum()
+
+
+def _cell_tables(lengths: np.ndarray, active: np.ndarray, code: int, k1: float, b: np.ndarray,
+                 delta: float) -> tuple[np.ndarray, ...]:
+    """Per active field: its average length and a table of the term-frequency component of
+    every (term frequency, length) cell with a frequency below ``cap[f]`` (at most
+    :data:`TABLE_TF`, and :data:`TABLE_MAX` cells), so that each is computed once; a posting
+    with a higher frequency is computed where it is scored, the same value (no pass over
+    every posting for the largest frequency). Returns ``(l_avg, table, table_at, cap, width)``."""
+    nf = len(active)
+    l_avg, width = np.zeros(nf, np.float64), np.zeros(nf, np.int64)
+    cap, table_at = np.zeros(nf, np.int64), np.zeros(nf, np.int64)
+    tables, at = [], 0
+    for i in np.flatnonzero(active):
+        lens = np.asarray(lengths[i], np.int64)
+        l_avg[i] = float(lens.mean()) if len(lens) else 0.0
+        width[i] = int(lens.max(initial=0)) + 1
+        rows = min(TABLE_TF, TABLE_MAX // int(width[i]))
+        if 0 < rows and rows * int(width[i]) <= TABLE_MAX:
+            tables.append(_tfc_table(code, rows * int(width[i]), int(width[i]), l_avg[i], k1, float(b[i]), delta))
+            cap[i], table_at[i] = rows, at
+            at += rows * int(width[i])
+    table = np.concatenate(tables) if tables else np.zeros(1, np.float64)
+    return l_avg, table, table_at, cap, width
+
+
+def _drop_zeros(ip: np.ndarray, rows: np.ndarray, data: np.ndarray, n_zero: int,
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The CSC without its ``n_zero`` postings that score 0 (an idf of 0, a field weighted 0),
+    as a build leaves them out."""
+    if n_zero:
+        zero = data == 0
+        kept = np.concatenate([[0], np.cumsum(~zero)])
+        ip, rows, data = kept[ip], rows[~zero], data[~zero]
+    return ip, rows, data
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -438,8 +502,9 @@ def score(post: Postings, params: Mapping[str, Any], df: np.ndarray | None = Non
     scored in parallel over terms; the CSC shares ``post``'s arrays unless a score is 0.
     With ``params["combine"] == "bm25f"``, BM25F scores instead (:func:`_bm25f_kernel`)."""
     if params.get("combine", "sum") == "bm25f":
-        return _kept(np.asarray(post.indptr, np.int64), np.asarray(post.rows, np.int32),
-                     _score_bm25f(post, params)), None
+        data = _score_bm25f(post, params)
+        return _drop_zeros(np.asarray(post.indptr, np.int64), np.asarray(post.rows, np.int32), data,
+                           int(np.count_nonzero(data == 0))), None
     method, k1, delta = params["method"], float(params["k1"]), float(params.get("delta", 0.5))
     code = _METHOD_CODE[method]
     weights, field_b = params["field_weights"], params.get("field_b") or {}
@@ -447,44 +512,24 @@ def score(post: Postings, params: Mapping[str, Any], df: np.ndarray | None = Non
     nf, n = len(post.fields), post.n_docs
     df = document_frequencies(post) if df is None else df
     active = np.array([weights[f] != 0 and bool(df[i].any()) for i, f in enumerate(post.fields)], np.bool_)
+    l_avg, table, table_at, cap, width = _cell_tables(post.lengths, active, code, k1, b_f, delta)
     idf_f = np.zeros((nf, post.n_terms), np.float32)
     nonocc_f = np.zeros((nf, post.n_terms), np.float32)
-    l_avg = np.zeros(nf, np.float64)
-    tables, table_at, width = [], np.full(nf, -1, np.int64), np.zeros(nf, np.int64)
     nonocc = np.zeros(post.n_terms, np.float32) if method in ("bm25l", "bm25+") else None
-    at = 0
     for i, f in enumerate(post.fields):
         if not active[i]:
             continue
-        lens = np.asarray(post.lengths[i], np.int64)
-        l_avg[i] = float(lens.mean()) if n else 0.0
         idf_f[i] = idf(method, df[i], n)
         if nonocc is not None:
             zero = _tfc_one(code, 0.0, l_avg[i], l_avg[i], k1, b_f[i], delta)
             nonocc_f[i] = np.where(df[i] > 0, idf(method, df[i], n, np.float64) * zero, 0).astype(np.float32)
             nonocc += np.float32(weights[f]) * nonocc_f[i]
-        width[i] = int(lens.max(initial=0)) + 1
-        cells = (int(np.asarray(post.tf[i]).max(initial=0)) + 1) * int(width[i])
-        if cells <= TABLE_MAX:  # few distinct (tf, length) pairs: each computed once
-            tables.append(_tfc_table(code, cells, int(width[i]), l_avg[i], k1, b_f[i], delta))
-            table_at[i] = at
-            at += cells
-    table = np.concatenate(tables) if tables else np.zeros(1, np.float64)
     w = np.array([weights[f] for f in post.fields], np.float32)
     ip, rows = np.asarray(post.indptr, np.int64), np.asarray(post.rows, np.int32)
-    data = _score_kernel(ip, rows, np.asarray(post.tf, np.int32), np.asarray(post.lengths, np.int32), idf_f,
-                         nonocc_f, table, table_at, width, w, active, code, l_avg, k1, b_f, delta,
+    data, n_zero = _score_kernel(ip, rows, np.asarray(post.tf, np.int32), np.asarray(post.lengths, np.int32), idf_f,
+                         nonocc_f, table, table_at, cap, width, w, active, code, l_avg, k1, b_f, delta,
                          _blocks(np.diff(ip)))
-    return _kept(ip, rows, data), nonocc
-
-
-def _kept(ip: np.ndarray, rows: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The CSC without the postings that score 0 (an idf of 0, a field weighted 0), as a build drops them."""
-    zero = data == 0
-    if zero.any():
-        kept = np.concatenate([[0], np.cumsum(~zero)])
-        ip, rows, data = kept[ip], rows[~zero], data[~zero]
-    return ip, rows, data
+    return _drop_zeros(ip, rows, data, int(n_zero)), nonocc
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:

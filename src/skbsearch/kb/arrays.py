@@ -53,7 +53,9 @@ def numeric_column(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
 def positions(values: pa.Array | pa.ChunkedArray | Sequence[str],
               within: pa.Array | Sequence[str]) -> np.ndarray:
     """For each of ``values``, its position in ``within`` (the first, if repeated), or -1:
-    one Arrow hash join (a 1M-id map in ~0.1 s instead of ~1 s of Python dict look-ups)."""
+    one Arrow hash join (a 1M-id map in ~0.1 s instead of ~1 s of Python dict look-ups).
+    A few values in a long ``within`` (the ids an update names among an SKB's) hash only the
+    few and scan ``within`` once: ~15 ms for 3K ids among 1M instead of ~0.25 s."""
     vals = values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(list(values), pa.string())
     ref = within if isinstance(within, pa.Array) else pa.array(list(within), pa.string())
     if isinstance(vals, pa.ChunkedArray):
@@ -62,8 +64,30 @@ def positions(values: pa.Array | pa.ChunkedArray | Sequence[str],
         vals = vals.cast(ref.type)
     import pyarrow.compute as pc
 
+    if len(ref) >= _FEW_AMONG * max(len(vals), 1) and len(ref) > 4096 and not (vals.null_count or ref.null_count):
+        return _few_positions(vals, ref)
     found = pc.index_in(vals, value_set=ref)
     return arrow_numpy(pc.fill_null(found, -1)).astype(np.int64)
+
+
+#: :func:`positions` hashes the values instead of ``within`` when it is this many times longer
+_FEW_AMONG = 16
+
+
+def _few_positions(vals: pa.Array, ref: pa.Array) -> np.ndarray:
+    """:func:`positions` by a scan of ``ref`` against the distinct ``vals``."""
+    import pyarrow.compute as pc
+
+    enc = vals.dictionary_encode()
+    distinct = enc.dictionary
+    cand = np.flatnonzero(arrow_numpy(pc.fill_null(pc.is_in(ref, value_set=distinct), False)))
+    which = arrow_numpy(pc.fill_null(pc.index_in(ref.take(pa.array(cand)), value_set=distinct), -1))
+    first = np.full(len(distinct), -1, np.int64)
+    hit = which >= 0
+    w, c = which[hit].astype(np.int64), cand[hit]
+    u, at = np.unique(w, return_index=True)  # candidates ascend: the first is the first row
+    first[u] = c[at]
+    return first[arrow_numpy(enc.indices).astype(np.int64)]
 
 
 def take_rows(column: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array | pa.ChunkedArray:

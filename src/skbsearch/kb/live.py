@@ -13,14 +13,17 @@ sliced, not copied, around the rows that changed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from skbsearch.kb.arrays import positions
+from skbsearch.kb.graph import Graph
 from skbsearch.kb.graph_merge import GraphDelta
+from skbsearch.kb.live_counts import counts_without_edges
 from skbsearch.kb.schema import RESERVED_COLUMNS, Schema
 from skbsearch.kb.segments import Segment
 
@@ -30,11 +33,11 @@ Edges = tuple[np.ndarray, np.ndarray, np.ndarray]
 class _Merge:
     """The replay state: which version of each touched id is live, which edges survive."""
 
-    def __init__(self, nodes: pa.Table, edges: Edges, schema: Schema, segments: Sequence[Segment]):
+    def __init__(self, nodes: pa.Table, edges: Edges | Callable[[], Edges], schema: Schema,
+                 segments: Sequence[Segment]):
         self.nodes, self.segments = nodes, list(segments)
         self.nb = nodes.num_rows
-        self.src, self.rel, self.dst = (np.asarray(a) for a in edges)
-        self.edge_alive = np.ones(len(self.src), bool)
+        self._base_edges = edges  # the base's edge arrays, or what reads them when first needed
         self.base_alive = np.ones(self.nb, bool)
         self.rel_names = list(schema.relations)
         self.where: dict[str, tuple[int, int]] = {}  # live touched id -> its data (segment, row)
@@ -54,6 +57,28 @@ class _Merge:
         self.base_row = {nid: int(r) for nid, r in zip(ordered, rows, strict=True)}
         self._bkey: np.ndarray | None = None
 
+    @cached_property
+    def _edge_arrays(self) -> Edges:
+        e = self._base_edges() if callable(self._base_edges) else self._base_edges
+        return (np.asarray(e[0]), np.asarray(e[1]), np.asarray(e[2]))
+
+    @property
+    def src(self) -> np.ndarray:
+        return self._edge_arrays[0]
+
+    @property
+    def rel(self) -> np.ndarray:
+        return self._edge_arrays[1]
+
+    @property
+    def dst(self) -> np.ndarray:
+        return self._edge_arrays[2]
+
+    @cached_property
+    def edge_alive(self) -> np.ndarray:
+        """Per base edge: not explicitly deleted (a deleted node's edges go with its row)."""
+        return np.ones(len(self.src), bool)
+
     def _live(self, nid: str) -> bool:
         return nid in self.where or (nid not in self.gone and self.base_row.get(nid, -1) >= 0)
 
@@ -64,10 +89,8 @@ class _Merge:
             self.appended.pop(nid, None)
             self.where.pop(nid, None)
             self.gone.add(nid)
-        rows = [self.base_row[n] for n in ids if self.base_row.get(n, -1) >= 0]
-        if rows and len(self.src):
-            r = np.asarray(rows)
-            self.edge_alive &= ~(np.isin(self.src, r) | np.isin(self.dst, r))
+        # (the base edges of a deleted node go with its row: :meth:`edges` keeps only edges
+        # between surviving rows, and a deleted row never comes back, even if its id does)
         dead = set(ids)
         for (s, _, t), alive in zip(self.seg_edges, self.seg_edge_alive, strict=True):
             for i in range(len(s)):
@@ -121,33 +144,25 @@ class _Merge:
 
     def edges(self, new_of_base: np.ndarray, final: dict[str, int]) -> tuple[Edges, list[str]]:
         """The surviving edges on the final rows, relations renumbered in name order."""
-        # one gather per end over the base edges (in int32: half the memory traffic), then
-        # the survivors; the segments' few edges appended
+        seg_src, seg_dst, seg_rel, names = self._segment_edges(new_of_base, final)
+        # the base's surviving edges, renumbered straight into the output arrays (in int32:
+        # half the memory traffic), the segments' few edges after them
         nob = new_of_base.astype(np.int32)
-        ns, nd = nob[self.src], nob[self.dst]
-        keep = self.edge_alive & (ns >= 0) & (nd >= 0) if len(self.src) else self.edge_alive
-        whole = bool(keep.all())
-        src, dst = [ns if whole else ns[keep]], [nd if whole else nd[keep]]
-        names = list(self.rel_names)
-        rel = [np.asarray(self.rel if whole else self.rel[keep])]
-        code = {r: i for i, r in enumerate(names)}
-
-        def row_of(nid: str) -> int:
-            return final[nid] if nid in final else int(new_of_base[self.base_row[nid]])
-
-        for (s, r, t), alive in zip(self.seg_edges, self.seg_edge_alive, strict=True):
-            idx = np.flatnonzero(alive)
-            src.append(np.array([row_of(s[i]) for i in idx], np.int32))
-            dst.append(np.array([row_of(t[i]) for i in idx], np.int32))
-            for i in idx:
-                code.setdefault(r[i], len(code))
-            names = list(code)
-            rel.append(np.array([code[r[i]] for i in idx], np.int64))
-        s_all, d_all = np.concatenate(src), np.concatenate(dst)
-        r_all = np.concatenate([r.astype(np.int16, copy=False) for r in rel])  # the SKB's relation codes are int16
-        # bincount, not np.unique: numpy >= 2.3 hashes large int arrays, ~100x slower
-        used = sorted({names[c] for c in np.flatnonzero(np.bincount(r_all, minlength=len(names)))})
-        self._graph_delta(new_of_base, len(s_all) - len(src[0]), s_all, r_all, d_all, names, used)
+        src, dst, rel = self.src, self.dst, self.rel
+        if len(src):
+            live_node = nob >= 0
+            keep = self.edge_alive & live_node[src] & live_node[dst]
+            if not keep.all():
+                src, dst, rel = src[keep], dst[keep], rel[keep]
+        n_base = len(src)
+        s_all, d_all = np.empty(n_base + len(seg_src), np.int32), np.empty(n_base + len(seg_src), np.int32)
+        r_all = np.empty(n_base + len(seg_src), np.int16)  # the SKB's relation codes are int16
+        np.take(nob, src, out=s_all[:n_base], mode="clip")
+        np.take(nob, dst, out=d_all[:n_base], mode="clip")
+        r_all[:n_base] = rel
+        s_all[n_base:], d_all[n_base:], r_all[n_base:] = seg_src, seg_dst, seg_rel
+        used = sorted(names[c] for c in np.flatnonzero(_present(r_all, len(names))))
+        self._graph_delta(new_of_base, len(seg_src), s_all, r_all, d_all, names, used)
         remap = np.full(len(names), -1, np.int64)
         for i, nm in enumerate(used):
             remap[names.index(nm)] = i
@@ -155,13 +170,30 @@ class _Merge:
         r_out = r_all if identity else remap[r_all]
         return ((s_all, r_out.astype(np.int16, copy=False), d_all), used)
 
+    def _segment_edges(self, new_of_base: np.ndarray, final: dict[str, int],
+                       ) -> tuple[list[int], list[int], list[int], list[str]]:
+        """The segments' surviving edges on the final rows (sources, targets, relation codes)
+        and the relation names the codes index (the base's, then new ones)."""
+        code = {r: i for i, r in enumerate(self.rel_names)}
+
+        def row_of(nid: str) -> int:
+            return final[nid] if nid in final else int(new_of_base[self.base_row[nid]])
+
+        seg_src, seg_dst, seg_rel = [], [], []
+        for (s, r, t), alive in zip(self.seg_edges, self.seg_edge_alive, strict=True):
+            idx = np.flatnonzero(alive).tolist()
+            seg_src += [row_of(s[i]) for i in idx]
+            seg_dst += [row_of(t[i]) for i in idx]
+            seg_rel += [code.setdefault(r[i], len(code)) for i in idx]
+        return seg_src, seg_dst, seg_rel, list(code)
+
     def _graph_delta(self, new_of_base: np.ndarray, n_added: int, s_all: np.ndarray, r_all: np.ndarray,
                      d_all: np.ndarray, names: list[str], used: list[str]) -> None:
         """What :func:`skbsearch.kb.graph_merge.merged_graph` needs: explicitly deleted base
         edges between surviving nodes, and the segments' surviving edges (final rows)."""
         n_final = int((new_of_base >= 0).sum()) + len(self.appended)
         d = GraphDelta(n_final, new_of_base, relations=used)
-        gone = np.flatnonzero(~self.edge_alive)
+        gone = np.flatnonzero(~self.edge_alive) if "edge_alive" in self.__dict__ else []
         if len(gone):
             gone = gone[(new_of_base[self.src[gone]] >= 0) & (new_of_base[self.dst[gone]] >= 0)]
         for r in np.unique(self.rel[gone]) if len(gone) else []:
@@ -204,19 +236,38 @@ class _Merge:
         return [self.nodes.slice(a + int(x), int(y - x)) for x, y in zip(edges[::2], edges[1::2], strict=True)]
 
 
+def _present(codes: np.ndarray, n: int) -> np.ndarray:
+    """Which of the codes ``0 .. n-1`` occur (in cache-sized pieces: no array-long temporaries)."""
+    seen = np.zeros(n, bool)
+    for a in range(0, len(codes), 1 << 18):
+        seen[codes[a:a + (1 << 18)]] = True
+    return seen
+
+
 def _plain_type(table: pa.Table) -> pa.Table:
     i = table.column_names.index("type")
     return table.set_column(i, "type", table.column("type").cast(pa.string()))
 
 
-def merge(nodes: pa.Table, edges: Edges, schema: Schema,
-          segments: Sequence[Segment]) -> tuple[pa.Table, Edges, Schema, GraphDelta]:
-    """The node table, edge arrays and schema of ``base + segments`` (see the module docstring)."""
+def merge(nodes: pa.Table, edges: Edges | Callable[[], Edges], schema: Schema, segments: Sequence[Segment],
+          graph: Graph | None = None) -> tuple[pa.Table, Edges | Callable[[], Edges], Schema, GraphDelta, int]:
+    """The node table, edge arrays, schema, graph delta and edge count of ``base + segments``
+    (see the module docstring). ``edges``: the base's edge arrays, or what reads them;
+    ``graph``: the base's CSR graph, if saved. Where the generation's relations, their roles
+    and its edge count can be read off ``graph`` and the segments
+    (:func:`skbsearch.kb.live_counts.counts_without_edges`), the edge arrays are returned as a
+    function that builds them when first called; else as arrays (roles left to the caller)."""
     m = _Merge(nodes, edges, schema, segments)
     m.replay()
     new_of_base, final = m._final_rows()
-    (src, rel, dst), relations = m.edges(new_of_base, final)
     table = m.table()
+    quick = counts_without_edges(m, graph, schema.relation_roles, new_of_base, final, table)
+    if quick is None:
+        out_edges, relations = m.edges(new_of_base, final)
+        roles, n_edges = None, len(out_edges[0])
+    else:
+        relations, roles, n_edges = quick
+        out_edges = lambda: m.edges(new_of_base, final)[0]  # noqa: E731
     text = list(schema.text_fields)
     for seg in segments:
         text += [f for f in seg.text_fields if f not in text]
@@ -229,4 +280,6 @@ def merge(nodes: pa.Table, edges: Edges, schema: Schema,
              if c not in RESERVED_COLUMNS and c not in text}
     types = sorted({str(t) for t in table.column("type").combine_chunks().dictionary.to_pylist()})
     out = Schema(node_types=types, relations=relations, text_fields=text, attributes=attrs)
-    return table, (src, rel, dst), out, m.graph_delta
+    if roles is not None:
+        out.relation_roles = roles
+    return table, out_edges, out, m.graph_delta, n_edges

@@ -35,7 +35,7 @@ from skbsearch.kb.generations import (
     collect_garbage,
     current,
 )
-from skbsearch.kb.graph import Graph, unique_sorted
+from skbsearch.kb.graph import Graph
 from skbsearch.kb.graph_merge import merged_graph
 from skbsearch.kb.live import merge
 from skbsearch.kb.predicate import select_mask
@@ -117,6 +117,10 @@ def _read_edges(file: Path, schema: Schema, n: int, mmap: bool,
         raise ArtefactError(f"{file}: {len(src)} edges but {len(rel_codes)} relation codes; {rebuild}")
     return (np.asarray(src, dtype=np.int32), np.asarray(rel_codes, dtype=np.int16),
             np.asarray(dst, dtype=np.int32))
+
+
+#: edges per piece when the relation roles are read off the edge arrays
+_ROLE_CHUNK = 1 << 18
 
 
 class SKB:
@@ -259,13 +263,18 @@ class SKB:
     def _relation_roles(self) -> dict[str, list[str | None]]:
         """Per relation, its one source type and one target type (None where several):
         one pass over the edges (a mask per relation would scan them once per relation)."""
-        types = self.node_type_codes.astype(np.int64)
         names = self.type_names
         n_types = max(len(names), 1)
-        rel = self.edge_rel.astype(np.int64)
+        n_rel = max(len(self.schema.relations), 1)
+        key_type = np.int16 if n_rel * n_types < 2**15 else np.int64  # small keys: cache-resident
+        types = self.node_type_codes.astype(key_type)
         sides = []
         for ends in (self.edge_src, self.edge_dst):
-            pairs = unique_sorted(rel * n_types + types[ends], bound=max(len(self.schema.relations), 1) * n_types)
+            seen = np.zeros(n_rel * n_types, bool)
+            for a in range(0, len(ends), _ROLE_CHUNK):  # cache-sized pieces: no edge-long temporaries
+                b = a + _ROLE_CHUNK
+                seen[self.edge_rel[a:b].astype(key_type, copy=False) * key_type(n_types) + types[ends[a:b]]] = True
+            pairs = np.flatnonzero(seen)
             r, t = pairs // n_types, pairs % n_types
             count = np.bincount(r, minlength=len(self.schema.relations))
             only = np.full(len(self.schema.relations), -1, np.int64)
@@ -358,15 +367,23 @@ class SKB:
             return skb
         segs = [read_segment(path / SEGMENTS_DIR / s["name"], s["content_hash"])
                 for s in gen.segments]
-        table, (src, rel, dst), schema, delta = merge(base.nodes, base._edge_arrays(), base.schema, segs)
-        meta.update(num_nodes=table.num_rows, num_edges=len(src))
-        skb = cls(table, src, rel, dst, schema, meta, path)
-        skb.schema.relation_roles = skb._relation_roles()
+        gdir = base_dir / "graph"
+        saved = (gdir / "graph.json").is_file()
+        try:
+            base_graph = Graph.load(gdir) if saved else None
+        except ArtefactError:  # refused when the graph is used, as before; counted from the edges now
+            base_graph = None
+        table, edges, schema, delta, n_edges = merge(base.nodes, base._edge_arrays, base.schema, segs, base_graph)
+        meta.update(num_nodes=table.num_rows, num_edges=n_edges)
+        if callable(edges):  # relations, roles and counts known: the edge arrays built on first use
+            skb = cls(table, None, None, None, schema, meta, path, edges_loader=edges)
+        else:
+            skb = cls(table, *edges, schema, meta, path)
+            skb.schema.relation_roles = skb._relation_roles()
         skb.graph_dir = None
         skb.new_of_base = delta.new_of_base
-        base_graph = base_dir / "graph"
-        if (base_graph / "graph.json").is_file():  # merge the saved CSR instead of sorting every edge
-            skb._graph_factory = lambda: merged_graph(Graph.load(base_graph), delta)
+        if saved:  # merge the saved CSR instead of sorting every edge
+            skb._graph_factory = lambda: merged_graph(base_graph or Graph.load(gdir), delta)
         return skb
 
     def base_rows(self) -> np.ndarray | None:
