@@ -7,11 +7,13 @@ Each layout is a set of :meth:`BM25Index.default_for_skb` options (``combine``, 
 query is run through the index alone (top 100); Hit@1, Hit@10 and MRR per layout and set, and
 the mean MRR over the sets; ``--names`` adds name look-ups (a node's name as the query, the node
 as its answer). The issue-22 comparison of the default layout (the fields' BM25 added) with
-BM25F (``skb index --combine bm25f``) was made with this script on five development sets::
+BM25F (``skb index --combine bm25f``) was made with this script on seven development sets::
 
     python benchmarks/bm25_layouts.py \\
         --set fb15k237=/tmp/fb.skb,/tmp/fbq/queries.jsonl \\
         --set synth-catalogue=bench-out/synthq/catalogue/skb,bench-out/synthq/q-catalogue/stark_qa/stark_qa.csv \\
+        --set synth-gazetteer=bench-out/synthq/gazetteer-skb,bench-out/synthq/q-gazetteer/stark_qa/stark_qa.csv \\
+        --set synth-metaqa=bench-out/synthq/metaqa-skb,bench-out/synthq/q-metaqa/stark_qa/stark_qa.csv \\
         --set catalogue=/tmp/cat/skb,/tmp/cat/queries.jsonl,/tmp/cat/qrels.trec \\
         --names fb15k237-names=/tmp/fb.skb --names catalogue-names=/tmp/cat/skb \\
         --json benchmarks/results/bm25_layouts.json

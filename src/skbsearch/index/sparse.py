@@ -57,7 +57,7 @@ DEFAULT_REL_WEIGHT = 1.0
 #: field's own); ``bm25f`` (``skb index --combine bm25f``) saturates a term once over both
 #: fields, so a question naming a related entity no longer ranks that entity itself first, at
 #: the cost of name look-ups, whose node then shares its name's idf with every neighbour that
-#: lists it. Measured on five development sets (benchmarks/NOTES.md, "BM25F"): neither wins
+#: lists it. Measured on seven development sets (benchmarks/NOTES.md, "BM25F"): none wins
 #: them all, so the default stays ``sum`` and the choice is documented.
 DEFAULT_COMBINE = "sum"
 #: the relations field's length normalisation in a ``bm25f`` default index (a hub's long list
