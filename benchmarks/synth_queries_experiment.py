@@ -49,6 +49,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--title", default="Synthesised queries (synthetic data): retrieval on the demo "
                                         "catalogue (2,000 products)")
     ap.add_argument("--order", type=int, default=61)
+    ap.add_argument("--benchmark", default="synth_queries_experiment",
+                    help="the result's benchmark name (one per SKB: synth_queries_gazetteer...)")
     ap.add_argument("--note", default="", help="what the rows mean (prepended to the tests)")
     ap.add_argument("--setup", default="", help="the commands, in order")
     ap.add_argument("--json", type=Path, required=True)
@@ -63,7 +65,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.setup:
         note += f" Commands, in order: {args.setup}"
     command = f"python benchmarks/synth_queries_experiment.py --text {args.text} --rel {args.rel}"
-    result = {"benchmark": "synth_queries_experiment",
+    if args.benchmark != "synth_queries_experiment":
+        command += f" --benchmark {args.benchmark} --order {args.order}"
+    result = {"benchmark": args.benchmark,
               "config": {"title": args.title, "order": args.order, "percent": True,
                          "queries": text["queries"], "command": command, "note": note.strip()},
               "metrics": {}, "groups": groups, "latency_ms": {}}

@@ -40,3 +40,13 @@ def test_rows_tests_and_command(tmp_path: Path) -> None:
     assert "bm25 vs graph -0.300 *" in note and "bm25 vs dense (+rel) +0.200." in note
     assert note.endswith("Commands, in order: a; b")
     assert res["config"]["command"].startswith("python benchmarks/synth_queries_experiment.py --text ")
+
+
+def test_benchmark_name_and_order_per_skb(tmp_path: Path) -> None:
+    text, rel, out = tmp_path / "t.json", tmp_path / "r.json", tmp_path / "out.json"
+    text.write_text(json.dumps(_experiment({"bm25": 0.2, "graph": 0.5}, set())))
+    rel.write_text(json.dumps(_experiment({"bm25": 0.3}, set())))
+    res = _script().main(["--text", str(text), "--rel", str(rel), "--json", str(out),
+                          "--benchmark", "synth_queries_metaqa", "--order", "62"])
+    assert res["benchmark"] == "synth_queries_metaqa" and res["config"]["order"] == 62
+    assert res["config"]["command"].endswith("--benchmark synth_queries_metaqa --order 62")

@@ -83,3 +83,18 @@ def test_cache_hits_skip_the_encoder(tmp_path):
     encode_texts(enc, texts, cache)
     assert enc.seen == []
     assert cache.count(enc.model_id) == 4
+
+
+@pytest.mark.slow
+def test_lookups_never_count_the_whole_cache(tmp_path):
+    """A cached text is one keyed SELECT: ``if cache`` on the cache object ran ``COUNT(*)``
+    over every stored vector on each call (12 ms a query at 26K vectors)."""
+    enc = load_encoder("minilm")
+    cache = EmbeddingCache(tmp_path)
+    encode_texts(enc, ["red apples", "green pears"], cache)
+    statements: list[str] = []
+    cache._con.set_trace_callback(statements.append)
+    out = encode_texts(enc, ["green pears"], cache)
+    cache._con.set_trace_callback(None)
+    assert out.shape == (1, enc.dim)
+    assert statements and not [s for s in statements if "COUNT(" in s.upper()]

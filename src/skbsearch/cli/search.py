@@ -35,8 +35,9 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines."
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
 
 
-def parse_field_weights(values: list[str] | None) -> dict[str, float]:
-    """``["title=2", "description=1,reviews=0.5"]`` -> ``{"title": 2.0, ...}``."""
+def parse_field_weights(values: list[str] | None, flag: str = "--field-weights") -> dict[str, float]:
+    """``["title=2", "description=1,reviews=0.5"]`` -> ``{"title": 2.0, ...}`` (``flag``: the
+    option named in an error)."""
     out: dict[str, float] = {}
     for item in values or []:
         for pair in item.split(","):
@@ -48,8 +49,8 @@ def parse_field_weights(values: list[str] | None) -> dict[str, float]:
                     raise ValueError
                 out[name.strip()] = float(value)
             except ValueError:
-                raise InputError(f"expected FIELD=WEIGHT (e.g. title=2), got {pair!r}",
-                                 field="--field-weights") from None
+                raise InputError(f"expected FIELD=NUMBER (e.g. title=2), got {pair!r}",
+                                 field=flag) from None
     return out
 
 
@@ -72,6 +73,13 @@ def index_cmd(
              "with --fields or --no-add-rel, off unless given).")] = None,
     rel_weight: Annotated[float | None, typer.Option(
         "--rel-weight", min=0.0, help="Weight of the relations field (default 1.0, as the document's).")] = None,
+    combine: Annotated[str | None, typer.Option(
+        help="bm25: how fields make one score: sum (each field's BM25 added; default) | bm25f "
+             "(term frequencies added across fields, saturated once: better for questions "
+             "that name a related entity, worse for name look-ups; docs/howto-pipelines.md).")] = None,
+    field_b: Annotated[list[str] | None, typer.Option(
+        "--field-b", help="bm25: FIELD=B, a field's own length normalisation (default: --b; "
+                          "with --combine bm25f on the default index: relations=0.3).")] = None,
     out: Annotated[Path | None, typer.Option(help="Index directory (default SKB_DIR/indexes/KIND).")] = None,
     k1: Annotated[float, typer.Option(help="BM25 k1.")] = 1.5,
     b: Annotated[float, typer.Option(help="BM25 b.")] = 0.75,
@@ -107,6 +115,10 @@ def index_cmd(
     options = _build_options(kind, engine, field_list, add_rel, rel_weight)
     options.update(_kind_params(kind, k1=k1, b=b, method=method, stemmer=stemmer, encoder=encoder,
                                 backend=backend, device=device, precision=precision))
+    if kind == "bm25":
+        options.update({k: v for k, v in (("combine", combine),
+                                          ("field_b", parse_field_weights(field_b, "--field-b") or None))
+                        if v is not None})
     t0 = time.perf_counter()
     with _index_progress(disable=quiet or json_out) as progress:
         index = _build_index(skb_dir, kind, engine, ray_address, shard_rows, progress,

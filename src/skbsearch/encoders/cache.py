@@ -172,7 +172,7 @@ def encode_texts(
         unique.setdefault(t, len(unique))
     distinct = list(unique)
     vecs: list[np.ndarray | None] = (
-        cache.get(encoder.model_id, distinct) if cache else [None] * len(distinct)
+        cache.get(encoder.model_id, distinct) if cache is not None else [None] * len(distinct)
     )
     todo = [i for i, v in enumerate(vecs) if v is None]
     # an overlapped (GPU) encoder restarts its tokeniser pipeline every step: longer steps

@@ -26,17 +26,36 @@ METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 NONOCC_METHODS = ("bm25l", "bm25+")
 
 
-def check_bm25_settings(method: str, k1: float, b: float) -> None:
-    """Refuse a BM25 variant not in :data:`METHODS`, ``k1 < 0`` or ``b`` outside [0, 1]."""
+#: how the fields of a multi-field index make one score: ``sum`` adds every field's own BM25
+#: score (each field saturates on its own; bm25s's values field by field); ``bm25f`` adds the
+#: fields' weighted, length-normalised term frequencies and saturates once, with one idf over
+#: the documents that hold the term in any weighted field (Robertson & Zaragoza's BM25F)
+COMBINES = ("sum", "bm25f")
+
+
+def check_bm25_settings(method: str, k1: float, b: float, combine: str = "sum",
+                        field_b: Mapping[str, float] | None = None) -> None:
+    """Refuse a BM25 variant not in :data:`METHODS`, ``k1 < 0``, a ``b`` (or a per-field
+    ``field_b``) outside [0, 1], or a ``combine`` not in :data:`COMBINES` (``bm25f`` with a
+    variant that adds a constant for absent terms, :data:`NONOCC_METHODS`, is refused too)."""
     if method not in METHODS:
         raise InputError(f"unknown BM25 method {method!r}; use one of {METHODS}", field="method")
     if not k1 >= 0 or not 0 <= b <= 1:
         raise InputError(f"need k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}", field="k1/b")
+    if combine not in COMBINES:
+        raise InputError(f"unknown field combination {combine!r}; use one of {COMBINES}", field="combine")
+    if combine == "bm25f" and method in NONOCC_METHODS:
+        raise InputError(f"combine='bm25f' needs a method without a non-occurrence constant, not {method!r}",
+                         field="combine")
+    for f, fb in (field_b or {}).items():
+        if not 0 <= fb <= 1:
+            raise InputError(f"need 0 <= b <= 1 for field {f!r}, got {fb}", field="field_b")
 
 
 #: the BM25 settings and their defaults (:meth:`~skbsearch.index.sparse.BM25Index.build`'s)
 BM25_DEFAULTS: dict[str, Any] = {"k1": 1.5, "b": 0.75, "method": "lucene", "delta": 0.5,
-                                 "stemmer": "english", "stopwords": "en"}
+                                 "stemmer": "english", "stopwords": "en", "combine": "sum",
+                                 "field_b": None}
 
 
 def bm25_settings(given: Mapping[str, Any]) -> dict[str, Any]:
@@ -46,7 +65,7 @@ def bm25_settings(given: Mapping[str, Any]) -> dict[str, Any]:
     if unknown:
         raise InputError(f"unknown BM25 setting(s) {unknown}; use {list(BM25_DEFAULTS)}", field=unknown[0])
     out = {**BM25_DEFAULTS, **given}
-    check_bm25_settings(out["method"], out["k1"], out["b"])
+    check_bm25_settings(out["method"], out["k1"], out["b"], out["combine"], out["field_b"])
     return out
 
 
@@ -168,11 +187,22 @@ def bm25_over(csc: tuple[np.ndarray, np.ndarray, np.ndarray], n_docs: int, nonoc
 
 def bm25_params(k1: float, b: float, method: str, delta: float, stemmer: str | None,
                 stopwords: str | Sequence[str] | None,
-                weights: Mapping[str, float]) -> dict[str, Any]:
-    """The build settings a BM25 index records in its manifest."""
-    return {
+                weights: Mapping[str, float], combine: str = "sum",
+                field_b: Mapping[str, float] | None = None) -> dict[str, Any]:
+    """The build settings a BM25 index records in its manifest (``combine`` and ``field_b``
+    only when not the defaults: an index of the default settings records what it always did)."""
+    out = {
         "k1": k1, "b": b, "method": method, "delta": delta, "stemmer": stemmer,
         "stopwords": stopwords if stopwords is None or isinstance(stopwords, str)
         else list(stopwords),
         "fields": list(weights), "field_weights": dict(weights),
     }
+    if combine != "sum":
+        out["combine"] = combine
+    if field_b:
+        unknown = sorted(set(field_b) - set(weights))
+        if unknown:
+            raise InputError(f"b given for unknown field {unknown[0]!r}; fields are {list(weights)}",
+                             field="field_b")
+        out["field_b"] = {f: float(v) for f, v in field_b.items()}
+    return out

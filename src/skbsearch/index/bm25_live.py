@@ -139,7 +139,8 @@ def reindex(index: Any, skb: Any) -> Any:
         skb, fields=src.get("fields"), add_rel=bool(src.get("add_rel")), rel_weight=src.get("rel_weight"),
         max_per_relation=int(src.get("max_per_relation", 10)), field_weights=weights,
         k1=p["k1"], b=p["b"], method=p["method"], delta=p.get("delta", 0.5),
-        stemmer=p.get("stemmer"), stopwords=tuple(stop) if isinstance(stop, list) else stop)
+        stemmer=p.get("stemmer"), stopwords=tuple(stop) if isinstance(stop, list) else stop,
+        combine=p.get("combine", "sum"), field_b=p.get("field_b"))
 
 
 def index_rows(index: Any, skb: Any) -> np.ndarray:

@@ -385,7 +385,7 @@ def _score_term(t, p0, p1, rows, tf, lengths, idf_f, nonocc_f, table, table_at, 
             if v < cap[f]:
                 c = table[table_at[f] + v * width[f] + ln]
             else:
-                c = _tfc_one(code, np.float64(np.float32(v)), np.float64(ln), l_avg[f], k1, b, delta)
+                c = _tfc_one(code, np.float64(np.float32(v)), np.float64(ln), l_avg[f], k1, b[f], delta)
             s = np.float32(idf_t[f] * c - nonocc_t[f])
             if weights[f] != np.float32(1.0):
                 s = np.float32(weights[f] * s)
@@ -411,7 +411,7 @@ def _score_kernel(indptr, rows, tf, lengths, idf_f, nonocc_f, table, table_at, c
     return out, zeros.sum()
 
 
-def _cell_tables(lengths: np.ndarray, active: np.ndarray, code: int, k1: float, b: float,
+def _cell_tables(lengths: np.ndarray, active: np.ndarray, code: int, k1: float, b: np.ndarray,
                  delta: float) -> tuple[np.ndarray, ...]:
     """Per active field: its average length and a table of the term-frequency component of
     every (term frequency, length) cell with a frequency below ``cap[f]`` (at most
@@ -428,7 +428,7 @@ def _cell_tables(lengths: np.ndarray, active: np.ndarray, code: int, k1: float, 
         width[i] = int(lens.max(initial=0)) + 1
         rows = min(TABLE_TF, TABLE_MAX // int(width[i]))
         if 0 < rows and rows * int(width[i]) <= TABLE_MAX:
-            tables.append(_tfc_table(code, rows * int(width[i]), int(width[i]), l_avg[i], k1, b, delta))
+            tables.append(_tfc_table(code, rows * int(width[i]), int(width[i]), l_avg[i], k1, float(b[i]), delta))
             cap[i], table_at[i] = rows, at
             at += rows * int(width[i])
     table = np.concatenate(tables) if tables else np.zeros(1, np.float64)
@@ -446,20 +446,73 @@ def _drop_zeros(ip: np.ndarray, rows: np.ndarray, data: np.ndarray, n_zero: int,
     return ip, rows, data
 
 
+@njit(cache=True, nogil=True, parallel=True)
+def _bm25f_kernel(indptr, rows, tf, lengths, idf_t, weights, active, b_f, l_avg, code, k1, delta,
+                  blocks):  # pragma: no cover - compiled
+    """Every posting's BM25F score: the weighted, length-normalised term frequencies of the
+    fields summed, saturated once (the variant's own form with a unit norm), times the term's idf."""
+    nf = tf.shape[0]
+    out = np.zeros(len(rows), np.float32)
+    for k in prange(len(blocks) - 1):
+        for t in range(blocks[k], blocks[k + 1]):
+            for p in range(indptr[t], indptr[t + 1]):
+                r = rows[p]
+                acc = 0.0
+                for f in range(nf):
+                    v = tf[f, p]
+                    if v == 0 or not active[f]:
+                        continue
+                    acc += weights[f] * v / ((1 - b_f[f]) + b_f[f] * lengths[f, r] / l_avg[f])
+                if acc > 0:
+                    out[p] = np.float32(idf_t[t] * _tfc_one(code, acc, 1.0, 1.0, k1, 0.0, delta))
+    return out
+
+
+def _score_bm25f(post: Postings, params: Mapping[str, Any]) -> np.ndarray:
+    """:func:`_bm25f_kernel` over ``post`` with ``params`` (``field_b``: per-field ``b``)."""
+    method, k1, b = params["method"], float(params["k1"]), float(params["b"])
+    weights, field_b = params["field_weights"], params.get("field_b") or {}
+    n = post.n_docs
+    w = np.array([weights[f] for f in post.fields], np.float64)
+    tf = np.asarray(post.tf, np.int32)
+    lens = np.asarray(post.lengths, np.int32)
+    l_avg = np.array([max(float(np.asarray(lens[i], np.int64).mean()), 1e-9) if n else 1.0
+                      for i in range(len(post.fields))], np.float64)
+    active = (w > 0) & (l_avg > 1e-9)
+    ip = np.asarray(post.indptr, np.int64)
+    # documents holding the term in any weighted field: every posting when all fields count
+    if active.all():
+        df = np.diff(ip)
+    else:
+        held = (tf[active] != 0).any(axis=0)
+        cum = np.concatenate([[0], np.cumsum(held, dtype=np.int64)])
+        df = cum[ip[1:]] - cum[ip[:-1]]
+    b_f = np.array([float(field_b.get(f, b)) for f in post.fields], np.float64)
+    return _bm25f_kernel(ip, np.asarray(post.rows, np.int32), tf, lens, idf(method, df, n, np.float64), w,
+                         active, b_f, l_avg, _METHOD_CODE[method], k1, float(params.get("delta", 0.5)),
+                         _blocks(np.diff(ip)))
+
+
 def score(post: Postings, params: Mapping[str, Any], df: np.ndarray | None = None,
           ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray | None]:
     """``((indptr, indices, data), nonoccurrence)``: the weighted sum of every field's BM25
     scores (terms x documents CSC, zeros dropped) with each field's own statistics, and the
     weighted non-occurrence scores (bm25l / bm25+ only), as a build over these documents.
     ``df``: the document frequencies if known (:meth:`Merge.run` counts them). Postings are
-    scored in parallel over terms; the CSC shares ``post``'s arrays unless a score is 0."""
-    method, k1, b, delta = params["method"], float(params["k1"]), float(params["b"]), float(params.get("delta", 0.5))
+    scored in parallel over terms; the CSC shares ``post``'s arrays unless a score is 0.
+    With ``params["combine"] == "bm25f"``, BM25F scores instead (:func:`_bm25f_kernel`)."""
+    if params.get("combine", "sum") == "bm25f":
+        data = _score_bm25f(post, params)
+        return _drop_zeros(np.asarray(post.indptr, np.int64), np.asarray(post.rows, np.int32), data,
+                           int(np.count_nonzero(data == 0))), None
+    method, k1, delta = params["method"], float(params["k1"]), float(params.get("delta", 0.5))
     code = _METHOD_CODE[method]
-    weights = params["field_weights"]
+    weights, field_b = params["field_weights"], params.get("field_b") or {}
+    b_f = np.array([float(field_b.get(f, params["b"])) for f in post.fields], np.float64)
     nf, n = len(post.fields), post.n_docs
     df = document_frequencies(post) if df is None else df
     active = np.array([weights[f] != 0 and bool(df[i].any()) for i, f in enumerate(post.fields)], np.bool_)
-    l_avg, table, table_at, cap, width = _cell_tables(post.lengths, active, code, k1, b, delta)
+    l_avg, table, table_at, cap, width = _cell_tables(post.lengths, active, code, k1, b_f, delta)
     idf_f = np.zeros((nf, post.n_terms), np.float32)
     nonocc_f = np.zeros((nf, post.n_terms), np.float32)
     nonocc = np.zeros(post.n_terms, np.float32) if method in ("bm25l", "bm25+") else None
@@ -468,13 +521,13 @@ def score(post: Postings, params: Mapping[str, Any], df: np.ndarray | None = Non
             continue
         idf_f[i] = idf(method, df[i], n)
         if nonocc is not None:
-            zero = _tfc_one(code, 0.0, l_avg[i], l_avg[i], k1, b, delta)
+            zero = _tfc_one(code, 0.0, l_avg[i], l_avg[i], k1, b_f[i], delta)
             nonocc_f[i] = np.where(df[i] > 0, idf(method, df[i], n, np.float64) * zero, 0).astype(np.float32)
             nonocc += np.float32(weights[f]) * nonocc_f[i]
     w = np.array([weights[f] for f in post.fields], np.float32)
     ip, rows = np.asarray(post.indptr, np.int64), np.asarray(post.rows, np.int32)
     data, n_zero = _score_kernel(ip, rows, np.asarray(post.tf, np.int32), np.asarray(post.lengths, np.int32), idf_f,
-                         nonocc_f, table, table_at, cap, width, w, active, code, l_avg, k1, b, delta,
+                         nonocc_f, table, table_at, cap, width, w, active, code, l_avg, k1, b_f, delta,
                          _blocks(np.diff(ip)))
     return _drop_zeros(ip, rows, data, int(n_zero)), nonocc
 
@@ -497,7 +550,9 @@ def warm() -> None:
     m = Merge(stored, tiny, np.zeros(1, np.int64), None)
     m.first_occurrences()
     out, df = m.run()
-    score(out, {"method": "lucene", "k1": 1.5, "b": 0.75, "field_weights": {"a": 1.0, "b": 2.0}}, df)
+    for combine in ("sum", "bm25f"):
+        score(out, {"method": "lucene", "k1": 1.5, "b": 0.75, "field_weights": {"a": 1.0, "b": 2.0},
+                    "combine": combine}, df)
 
 
 # ---------------------------------------------------------------------- persistence

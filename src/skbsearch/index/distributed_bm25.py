@@ -183,6 +183,9 @@ def build_bm25_ray(
             (:data:`~skbsearch.index.bm25_build.BM25_DEFAULTS`).
     """
     s = bm25_settings(settings)
+    if s["combine"] != "sum" or s["field_b"]:
+        raise InputError("the Ray build adds the fields' BM25 scores (combine='sum', one b); build a "
+                         "'bm25f' index with engine local", field="combine")
     k1, b, method, delta, stemmer, stopwords = (s[k] for k in ("k1", "b", "method", "delta", "stemmer",
                                                                 "stopwords"))
     if getattr(skb, "path", None) is None:

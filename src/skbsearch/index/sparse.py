@@ -50,10 +50,19 @@ FORMAT_VERSION = 1
 _STOPWORDS_FILE = "stopwords.tokenizer.json"
 #: weight of the relation field in the default index (the document field weighs 1):
 #: neighbours' names count as much as the node's own words, so a name query still finds
-#: the node named before a hub that lists it. Among 0.2 to 5, 1 to 2 did best on both the
-#: generated catalogue and the FB15k-237 questions; one document with the relation lines
-#: inside (``add_rel`` alone) was worse on both.
+#: the node named before a hub that lists it.
 DEFAULT_REL_WEIGHT = 1.0
+#: how the default index's two fields make one score (see :data:`bm25_build.COMBINES`).
+#: ``sum`` keeps a node first for a query of its own name (its name's idf is its document
+#: field's own); ``bm25f`` (``skb index --combine bm25f``) saturates a term once over both
+#: fields, so a question naming a related entity no longer ranks that entity itself first, at
+#: the cost of name look-ups, whose node then shares its name's idf with every neighbour that
+#: lists it. Measured on seven development sets (benchmarks/NOTES.md, "BM25F"): none wins
+#: them all, so the default stays ``sum`` and the choice is documented.
+DEFAULT_COMBINE = "sum"
+#: the relations field's length normalisation in a ``bm25f`` default index (a hub's long list
+#: of names is normalised less than prose: 0.3 beat 0.75 and 0 on the three question sets)
+DEFAULT_REL_B = 0.3
 #: neighbour names listed per relation in the default index (hubs stay bounded)
 DEFAULT_MAX_PER_RELATION = 10
 
@@ -83,9 +92,9 @@ def _check_scores(path: Path, bm: bm25s.BM25, tokenizer: Tokenizer, num_docs: in
 
 
 def _check_build(parts: Mapping[str, Sequence[Any]], doc_ids: Sequence[str], k1: float, b: float,
-                 method: str) -> None:
+                 method: str, combine: str = "sum", field_b: Mapping[str, float] | None = None) -> None:
     """Refuse BM25 settings out of range, repeated ids, or a field without one text a document."""
-    check_bm25_settings(method, k1, b)
+    check_bm25_settings(method, k1, b, combine, field_b)
     n = len(doc_ids)
     if len(set(doc_ids)) != n:
         raise InputError("document ids are not unique", field="doc_id")
@@ -143,6 +152,8 @@ class BM25Index:
         delta: float = 0.5,
         stemmer: str | None = "english",
         stopwords: str | Sequence[str] | None = "en",
+        combine: str = "sum",
+        field_b: Mapping[str, float] | None = None,
         source: dict[str, Any] | None = None,
         progress: ProgressFn = no_progress,
     ) -> BM25Index:
@@ -155,18 +166,22 @@ class BM25Index:
             field_weights: weight per field (default 1.0 each; must be >= 0).
             k1, b, method, delta: BM25 parameters (``method`` in :data:`METHODS`).
             stemmer: PyStemmer language or ``None``; stopwords: ``"en"``, a list or ``None``.
+            combine: how fields make one score (``sum`` of per-field BM25, or ``bm25f``:
+                :data:`~skbsearch.index.bm25_build.COMBINES`).
+            field_b: ``b`` per field where not ``b`` (``bm25f`` normalises each field's length
+                with its own ``b``; with ``sum`` each field's BM25 uses it).
             source: where the documents came from (recorded in the manifest).
             progress: ``progress(stage, done, total)`` callback.
         """
         parts = {"document": fields} if not isinstance(fields, Mapping) else dict(fields)
         weights = check_field_weights(list(parts), field_weights)
-        _check_build(parts, doc_ids, k1, b, method)
+        _check_build(parts, doc_ids, k1, b, method, combine, field_b)
         n = len(doc_ids)
         tokenizer = make_tokenizer(stemmer, stopwords)
         tokens = tokenize_fields(parts, tokenizer, n, progress)
         vocab = tokenizer.get_vocab_dict()
         n_vocab = max(len(vocab), 1)
-        params = bm25_params(k1, b, method, delta, stemmer, stopwords, weights)
+        params = bm25_params(k1, b, method, delta, stemmer, stopwords, weights, combine, field_b)
         progress("score", 0, 1)
         # per-field term counts, term-major (what lets the index follow SKB updates:
         # index.bm25_live), scored in one compiled pass: the values of bm25s's own build
@@ -259,11 +274,18 @@ class BM25Index:
         """The default BM25 index of an SKB (``skb index --kind bm25``; what stages build
         when none is saved): the node document as rendered, its relation lines with
         neighbour names as a second field weighted :data:`DEFAULT_REL_WEIGHT`, at most
-        :data:`DEFAULT_MAX_PER_RELATION` names per relation."""
+        :data:`DEFAULT_MAX_PER_RELATION` names per relation; the fields combined as
+        :data:`DEFAULT_COMBINE` (with ``combine="bm25f"``, the relations' length normalised
+        with ``b =`` :data:`DEFAULT_REL_B` unless ``field_b`` says otherwise). ``options``: as
+        for :meth:`build` (``combine``, ``field_b``...)."""
         if add_rel is None:
             add_rel = True
         if add_rel and fields is None and rel_weight is None:
             rel_weight = DEFAULT_REL_WEIGHT
+        if add_rel and fields is None:
+            options.setdefault("combine", DEFAULT_COMBINE)
+            if options["combine"] == "bm25f" and options.get("field_b") is None:
+                options["field_b"] = {"relations": DEFAULT_REL_B}
         return cls.from_skb(skb, fields=fields, add_rel=add_rel, rel_weight=rel_weight,
                             max_per_relation=max_per_relation or DEFAULT_MAX_PER_RELATION, **options)
 
@@ -313,6 +335,28 @@ class BM25Index:
                               f"manifest says {m.num_docs}; {base.rebuild_hint(KIND)}")
         _check_scores(path, bm, tokenizer, m.num_docs)
         return cls(bm, tokenizer, doc_ids, m.params, m.source, path)
+
+    def summed_fields(self) -> BM25Index:
+        """This index scored as each field's own BM25 (the index's ``b`` for every field)
+        added up, ``combine='sum'``: the text evidence the graph stage's weights and fits were
+        tuned on. Rescored once from the kept term counts and cached; ``self`` when it already
+        scores so, has one field, or has no term counts (saved before live updates, or built
+        by Ray)."""
+        p = self.params
+        if len(p.get("field_weights") or {}) < 2 or (p.get("combine", "sum") == "sum" and not p.get("field_b")):
+            return self
+        if "_summed" not in self.__dict__:
+            post = self.term_stats
+            if post is None:
+                return self
+            params = {k: v for k, v in p.items() if k not in ("combine", "field_b")}
+            csc, nonocc = bm25_postings.score(post, params)
+            bm = bm25_over(csc, self.num_docs, nonocc, self.tokenizer.get_vocab_dict(), params)
+            view = type(self)(bm, self.tokenizer, self._doc_ids if self._doc_ids is not None else self._num_docs,
+                              params, self.source, None)
+            view.warm()
+            self.__dict__["_summed"] = view
+        return self.__dict__["_summed"]
 
     # ------------------------------------------------------------------ accessors
     @property

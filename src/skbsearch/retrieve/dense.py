@@ -99,6 +99,14 @@ class EmbeddingRetriever(IndexRetriever):
         self.batch_size = batch_size
         self.check_model = check_model
 
+    def build(self, context: Any) -> Any:
+        """Attach the context's index; without a cache of its own, the stage caches query
+        vectors where a context keeps its embeddings (``CorpusContext.embeddings``, the
+        benchmarks' corpora; an SKB's context has none: its queries are never stored)."""
+        if self.cache is None:
+            self.cache = as_cache(getattr(context, "embeddings", None))
+        return super().build(context)
+
     def attach(self, index: Any, skb: Any) -> None:
         """Use ``index`` (a loaded one or its directory), checked against ``skb`` when given."""
         index = index if isinstance(index, self.index_class) else self.index_class.load(index)

@@ -37,8 +37,8 @@ class CorpusContext(StageContext):
     Args:
         kb: the corpus SKB (or its directory).
         field: the text field (``text``).
-        embeddings: the embedding cache directory of dense indexes (default
-            ``cache_root()/embeddings``).
+        embeddings: the embedding cache directory of dense indexes and of their stages'
+            query vectors (default ``cache_root()/embeddings``).
         progress: reports index building (``progress(stage, done, total)``).
         index_dirs, notify: as for :class:`StageContext`.
     """

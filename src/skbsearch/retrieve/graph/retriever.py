@@ -153,7 +153,9 @@ class SKBGraphRetriever(SpecStage):
                answer_types: AnswerTypes | None) -> None:
         p = self.params
         self.skb = skb
-        self.text_index = text_index
+        # text evidence with the fields' BM25 scores added, as the stage's weights and fits
+        # were tuned (a BM25F index's scores are rescored once from its term counts)
+        self.text_index = text_index.summed_fields() if hasattr(text_index, "summed_fields") else text_index
         self.tg = tg
         self.linker = linker
         self.target = tuple(p.target)

@@ -1,0 +1,162 @@
+"""BM25F field combination (``combine='bm25f'``, the default index's): scores against a
+direct formula, per-field ``b``, settings refused with clear errors, the default index's
+manifest, and why it is the default (a query that names a related entity)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from skbsearch.cli import app
+from skbsearch.core.errors import InputError
+from skbsearch.index.bm25_postings import Postings, score
+from skbsearch.index.sparse import DEFAULT_REL_B, BM25Index
+from skbsearch.kb import SKB
+from skbsearch.kb.loaders import load
+
+
+def write_jsonl(path: Path, records: list[dict]) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+
+
+def _reference(tokens: dict[str, list[list[int]]], n_vocab: int, weights: dict[str, float],
+               bs: dict[str, float], k1: float) -> np.ndarray:
+    """(terms, docs) BM25F (lucene form) computed term by term in plain Python."""
+    fields = list(tokens)
+    n = len(tokens[fields[0]])
+    lens = {f: [len(d) for d in tokens[f]] for f in fields}
+    avg = {f: sum(lens[f]) / n for f in fields}
+    out = np.zeros((n_vocab, n))
+    for t in range(n_vocab):
+        held = [d for d in range(n) if any(weights[f] > 0 and t in tokens[f][d] for f in fields)]
+        if not held:
+            continue
+        idf = math.log(1 + (n - len(held) + 0.5) / (len(held) + 0.5))
+        for d in held:
+            x = sum(weights[f] * tokens[f][d].count(t) / (1 - bs[f] + bs[f] * lens[f][d] / avg[f])
+                    for f in fields if weights[f] > 0)
+            out[t, d] = idf * x / (k1 + x)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_bm25f_scores_equal_the_formula(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n, nv = 9, 6
+    tokens = {f: [rng.integers(0, nv, rng.integers(1, 7)).tolist() for _ in range(n)] for f in ("a", "b", "c")}
+    weights = {"a": 1.0, "b": 2.5, "c": 0.0 if seed % 2 else 0.5}
+    bs = {"a": 0.75, "b": 0.3, "c": 0.75}
+    post = Postings.from_tokens(tokens, nv)
+    (ip, rows, data), nonocc = score(post, {"method": "lucene", "k1": 1.2, "b": 0.75, "field_weights": weights,
+                                           "combine": "bm25f", "field_b": {"b": 0.3}})
+    assert nonocc is None
+    got = np.zeros((nv, n))
+    for t in range(nv):
+        got[t, rows[ip[t]:ip[t + 1]]] = data[ip[t]:ip[t + 1]]
+    want = _reference(tokens, nv, weights, bs, 1.2)
+    assert np.allclose(got, want, rtol=1e-6, atol=1e-7)
+    assert np.count_nonzero(data == 0) == 0  # postings that score 0 are dropped
+
+
+def test_per_field_b_changes_the_sum_scores_too() -> None:
+    docs = {"a": ["red shoe", "red red shoe shoe long text here"], "b": ["acme", "acme acme"]}
+    plain = BM25Index.build(docs, ["x", "y"])
+    normed = BM25Index.build(docs, ["x", "y"], field_b={"a": 0.0})
+    assert normed.params["field_b"] == {"a": 0.0} and "field_b" not in plain.params
+    q = plain.tokenize(["red"])[0]
+    assert not np.allclose(plain.score_docs(q, np.array([0, 1])), normed.score_docs(q, np.array([0, 1])))
+
+
+@pytest.mark.parametrize(("kw", "field"), [
+    ({"combine": "max"}, "combine"),
+    ({"combine": "bm25f", "method": "bm25l"}, "combine"),
+    ({"field_b": {"a": 1.5}}, "field_b"),
+    ({"field_b": {"nope": 0.5}}, "field_b"),
+])
+def test_bad_settings_are_refused(kw: dict, field: str) -> None:
+    with pytest.raises(InputError) as e:
+        BM25Index.build({"a": ["x y", "y z"]}, ["1", "2"], **kw)
+    assert e.value.field == field
+
+
+NODES = [
+    {"id": "t1", "type": "product", "name": "Acme Trail Tent", "description": "a light tent for trail trips"},
+    {"id": "t2", "type": "product", "name": "Acme Ridge Tent", "description": "a roomy tent"},
+    {"id": "s1", "type": "product", "name": "Down Sleeping Bag", "description": "a warm sleeping bag"},
+    {"id": "s2", "type": "product", "name": "Synthetic Sleeping Bag", "description": "a cheap sleeping bag"},
+    {"id": "a", "type": "brand", "name": "Acme"},
+]
+EDGES = [{"source": "s1", "relation": "also_bought", "target": "t1"},
+         {"source": "s2", "relation": "also_bought", "target": "t2"},
+         {"source": "t1", "relation": "brand", "target": "a"},
+         {"source": "t2", "relation": "brand", "target": "a"}]
+
+
+@pytest.fixture
+def skb(tmp_path: Path) -> SKB:
+    write_jsonl(tmp_path / "nodes.jsonl", NODES)
+    write_jsonl(tmp_path / "edges.jsonl", EDGES)
+    load(tmp_path, "jsonl").save(tmp_path / "kb")
+    return SKB.load(tmp_path / "kb")
+
+
+def test_bm25f_finds_the_related_node_sum_the_named_one(skb: SKB) -> None:
+    """Why both exist: a question naming a related entity (BM25F ranks the node that lists
+    it first) and a name look-up (the sum, the default, ranks the named node first)."""
+    idx = BM25Index.default_for_skb(skb, combine="bm25f")
+    assert idx.params["combine"] == "bm25f" and idx.params["field_b"] == {"relations": DEFAULT_REL_B}
+    query = "a sleeping bag bought with the Acme Trail Tent"
+    rows, _ = idx.top_rows(idx.tokenize([query])[0], 3)
+    assert skb.ids[int(rows[0])] == "s1"
+    summed = BM25Index.default_for_skb(skb)
+    assert "combine" not in summed.params and "field_b" not in summed.params
+    rows, _ = summed.top_rows(summed.tokenize([query])[0], 3)
+    assert skb.ids[int(rows[0])] == "t1"  # the named tent itself: its name counted in both fields
+    rows, _ = summed.top_rows(summed.tokenize(["Acme Trail Tent"])[0], 3)
+    assert skb.ids[int(rows[0])] == "t1"
+
+
+def test_cli_index_combine_and_field_b(skb: SKB) -> None:
+    kb = Path(skb.path)
+    runner = CliRunner()
+    r = runner.invoke(app, ["index", str(kb), "--kind", "bm25", "-q", "--combine", "sum",
+                            "--field-b", "relations=0.5"])
+    assert r.exit_code == 0, r.output
+    params = BM25Index.load(kb / "indexes" / "bm25").params
+    assert "combine" not in params and params["field_b"] == {"relations": 0.5}
+    r = runner.invoke(app, ["index", str(kb), "--kind", "bm25", "-q", "--force", "--field-b", "relations=x"])
+    assert r.exit_code != 0 and "--field-b" in r.output
+
+
+def test_summed_fields_view_equals_a_sum_index(skb: SKB) -> None:
+    """The graph stage's text evidence: a BM25F index rescored as the fields' BM25 added
+    (the index's own b for every field) equals an index built so, and is cached."""
+    f = BM25Index.default_for_skb(skb, combine="bm25f")
+    view = f.summed_fields()
+    ref = BM25Index.default_for_skb(skb, combine="sum")
+    assert view is f.summed_fields() and ref.summed_fields() is ref
+    assert "combine" not in view.params and "field_b" not in view.params
+    rows = np.arange(skb.num_nodes)
+    for q in ("acme tent", "sleeping bag", "trail trips bought"):
+        toks = f.tokenize([q])[0]
+        assert np.allclose(view.score_docs(toks, rows), ref.score_docs(toks, rows), atol=1e-6)
+        assert not np.allclose(f.score_docs(toks, rows), ref.score_docs(toks, rows)) or q == "sleeping bag"
+
+
+def test_graph_stage_reads_the_summed_view(skb: SKB) -> None:
+    from skbsearch.core.types import Query
+    from skbsearch.stages import pipeline
+    from skbsearch.stages.context import StageContext
+
+    BM25Index.default_for_skb(skb, combine="bm25f").save(Path(skb.path) / "indexes" / "bm25")
+    ctx = StageContext(SKB.load(skb.path))
+    stage = pipeline("graph", ctx)
+    assert stage([Query("q", "a sleeping bag bought with the Acme Trail Tent")])["q"]
+    index = ctx.index("bm25")
+    assert index.params["combine"] == "bm25f"
+    assert stage.text_index is index.summed_fields()
