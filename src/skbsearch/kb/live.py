@@ -7,8 +7,10 @@ would give them, were the records kept in a list updated in place: a replaced no
 its row, a new (or deleted and re-added) node goes after all others, a deleted node's row
 is gone. Every consumer of an SKB (predicates, documents, the CSR graph, indexes, stages
 that break ties by row) therefore sees exactly the SKB a rebuild would give. Node look-ups touch only the ids the segments
-name (one Arrow hash join against the base ids), and the base's memory-mapped node table is
-sliced, not copied, around the rows that changed.
+name (hashed, and the base ids scanned once against them), and the base's memory-mapped node
+table is sliced, not copied, around the rows that changed. The base's edge arrays are read
+only when the generation's edges are needed: its relations, roles and edge count come off
+the base's saved graph where exact (:mod:`skbsearch.kb.live_counts`).
 """
 
 from __future__ import annotations
