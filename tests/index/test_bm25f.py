@@ -160,3 +160,19 @@ def test_graph_stage_reads_the_summed_view(skb: SKB) -> None:
     index = ctx.index("bm25")
     assert index.params["combine"] == "bm25f"
     assert stage.text_index is index.summed_fields()
+
+
+def test_summed_view_of_a_saved_index_has_the_ids_and_rebuild_hint_keeps_settings(skb: SKB) -> None:
+    from skbsearch.index.base import rebuild_command
+
+    out = Path(skb.path) / "indexes" / "bm25"
+    BM25Index.default_for_skb(skb, combine="bm25f", rel_weight=2.0).save(out)
+    loaded = BM25Index.load(out)
+    assert loaded.summed_fields().doc_ids == list(skb.ids)
+    cmd = rebuild_command("bm25", skb.path, out, loaded.source, loaded.params)
+    assert "--combine bm25f" in cmd and "--field-b relations=0.3" in cmd and "--rel-weight 2" in cmd
+    runner = CliRunner()  # the hint's flags rebuild the same index
+    args = cmd.split()[1:]  # after "skb"
+    assert runner.invoke(app, [*args, "-q"]).exit_code == 0
+    again = BM25Index.load(out)
+    assert again.params == loaded.params and again.source["rel_weight"] == 2.0

@@ -178,6 +178,12 @@ def rebuild_command(kind: str, skb_dir: str | Path, index_dir: str | Path | None
         cmd += ["--field-weights", q(",".join(f"{f}={w:g}" for f, w in weights.items()))]
     if source.get("add_rel"):
         cmd.append("--add-rel")
+    if source.get("rel_weight") is not None and float(source["rel_weight"]) != 1.0:
+        cmd += ["--rel-weight", f"{float(source['rel_weight']):g}"]
+    if kind == "bm25" and params.get("combine", "sum") != "sum":
+        cmd += ["--combine", q(str(params["combine"]))]
+    if kind == "bm25" and params.get("field_b"):
+        cmd += ["--field-b", q(",".join(f"{f}={float(v):g}" for f, v in params["field_b"].items()))]
     options = {"bm25": ("k1", "b", "method", "stemmer"), "dense": ("encoder", "backend")}
     for name in options.get(kind, ("encoder",)):
         value = params.get(name)

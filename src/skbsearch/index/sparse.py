@@ -352,8 +352,9 @@ class BM25Index:
             params = {k: v for k, v in p.items() if k not in ("combine", "field_b")}
             csc, nonocc = bm25_postings.score(post, params)
             bm = bm25_over(csc, self.num_docs, nonocc, self.tokenizer.get_vocab_dict(), params)
+            # the ids are the parent's (read from its directory on first use, as the parent's are)
             view = type(self)(bm, self.tokenizer, self._doc_ids if self._doc_ids is not None else self._num_docs,
-                              params, self.source, None)
+                              params, self.source, self.path)
             view.warm()
             self.__dict__["_summed"] = view
         return self.__dict__["_summed"]
