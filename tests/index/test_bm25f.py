@@ -131,6 +131,8 @@ def test_cli_index_combine_and_field_b(skb: SKB) -> None:
     assert "combine" not in params and params["field_b"] == {"relations": 0.5}
     r = runner.invoke(app, ["index", str(kb), "--kind", "bm25", "-q", "--force", "--field-b", "relations=x"])
     assert r.exit_code != 0 and "--field-b" in r.output
+    r = runner.invoke(app, ["index", str(kb), "--kind", "dense", "-q", "--combine", "bm25f"])
+    assert r.exit_code != 0 and "--kind bm25" in r.output
 
 
 def test_summed_fields_view_equals_a_sum_index(skb: SKB) -> None:

@@ -115,6 +115,9 @@ def index_cmd(
     options = _build_options(kind, engine, field_list, add_rel, rel_weight)
     options.update(_kind_params(kind, k1=k1, b=b, method=method, stemmer=stemmer, encoder=encoder,
                                 backend=backend, device=device, precision=precision))
+    if kind != "bm25" and (combine is not None or field_b):
+        raise InputError("--combine and --field-b are BM25 settings; use them with --kind bm25",
+                         field="--combine" if combine is not None else "--field-b")
     if kind == "bm25":
         options.update({k: v for k, v in (("combine", combine),
                                           ("field_b", parse_field_weights(field_b, "--field-b") or None))
