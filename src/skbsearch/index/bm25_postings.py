@@ -450,9 +450,11 @@ def _drop_zeros(ip: np.ndarray, rows: np.ndarray, data: np.ndarray, n_zero: int,
 def _bm25f_kernel(indptr, rows, tf, lengths, idf_t, weights, active, b_f, l_avg, code, k1, delta,
                   blocks):  # pragma: no cover - compiled
     """Every posting's BM25F score: the weighted, length-normalised term frequencies of the
-    fields summed, saturated once (the variant's own form with a unit norm), times the term's idf."""
+    fields summed, saturated once (the variant's own form with a unit norm), times the term's
+    idf; and how many scored 0."""
     nf = tf.shape[0]
     out = np.zeros(len(rows), np.float32)
+    zeros = np.zeros(len(blocks), np.int64)
     for k in prange(len(blocks) - 1):
         for t in range(blocks[k], blocks[k + 1]):
             for p in range(indptr[t], indptr[t + 1]):
@@ -465,13 +467,21 @@ def _bm25f_kernel(indptr, rows, tf, lengths, idf_t, weights, active, b_f, l_avg,
                     acc += weights[f] * v / ((1 - b_f[f]) + b_f[f] * lengths[f, r] / l_avg[f])
                 if acc > 0:
                     out[p] = np.float32(idf_t[t] * _tfc_one(code, acc, 1.0, 1.0, k1, 0.0, delta))
-    return out
+                if out[p] == 0:
+                    zeros[k] += 1
+    return out, zeros.sum()
 
 
-def _score_bm25f(post: Postings, params: Mapping[str, Any]) -> np.ndarray:
-    """:func:`_bm25f_kernel` over ``post`` with ``params`` (``field_b``: per-field ``b``)."""
-    method, k1, b = params["method"], float(params["k1"]), float(params["b"])
-    weights, field_b = params["field_weights"], params.get("field_b") or {}
+def _field_b(post: Postings, params: Mapping[str, Any]) -> np.ndarray:
+    """Each field's ``b``: its ``field_b`` entry, else the index's ``b``."""
+    field_b = params.get("field_b") or {}
+    return np.array([float(field_b.get(f, params["b"])) for f in post.fields], np.float64)
+
+
+def _score_bm25f(post: Postings, params: Mapping[str, Any]) -> tuple[np.ndarray, int]:
+    """:func:`_bm25f_kernel` over ``post`` with ``params``: the scores and how many are 0."""
+    method, k1 = params["method"], float(params["k1"])
+    weights = params["field_weights"]
     n = post.n_docs
     w = np.array([weights[f] for f in post.fields], np.float64)
     tf = np.asarray(post.tf, np.int32)
@@ -487,10 +497,10 @@ def _score_bm25f(post: Postings, params: Mapping[str, Any]) -> np.ndarray:
         held = (tf[active] != 0).any(axis=0)
         cum = np.concatenate([[0], np.cumsum(held, dtype=np.int64)])
         df = cum[ip[1:]] - cum[ip[:-1]]
-    b_f = np.array([float(field_b.get(f, b)) for f in post.fields], np.float64)
-    return _bm25f_kernel(ip, np.asarray(post.rows, np.int32), tf, lens, idf(method, df, n, np.float64), w,
-                         active, b_f, l_avg, _METHOD_CODE[method], k1, float(params.get("delta", 0.5)),
-                         _blocks(np.diff(ip)))
+    data, n_zero = _bm25f_kernel(ip, np.asarray(post.rows, np.int32), tf, lens, idf(method, df, n, np.float64),
+                                 w, active, _field_b(post, params), l_avg, _METHOD_CODE[method], k1,
+                                 float(params.get("delta", 0.5)), _blocks(np.diff(ip)))
+    return data, int(n_zero)
 
 
 def score(post: Postings, params: Mapping[str, Any], df: np.ndarray | None = None,
@@ -502,13 +512,11 @@ def score(post: Postings, params: Mapping[str, Any], df: np.ndarray | None = Non
     scored in parallel over terms; the CSC shares ``post``'s arrays unless a score is 0.
     With ``params["combine"] == "bm25f"``, BM25F scores instead (:func:`_bm25f_kernel`)."""
     if params.get("combine", "sum") == "bm25f":
-        data = _score_bm25f(post, params)
-        return _drop_zeros(np.asarray(post.indptr, np.int64), np.asarray(post.rows, np.int32), data,
-                           int(np.count_nonzero(data == 0))), None
+        data, n_zero = _score_bm25f(post, params)
+        return _drop_zeros(np.asarray(post.indptr, np.int64), np.asarray(post.rows, np.int32), data, n_zero), None
     method, k1, delta = params["method"], float(params["k1"]), float(params.get("delta", 0.5))
     code = _METHOD_CODE[method]
-    weights, field_b = params["field_weights"], params.get("field_b") or {}
-    b_f = np.array([float(field_b.get(f, params["b"])) for f in post.fields], np.float64)
+    weights, b_f = params["field_weights"], _field_b(post, params)
     nf, n = len(post.fields), post.n_docs
     df = document_frequencies(post) if df is None else df
     active = np.array([weights[f] != 0 and bool(df[i].any()) for i, f in enumerate(post.fields)], np.bool_)
