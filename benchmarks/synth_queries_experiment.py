@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from skbsearch.core.atomic import atomic_write_bytes
+from skbsearch.benchmarks.result import BenchmarkResult
 
 
 def rows(exp: dict[str, Any], suffix: str) -> dict[str, dict[str, float]]:
@@ -67,13 +67,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     command = f"python benchmarks/synth_queries_experiment.py --text {args.text} --rel {args.rel}"
     if args.benchmark != "synth_queries_experiment":
         command += f" --benchmark {args.benchmark} --order {args.order}"
-    result = {"benchmark": args.benchmark,
-              "config": {"title": args.title, "order": args.order, "percent": True,
-                         "queries": text["queries"], "command": command, "note": note.strip()},
-              "metrics": {}, "groups": groups, "latency_ms": {}}
-    atomic_write_bytes(args.json, (json.dumps(result, indent=1) + "\n").encode())
-    print(json.dumps(result, indent=1))
-    return result
+    config = {"title": args.title, "order": args.order, "percent": True,
+              "queries": text["queries"], "command": command, "note": note.strip()}
+    result = BenchmarkResult(args.benchmark, config, groups=groups)
+    print(result.to_json(args.json))
+    return result.to_dict()
 
 
 if __name__ == "__main__":

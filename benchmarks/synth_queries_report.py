@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from skbsearch.core.atomic import atomic_write_bytes
+from skbsearch.benchmarks.result import BenchmarkResult
 
 #: How the sets were made (the row's command), run from the repository root.
 COMMAND = (
@@ -81,16 +81,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for item in args.sets:
         label, _, where = item.partition("=")
         groups[label] = group(json.loads((Path(where) / "report.json").read_text()))
-    result = {"benchmark": "synth_queries_report",
-              "config": {"title": "Synthesised queries (synthetic data): query sets (issue 13)",
-                         "order": 60, "percent": False,
-                         "command": COMMAND + "; python benchmarks/synth_queries_report.py "
-                         + " ".join(f"'{s}'" for s in args.sets) + f" --json {args.json}",
-                         "note": NOTE},
-              "metrics": {}, "groups": groups, "latency_ms": {}}
-    atomic_write_bytes(args.json, (json.dumps(result, indent=1) + "\n").encode())
-    print(json.dumps(result, indent=1))
-    return result
+    config = {"title": "Synthesised queries (synthetic data): query sets (issue 13)",
+              "order": 60, "percent": False,
+              "command": COMMAND + "; python benchmarks/synth_queries_report.py "
+              + " ".join(f"'{s}'" for s in args.sets) + f" --json {args.json}",
+              "note": NOTE}
+    result = BenchmarkResult("synth_queries_report", config, groups=groups)
+    print(result.to_json(args.json))
+    return result.to_dict()
 
 
 if __name__ == "__main__":

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "first_stage_dump.py"
 
-
-def test_trecdl_dump_is_the_judged_top_100(shared_data: Path, tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("first_stage_dump", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+def test_trecdl_dump_is_the_judged_top_100(shared_data: Path, tmp_path: Path, bench_script) -> None:
+    mod = bench_script("first_stage_dump")
     out = tmp_path / "dl19.tsv"
     assert mod.main(["trecdl", str(shared_data / "trec-dl"), str(out)]) == 0
     rows = [line.split("\t") for line in out.read_text().splitlines()]

@@ -2,18 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
-
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "synth_queries_experiment.py"
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location("synth_queries_experiment", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _experiment(systems: dict[str, float], significant: set[tuple[str, str]]) -> dict:
@@ -26,11 +16,11 @@ def _experiment(systems: dict[str, float], significant: set[tuple[str, str]]) ->
             "ms_per_query": {s: 1.234 for s in names}, "comparisons": comps}
 
 
-def test_rows_tests_and_command(tmp_path: Path) -> None:
+def test_rows_tests_and_command(tmp_path: Path, bench_script) -> None:
     text, rel, out = tmp_path / "t.json", tmp_path / "r.json", tmp_path / "out.json"
     text.write_text(json.dumps(_experiment({"bm25": 0.2, "graph": 0.5}, {("bm25", "graph")})))
     rel.write_text(json.dumps(_experiment({"bm25": 0.3, "dense": 0.1}, set())))
-    res = _script().main(["--text", str(text), "--rel", str(rel), "--json", str(out),
+    res = bench_script("synth_queries_experiment").main(["--text", str(text), "--rel", str(rel), "--json", str(out),
                           "--note", "N.", "--setup", "a; b"])
     assert json.loads(out.read_text()) == res
     assert list(res["groups"]) == ["bm25 (node text)", "bm25 (+ relations)", "dense (+ relations)", "graph"]
@@ -42,11 +32,11 @@ def test_rows_tests_and_command(tmp_path: Path) -> None:
     assert res["config"]["command"].startswith("python benchmarks/synth_queries_experiment.py --text ")
 
 
-def test_benchmark_name_and_order_per_skb(tmp_path: Path) -> None:
+def test_benchmark_name_and_order_per_skb(tmp_path: Path, bench_script) -> None:
     text, rel, out = tmp_path / "t.json", tmp_path / "r.json", tmp_path / "out.json"
     text.write_text(json.dumps(_experiment({"bm25": 0.2, "graph": 0.5}, set())))
     rel.write_text(json.dumps(_experiment({"bm25": 0.3}, set())))
-    res = _script().main(["--text", str(text), "--rel", str(rel), "--json", str(out),
+    res = bench_script("synth_queries_experiment").main(["--text", str(text), "--rel", str(rel), "--json", str(out),
                           "--benchmark", "synth_queries_metaqa", "--order", "62"])
     assert res["benchmark"] == "synth_queries_metaqa" and res["config"]["order"] == 62
     assert res["config"]["command"].endswith("--benchmark synth_queries_metaqa --order 62")

@@ -2,18 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
-
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "synth_queries_report.py"
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location("synth_queries_report", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _report() -> dict:
@@ -34,11 +24,11 @@ def _report() -> dict:
     }
 
 
-def test_groups_from_report_json(tmp_path: Path) -> None:
+def test_groups_from_report_json(tmp_path: Path, bench_script) -> None:
     (tmp_path / "q").mkdir()
     (tmp_path / "q" / "report.json").write_text(json.dumps(_report()))
     out = tmp_path / "out.json"
-    res = _script().main([f"MetaQA={tmp_path / 'q'}", "--json", str(out)])
+    res = bench_script("synth_queries_report").main([f"MetaQA={tmp_path / 'q'}", "--json", str(out)])
     assert json.loads(out.read_text()) == res
     g = res["groups"]["MetaQA"]
     assert g["templates used / grounded"] == "2 / 3"
