@@ -10,6 +10,11 @@ the same metrics per subset (hop, category, ...); ``latency_ms`` per-query laten
 percentiles, overall and per group (``"1-hop.p95"``); ``device`` where the models ran
 (:func:`skbsearch.core.devices.current_record`: the process's default device once torch is
 imported, else the CPU).
+
+``config`` also carries how ``benchmarks/make_report.py`` shows a result (:data:`PRESENTATION`:
+title, command, note, order, ...). A rerun that writes over a result file keeps those keys
+from the file it replaces unless it sets them itself, so rerunning a benchmark changes its
+numbers, not how BENCHMARKS.md presents them.
 """
 
 from __future__ import annotations
@@ -22,6 +27,22 @@ from typing import Any
 from skbsearch.core.devices import current_record
 from skbsearch.core.outfile import write_output
 from skbsearch.eval.report import print_table
+
+#: ``config`` keys that say how a result is shown (``benchmarks/make_report.py``), not what it measured
+PRESENTATION = ("title", "command", "protocol", "note", "pivot", "columns", "overall_row", "percent",
+                "show_latency", "order", "summary", "summary_table", "label")
+
+
+def _presentation(path: Path, benchmark: str) -> dict[str, Any]:
+    """The presentation keys of the result file at ``path`` when it holds a result of the same
+    benchmark (anything else, or a file that does not parse, gives none)."""
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(old, dict) or old.get("benchmark") != benchmark or not isinstance(old.get("config"), dict):
+        return {}
+    return {k: old["config"][k] for k in PRESENTATION if k in old["config"]}
 
 
 @dataclass
@@ -40,8 +61,14 @@ class BenchmarkResult:
         return asdict(self)
 
     def to_json(self, path: str | Path | None = None) -> str:
-        """The result as JSON text; also written (atomically) to ``path`` when given."""
-        text = json.dumps(self.to_dict(), indent=2, default=str)
+        """The result as JSON text; also written (atomically) to ``path`` when given, keeping
+        the :data:`PRESENTATION` keys of a result of the same benchmark already there that
+        this one does not set."""
+        data = self.to_dict()
+        if path is not None and Path(path).is_file():
+            kept = _presentation(Path(path), self.benchmark)
+            data["config"] = {**data["config"], **{k: v for k, v in kept.items() if k not in data["config"]}}
+        text = json.dumps(data, indent=2, default=str)
         if path is not None:
             write_output(path, text + "\n")
         return text
