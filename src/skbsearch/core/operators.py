@@ -47,7 +47,7 @@ class StageBase:
         return Pipeline(self, Cutoff(k))
 
     def __add__(self, other: Stage) -> Stage:
-        """``a + b``: fuse the two stages' Runs (reciprocal rank fusion)."""
+        """``a + b``: fuse the two stages' Runs (score-aware fusion, ``fuse``)."""
         fuse: Callable[[Stage, Stage], Stage] = load_object(FUSION)
         return fuse(self, other)
 
@@ -114,6 +114,13 @@ class Pipeline(StageBase):
             run = stage(queries, run)
         assert run is not None
         return run
+
+    def evidence(self) -> tuple[str, ...]:
+        """Its first stage's evidence when the rest only cut the list (``graph % 20``), else
+        none known (a re-ranker's scores are its own)."""
+        if all(isinstance(s, Cutoff) for s in self.stages[1:]):
+            return tuple(getattr(self.stages[0], "evidence", tuple)())
+        return ()
 
     def __repr__(self) -> str:
         parts = []

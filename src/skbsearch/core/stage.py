@@ -248,6 +248,18 @@ class SpecStage(StageBase):
         """Learn from judged queries (PyTerrier's estimator idea); only trainable stages."""
         raise InputError(f"stage {self.name!r} is not trainable", field="fit")
 
+    def evidence(self) -> tuple[str, ...]:
+        """What this stage's scores are made of, as keys of the bound context's resources: its
+        own evidence first, then any other stage's it carries too (the graph stage: its graph,
+        then the BM25 index its text score reads). Empty (the default): evidence of its own
+        that no other stage carries. ``fuse`` weighs a list whose own evidence ``n`` of its
+        lists carry ``1 / n`` by default, so shared evidence counts once."""
+        return ()
+
+    def context_key(self, resource: str) -> str | None:
+        """``resource`` (``"index:bm25"``) as a key of the bound context (``None``: unbound)."""
+        return None if self.context is None else f"{id(self.context)}:{resource}"
+
     def explain(self, query: Query, doc_id: str) -> list[str]:
         """Evidence lines for why ``doc_id`` was returned for ``query`` (may be empty)."""
         inner = self.inner

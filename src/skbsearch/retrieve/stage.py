@@ -64,6 +64,11 @@ class IndexRetriever(SpecStage):
         self.attach(context.index(self.index_kind), context.kb)
         return self
 
+    def evidence(self) -> tuple[str, ...]:
+        """The context's index it reads (none when its index was given directly)."""
+        key = self.context_key(f"index:{self.index_kind}") if self.index_kind else None
+        return (key,) if key is not None else ()
+
     def attach(self, index: Any, skb: Any) -> None:  # pragma: no cover - abstract
         """Use ``index`` (a loaded one or its directory), filters evaluated on ``skb``."""
         raise NotImplementedError

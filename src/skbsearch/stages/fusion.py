@@ -97,7 +97,8 @@ class FuseStage(FusionStage):
 
     @dataclass
     class Params:
-        weights: tuple[float, ...] = field(default=(), metadata={"help": "one per stage (default 1 each)"})
+        weights: tuple[float, ...] = field(default=(), metadata={
+            "help": "one per stage (default 1 each; 1/n for a list whose own evidence n lists carry)"})
         top: float = field(default=2.0, metadata={
             "help": "weight of the best normalised score a candidate has in any list (0: RRF)"})
         depth: int = field(default=100, metadata={"help": "candidates of each list normalised and fused"})
@@ -110,8 +111,8 @@ class FuseStage(FusionStage):
     _given: tuple[tuple[float, ...], float] | None = None
 
     def build(self, context: StageContext) -> Any:
-        return ScoreFusion(*self.children, weights=self.params.weights or None, top=self.params.top,
-                           depth=self.params.depth, k=self.params.k)
+        return ScoreFusion(*self.children, weights=self.params.weights or shared_evidence_weights(self.children),
+                           top=self.params.top, depth=self.params.depth, k=self.params.k)
 
     def fit(self, queries: Sequence[Query], qrels: Qrels, run: Run | None = None) -> SpecStage:
         """Choose the weights (simplex, step 0.1) and ``top`` (0: RRF, 1, 2, 4) that maximise
@@ -119,7 +120,7 @@ class FuseStage(FusionStage):
         the queries and loses on none (:func:`_backed_off`); else keep the spec's."""
         qids, runs = self.judged_child_runs(queries, qrels, run)
         if self._given is None:  # the spec's parameters, which a refit (another fold) backs off to
-            self._given = (tuple(self.params.weights) or (1.0,) * len(runs), self.params.top)
+            self._given = (tuple(self.params.weights) or shared_evidence_weights(self.children), self.params.top)
         current = self._given
         grid = [current] + [(w, top) for top in (2.0, 0.0, 1.0, 4.0) for w in _simplex(len(runs), 10)]
         ranks = np.array([_first_ranks(score_fusion(runs, list(w), top, self.params.depth, k=self.params.k),
@@ -129,6 +130,18 @@ class FuseStage(FusionStage):
         self.params.top = top
         self._built = None
         return self
+
+
+def shared_evidence_weights(children: Sequence[Any]) -> tuple[float, ...]:
+    """``fuse``'s default weights: ``1 / n`` for a child whose own evidence (the first key of
+    its :meth:`~skbsearch.core.stage.SpecStage.evidence`) ``n`` children carry, else 1.
+
+    The graph stage's score holds the BM25 score of the index a ``bm25`` child reads, so in
+    ``bm25 + graph`` that text evidence would count twice at equal weights: the BM25 list
+    gets 1/2 (measured on seven development sets in benchmarks/NOTES.md, "Shared evidence
+    counts once")."""
+    ev = [tuple(getattr(c, "evidence", tuple)()) for c in children]
+    return tuple(1.0 / max(1, sum(e[0] in other for other in ev)) if e else 1.0 for e in ev)
 
 
 #: MRR a fitted choice must gain over the current parameters on held-out quarters

@@ -58,3 +58,24 @@ def test_explain_through_a_fused_pipeline(ctx):
     assert top == "p5"
     lines = explain(p, q, top, max_lines=3)
     assert any(ln.startswith("path: Zenith --has_brand^-1--> Zenith Alpine Mug") for ln in lines)
+
+
+def test_fuse_counts_the_text_evidence_the_graph_stage_carries_once(ctx):
+    from skbsearch.stages.fusion import shared_evidence_weights
+
+    # the graph stage's score holds the BM25 score of the index a bm25 child reads
+    assert pipeline("bm25 + graph", ctx).inner.weights == [0.5, 1.0]
+    assert pipeline("bm25(types=[product]) + (graph % 20)", ctx).inner.weights == [0.5, 1.0]
+    assert pipeline("graph + bm25 + bm25", ctx).inner.weights == [1.0, 1 / 3, 1 / 3]
+    # a re-ranked list's scores are its own; weights given in the spec are kept
+    assert pipeline("(bm25 >> bm25) + graph", ctx).inner.weights == [1.0, 1.0]
+    assert pipeline("fuse(bm25, graph, weights=[1, 1])", ctx).inner.weights == [1.0, 1.0]
+    assert repr(pipeline("bm25 + graph", ctx)) == "bm25 + graph"
+    # unbound stages (no context to share) and other evidence: equal weights
+    assert shared_evidence_weights(pipeline("bm25 + graph").children) == (1.0, 1.0)
+    q = [Query("q", "a dishwasher safe cup by Zenith")]
+    p = pipeline("bm25 + graph", ctx)
+    from skbsearch.retrieve.hybrid import score_fusion
+
+    runs = [c(q) for c in p.children]
+    assert p(q) == score_fusion(runs, [0.5, 1.0], 2.0, 100)

@@ -149,6 +149,11 @@ class SKBGraphRetriever(SpecStage):
         self.set_model(self._override(model))
         return self
 
+    def evidence(self) -> tuple[str, ...]:
+        """Its graph walks, then the context's BM25 index its text score reads."""
+        keys = (self.context_key("graph"), self.context_key("index:bm25"))
+        return tuple(k for k in keys if k is not None)
+
     def _setup(self, skb: SKB, text_index: BM25Index, tg: TypeGraph, linker: NameLinker,
                answer_types: AnswerTypes | None) -> None:
         p = self.params
