@@ -178,3 +178,22 @@ def test_summed_view_of_a_saved_index_has_the_ids_and_rebuild_hint_keeps_setting
     assert runner.invoke(app, [*args, "-q"]).exit_code == 0
     again = BM25Index.load(out)
     assert again.params == loaded.params and again.source["rel_weight"] == 2.0
+
+
+def test_fuse_weighs_bm25_by_the_evidence_it_shares_with_the_graph_stage(skb: SKB) -> None:
+    """On a sum index the graph stage's text score is the bm25 stage's (BM25 weighed 1/2 in
+    ``bm25 + graph``); a BM25F index's own scores are other evidence (equal weights)."""
+    from skbsearch.stages import pipeline
+    from skbsearch.stages.context import StageContext
+
+    out = Path(skb.path) / "indexes" / "bm25"
+    BM25Index.default_for_skb(skb).save(out)
+    assert BM25Index.load(out).scores_summed()
+    assert pipeline("bm25 + graph", StageContext(SKB.load(skb.path))).inner.weights == [0.5, 1.0]
+    BM25Index.default_for_skb(skb, combine="bm25f").save(out)
+    assert not BM25Index.load(out).scores_summed()
+    ctx = StageContext(SKB.load(skb.path))
+    assert pipeline("bm25 + graph", ctx).inner.weights == [1.0, 1.0]
+    assert "_summed" not in ctx.index("bm25").__dict__  # (the weights did not rescore the index)
+    BM25Index.default_for_skb(skb, field_b={"relations": 0.3}).save(out)
+    assert pipeline("bm25 + graph", StageContext(SKB.load(skb.path))).inner.weights == [1.0, 1.0]

@@ -336,6 +336,12 @@ class BM25Index:
         _check_scores(path, bm, tokenizer, m.num_docs)
         return cls(bm, tokenizer, doc_ids, m.params, m.source, path)
 
+    def scores_summed(self) -> bool:
+        """Whether the index's own scores are :meth:`summed_fields`' (one field, or the fields'
+        BM25 added with one ``b``): then a graph stage's text evidence is this index's score."""
+        p = self.params
+        return len(p.get("field_weights") or {}) < 2 or (p.get("combine", "sum") == "sum" and not p.get("field_b"))
+
     def summed_fields(self) -> BM25Index:
         """This index scored as each field's own BM25 (the index's ``b`` for every field)
         added up, ``combine='sum'``: the text evidence the graph stage's weights and fits were
@@ -343,7 +349,7 @@ class BM25Index:
         scores so, has one field, or has no term counts (saved before live updates, or built
         by Ray)."""
         p = self.params
-        if len(p.get("field_weights") or {}) < 2 or (p.get("combine", "sum") == "sum" and not p.get("field_b")):
+        if self.scores_summed():
             return self
         if "_summed" not in self.__dict__:
             post = self.term_stats

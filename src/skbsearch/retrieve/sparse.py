@@ -107,6 +107,15 @@ class BM25Retriever(IndexRetriever):
         self._weight: np.ndarray | None = None
         self._mask_ready = False
 
+    def evidence(self) -> tuple[str, ...]:
+        """The context's BM25 index, as the graph stage's text evidence reads it when the
+        index scores so (:meth:`BM25Index.scores_summed`); a BM25F or per-field-``b`` index's
+        own scores are other evidence."""
+        own = super().evidence()
+        if own and not self.index.scores_summed():
+            return (f"{own[0]}:as-built",)
+        return own
+
     @property
     def backend(self) -> str:
         """``"auto"``, ``"numba"`` or ``"numpy"``."""
