@@ -90,8 +90,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{system:28s}", " ".join(f"{100 * m[f'hit@10 {n}']:.1f}/{100 * m[f'mrr {n}']:.2f}" for n in names),
               f"| mean {100 * m['mean hit@10']:.2f} / {100 * m['mean mrr']:.2f}")
     best = max(groups, key=lambda s: groups[s]["mean mrr"])
-    res = BenchmarkResult("fuse_weights", {"sets": a.set, "limit": a.limit,
-                                           "command": "python benchmarks/fuse_weights.py " + " ".join(sys.argv[1:])},
+    res = BenchmarkResult("fuse_weights", {
+        "sets": a.set, "limit": a.limit, "overall_row": False,
+        "title": "`bm25 + graph` fusion weights on six development sets (issue 22)",
+        "note": "A row per system (untrained), a column per metric and set; `bm25 + graph (default)` "
+                "weighs BM25 1/2 (shared evidence counts once), `w_bm25=W top=T` fuses with BM25 "
+                "weight W and max term T. Analysis: benchmarks/NOTES.md, 'Shared evidence counts once'.",
+        "command": "python benchmarks/fuse_weights.py " + " ".join(sys.argv[1:])},
                           metrics=dict(groups["bm25 + graph (default)"]), groups=groups)
     print(f"best mean MRR: {best}", file=sys.stderr)
     if a.json:
