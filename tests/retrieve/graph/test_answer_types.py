@@ -41,3 +41,14 @@ def test_type_heads_synonyms_classes_and_people():
     # a country many films point to is a class of films, but not past the participle
     assert at.guess("countries bordering united states".split()) == {"country": 1.0}
     assert at.guess("what is the capital of x".split()) == {}
+
+
+def test_a_head_noun_for_people_outweighs_an_earlier_type_word():
+    at = AnswerTypes(_kb(), min_links=10)
+    # "film" names a type, but the phrase's head "alumni" / "members" says people
+    got = at.guess("film alumni who went into politics".split())
+    assert got == {"feature film": 0.2, "person": 0.8}
+    assert max(at.guess("country members".split()).items(), key=lambda x: x[1])[0] == "person"
+    # an agent ending alone does not override a type word ("film blender" is no person)
+    assert at.guess("film blender by x".split()) == {"feature film": 1.0}
+    assert at.guess("film students".split())["person"] == 0.8

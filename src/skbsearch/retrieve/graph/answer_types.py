@@ -48,6 +48,12 @@ _SYNONYMS = {"movie": ("film",), "film": ("movie",), "people": ("person",), "hum
              "organisation": ("organization",), "organization": ("organisation",)}
 #: English agent-noun endings: "directors", "thinkers", "guitarists", "comedians" ask for people
 _AGENT = ("er", "or", "ist", "ian", "ess", "ant", "ee")
+#: English nouns for people without an agent ending (singular forms): "Harvard alumni" asks
+#: for people even though "Harvard" names an organisation
+_PERSON_NOUNS = frozenset(
+    "alumni alumnus alumna alumnae graduate student pupil member native resident citizen "
+    "inhabitant man men woman women child children son daughter wife husband spouse parent "
+    "sibling brother sister friend colleague alum".split())
 
 
 def singular(word: str) -> str:
@@ -185,7 +191,10 @@ class AnswerTypes:
             if got:
                 matches.append(got)
             i += max(size, 1)
-        if not matches:
+        if phrase and phrase[-1] in _PERSON_NOUNS and not self._at_head(phrase, matches):
+            matches.append(self._person())  # the head says people ("Harvard University alumni")
+        matches = [m for m in matches if m]
+        if not matches:  # an agent noun ("directors") says people when nothing else says a type
             head = phrase[-1] if phrase else ""
             return self._norm(self._person()) if head.endswith(_AGENT) and len(head) > 4 else {}
         found: dict[int, float] = {}
@@ -194,6 +203,14 @@ class AnswerTypes:
             for k, v in got.items():
                 found[k] = max(found.get(k, 0.0), v * scale)
         return self._norm(found)
+
+    def _at_head(self, phrase: list[str], matches: list[dict[int, float]]) -> bool:
+        """Whether the phrase's last word is itself a type or class match (then it speaks)."""
+        if not matches:
+            return False
+        head = phrase[-1]
+        return bool(self.heads.get(head) or self.classes.get((head,)) or _SYNONYMS.get(head)
+                    and any(self.heads.get(w) for w in _SYNONYMS[head]))
 
     def _class_at(self, phrase: list[str], i: int) -> tuple[tuple[int, float] | None, int]:
         """The longest class name starting at word ``i`` and its length (``(None, 0)``)."""
