@@ -79,3 +79,21 @@ def test_a_chain_reuses_the_cached_first_stage(tmp_path: Path) -> None:
     chain = run_metaqa(data, "graph >> input", hops=(1,), cache_dir=tmp_path / "cache")
     assert chain.config["spec"]["model"] == res.config["spec"]["model"]
     assert "fit" not in chain.config["spec"] and chain.groups == res.groups
+
+
+def test_the_model_cache_key_follows_the_stage_code(tmp_path: Path) -> None:
+    """A model fitted by other code of the stage's package is not reused."""
+    from skbsearch.benchmarks.metaqa import spec as metaqa_spec
+    from skbsearch.core.types import Qrels, Query
+    from skbsearch.stages import pipeline
+
+    stage, qs, qrels = pipeline("graph"), [Query("q", "who directed x")], Qrels({"q": {"a": 1}})
+    first = metaqa_spec._cache_dir(stage, qs, qrels, tmp_path)
+    assert first == metaqa_spec._cache_dir(stage, qs, qrels, tmp_path)
+    assert metaqa_spec._code_digest(stage) != metaqa_spec._code_digest(pipeline("bm25"))  # another package
+    real = metaqa_spec._code_digest
+    try:
+        metaqa_spec._code_digest = lambda s: real(s) + "-changed"
+        assert metaqa_spec._cache_dir(stage, qs, qrels, tmp_path) != first
+    finally:
+        metaqa_spec._code_digest = real

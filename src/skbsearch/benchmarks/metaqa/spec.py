@@ -3,11 +3,12 @@
 The pipeline runs on the MetaQA SKB; its trainable stages (e.g. the graph stage) are
 fitted on the training questions and their answer nodes only, without the question-type
 labels. A fitted single stage that can save its model (``graph``) is cached under the
-cache directory, keyed by the spec and the training data.
+cache directory, keyed by the spec, the training data and the source of the stage's package.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -82,10 +83,20 @@ def _first_trainable(stage: Any) -> Any:
     return parts[0]
 
 
+def _code_digest(stage: Any) -> str:
+    """A digest of the source of the stage's package (every ``.py`` beside its class's module):
+    a fitted model cached by older code is not reused once the fit or the stage changes (a
+    cache keyed by the spec and the data alone served a model fitted before the graph fit's
+    blend check, and its numbers, for a day)."""
+    here = Path(inspect.getfile(type(stage))).parent
+    return content_digest(*(f.read_bytes() for f in sorted(here.glob("*.py"))))
+
+
 def _cache_dir(stage: Any, queries: list[Query], qrels: Qrels, cache_dir: str | Path | None) -> Path | None:
     """Where a fitted single stage with ``save_model`` is cached (``None``: not cacheable)."""
     if not isinstance(stage, SpecStage) or not hasattr(stage, "save_model"):
         return None
-    key = content_digest(repr(stage).encode(), str(getattr(stage, "model_format", "")).encode(), *(
+    key = content_digest(repr(stage).encode(), str(getattr(stage, "model_format", "")).encode(),
+                         _code_digest(stage).encode(), *(
         f"{q.text}\t{json.dumps(sorted(qrels.get(q.id, {})))}".encode() for q in queries))
     return cache_root(cache_dir) / "metaqa" / f"{stage.name}-{key}"
