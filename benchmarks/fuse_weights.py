@@ -92,11 +92,11 @@ def main(argv: list[str] | None = None) -> int:
     best = max(groups, key=lambda s: groups[s]["mean mrr"])
     res = BenchmarkResult("fuse_weights", {
         "sets": a.set, "limit": a.limit, "overall_row": False,
-        "title": "`bm25 + graph` fusion weights on six development sets (issue 22)",
+        "title": f"`bm25 + graph` fusion weights on {len(names)} development sets (issue 22)",
         "note": "A row per system (untrained), a column per metric and set; `bm25 + graph (default)` "
                 "weighs BM25 1/2 (shared evidence counts once), `w_bm25=W top=T` fuses with BM25 "
                 "weight W and max term T. Analysis: benchmarks/NOTES.md, 'Shared evidence counts once'.",
-        "command": "python benchmarks/fuse_weights.py " + " ".join(sys.argv[1:])},
+        "command": "python benchmarks/fuse_weights.py " + " ".join(sys.argv[1:] if argv is None else argv)},
                           metrics=dict(groups["bm25 + graph (default)"]), groups=groups)
     print(f"best mean MRR: {best}", file=sys.stderr)
     if a.json:

@@ -197,3 +197,14 @@ def test_fuse_weighs_bm25_by_the_evidence_it_shares_with_the_graph_stage(skb: SK
     assert "_summed" not in ctx.index("bm25").__dict__  # (the weights did not rescore the index)
     BM25Index.default_for_skb(skb, field_b={"relations": 0.3}).save(out)
     assert pipeline("bm25 + graph", StageContext(SKB.load(skb.path))).inner.weights == [1.0, 1.0]
+    # a BM25F index without term counts (saved before live updates, built by Ray): the graph
+    # stage reads its own scores then, so they are shared again
+    import shutil
+
+    from skbsearch.index import bm25_live
+
+    BM25Index.default_for_skb(skb, combine="bm25f").save(out)
+    shutil.rmtree(out / bm25_live.LIVE_DIR)
+    ctx = StageContext(SKB.load(skb.path))
+    assert ctx.index("bm25").scores_summed() and ctx.index("bm25").summed_fields() is ctx.index("bm25")
+    assert pipeline("bm25 + graph", ctx).inner.weights == [0.5, 1.0]

@@ -81,7 +81,7 @@ def test_a_chain_reuses_the_cached_first_stage(tmp_path: Path) -> None:
     assert "fit" not in chain.config["spec"] and chain.groups == res.groups
 
 
-def test_the_model_cache_key_follows_the_stage_code(tmp_path: Path) -> None:
+def test_the_model_cache_key_follows_the_stage_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A model fitted by other code of the stage's package is not reused."""
     from skbsearch.benchmarks.metaqa import spec as metaqa_spec
     from skbsearch.core.types import Qrels, Query
@@ -90,10 +90,32 @@ def test_the_model_cache_key_follows_the_stage_code(tmp_path: Path) -> None:
     stage, qs, qrels = pipeline("graph"), [Query("q", "who directed x")], Qrels({"q": {"a": 1}})
     first = metaqa_spec._cache_dir(stage, qs, qrels, tmp_path)
     assert first == metaqa_spec._cache_dir(stage, qs, qrels, tmp_path)
-    assert metaqa_spec._code_digest(stage) != metaqa_spec._code_digest(pipeline("bm25"))  # another package
-    real = metaqa_spec._code_digest
-    try:
-        metaqa_spec._code_digest = lambda s: real(s) + "-changed"
-        assert metaqa_spec._cache_dir(stage, qs, qrels, tmp_path) != first
-    finally:
-        metaqa_spec._code_digest = real
+    real = metaqa_spec._code_digest(stage)
+    monkeypatch.setattr(metaqa_spec, "_code_digest", lambda s: real + "-changed")
+    assert metaqa_spec._cache_dir(stage, qs, qrels, tmp_path) != first
+
+
+def test_the_code_digest_reads_the_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Changing any source file of the package changes the digest (a copy of the package is
+    imported from ``tmp_path`` in a fresh process, one file edited between two digests)."""
+    import shutil
+    import subprocess
+    import sys
+
+    import skbsearch
+
+    src = tmp_path / "src"
+    shutil.copytree(Path(skbsearch.__file__).parent, src / "skbsearch",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    code = ("from skbsearch.benchmarks.metaqa.spec import _code_digest; "
+            "from skbsearch.stages import pipeline; print(_code_digest(pipeline('graph')))")
+
+    def digest() -> str:
+        return subprocess.run([sys.executable, "-c", code], env={"PYTHONPATH": str(src), "PATH": ""},
+                              capture_output=True, text=True, check=True).stdout.strip()
+
+    before = digest()
+    assert before == digest()
+    with (src / "skbsearch" / "index" / "sparse.py").open("a") as f:
+        f.write("\n# changed\n")
+    assert digest() != before

@@ -12,9 +12,11 @@ percentiles, overall and per group (``"1-hop.p95"``); ``device`` where the model
 imported, else the CPU).
 
 ``config`` also carries how ``benchmarks/make_report.py`` shows a result (:data:`PRESENTATION`:
-title, command, note, order, ...). A rerun that writes over a result file keeps those keys
+title, note, order, summary, ...). A rerun that writes over a result file keeps those keys
 from the file it replaces unless it sets them itself, so rerunning a benchmark changes its
-numbers, not how BENCHMARKS.md presents them.
+numbers, not how BENCHMARKS.md presents them. The ``command`` and ``protocol`` say how the
+numbers were made, so they are never carried over (a rerun with other options would show the
+old command beside the new numbers).
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ from skbsearch.core.outfile import write_output
 from skbsearch.eval.report import print_table
 
 #: ``config`` keys that say how a result is shown (``benchmarks/make_report.py``), not what it measured
-PRESENTATION = ("title", "command", "protocol", "note", "pivot", "columns", "overall_row", "percent",
-                "show_latency", "order", "summary", "summary_table", "label")
+PRESENTATION = ("title", "note", "pivot", "columns", "overall_row", "percent", "show_latency", "order",
+                "summary", "summary_table", "label")
 
 
 def _presentation(path: Path, benchmark: str) -> dict[str, Any]:

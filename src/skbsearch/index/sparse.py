@@ -337,10 +337,13 @@ class BM25Index:
         return cls(bm, tokenizer, doc_ids, m.params, m.source, path)
 
     def scores_summed(self) -> bool:
-        """Whether the index's own scores are :meth:`summed_fields`' (one field, or the fields'
-        BM25 added with one ``b``): then a graph stage's text evidence is this index's score."""
+        """Whether :meth:`summed_fields` is this index itself (one field; the fields' BM25 added
+        with one ``b``; or no term counts to rescore from), so that a graph stage's text
+        evidence is this index's own score. Reads nothing and rescores nothing."""
         p = self.params
-        return len(p.get("field_weights") or {}) < 2 or (p.get("combine", "sum") == "sum" and not p.get("field_b"))
+        if len(p.get("field_weights") or {}) < 2 or (p.get("combine", "sum") == "sum" and not p.get("field_b")):
+            return True
+        return self._term_stats is None and (self.path is None or not (self.path / bm25_live.LIVE_DIR).exists())
 
     def summed_fields(self) -> BM25Index:
         """This index scored as each field's own BM25 (the index's ``b`` for every field)

@@ -138,8 +138,9 @@ def shared_evidence_weights(children: Sequence[Any]) -> tuple[float, ...]:
 
     The graph stage's score holds the BM25 score of the index a ``bm25`` child reads, so in
     ``bm25 + graph`` that text evidence would count twice at equal weights: the BM25 list
-    gets 1/2 (measured on seven development sets in benchmarks/NOTES.md, "Shared evidence
-    counts once")."""
+    gets 1/2 (measured on six development sets in benchmarks/NOTES.md, "Shared evidence
+    counts once"). A nested fusion's evidence is not looked into (``(bm25 + graph) + dense``
+    weighs its two lists 1 and 1)."""
     ev = [tuple(getattr(c, "evidence", tuple)()) for c in children]
     return tuple(1.0 / max(1, sum(e[0] in other for other in ev)) if e else 1.0 for e in ev)
 

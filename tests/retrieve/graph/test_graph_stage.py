@@ -73,6 +73,12 @@ def test_fuse_counts_the_text_evidence_the_graph_stage_carries_once(ctx):
     assert repr(pipeline("bm25 + graph", ctx)) == "bm25 + graph"
     # unbound stages (no context to share) and other evidence: equal weights
     assert shared_evidence_weights(pipeline("bm25 + graph").children) == (1.0, 1.0)
+    assert pipeline("bm25 + graph(w_text=0)", ctx).inner.weights == [1.0, 1.0]  # reads no text
+    from skbsearch.retrieve.sparse import BM25Retriever
+    from skbsearch.stages.fusion import FuseStage
+
+    own = BM25Retriever(ctx.index("bm25"))  # its index given directly: a bound context is not its source
+    assert FuseStage.from_children([own, pipeline("graph", ctx)], ctx).inner.weights == [1.0, 1.0]
     q = [Query("q", "a dishwasher safe cup by Zenith")]
     p = pipeline("bm25 + graph", ctx)
     from skbsearch.retrieve.hybrid import score_fusion

@@ -3,17 +3,19 @@
 The pipeline runs on the MetaQA SKB; its trainable stages (e.g. the graph stage) are
 fitted on the training questions and their answer nodes only, without the question-type
 labels. A fitted single stage that can save its model (``graph``) is cached under the
-cache directory, keyed by the spec, the training data and the source of the stage's package.
+cache directory, keyed by the spec, the training data and skbsearch's source code.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import skbsearch
 from skbsearch.benchmarks.metaqa.protocol import (
     MetaQAQuestion,
     answer_nodes,
@@ -83,13 +85,27 @@ def _first_trainable(stage: Any) -> Any:
     return parts[0]
 
 
+@functools.cache
+def _source_digest() -> str:
+    """A digest of every ``.py`` of the installed skbsearch package (once a process)."""
+    root = Path(skbsearch.__file__).resolve().parent
+    return content_digest(*(f"{f.relative_to(root)}\n".encode() + f.read_bytes()
+                            for f in sorted(root.rglob("*.py"))))
+
+
 def _code_digest(stage: Any) -> str:
-    """A digest of the source of the stage's package (every ``.py`` beside its class's module):
-    a fitted model cached by older code is not reused once the fit or the stage changes (a
-    cache keyed by the spec and the data alone served a model fitted before the graph fit's
-    blend check, and its numbers, for a day)."""
-    here = Path(inspect.getfile(type(stage))).parent
-    return content_digest(*(f.read_bytes() for f in sorted(here.glob("*.py"))))
+    """The code a fitted model depends on: skbsearch's source, plus the module of a stage class
+    defined elsewhere (a plugin). A fitted model cached by older code is not reused once the
+    code changes (a cache keyed by the spec and the data alone served a model fitted before the
+    graph fit's blend check, and its numbers, for a day)."""
+    try:
+        own = Path(inspect.getfile(type(stage))).resolve()
+    except (TypeError, OSError):  # a class defined in __main__ (a notebook): skbsearch's source
+        own = None
+    root = Path(skbsearch.__file__).resolve().parent
+    if own is None or root in own.parents or not own.is_file():
+        return _source_digest()
+    return content_digest(_source_digest().encode(), own.read_bytes())
 
 
 def _cache_dir(stage: Any, queries: list[Query], qrels: Qrels, cache_dir: str | Path | None) -> Path | None:
