@@ -228,7 +228,7 @@ def search_cmd(
     evidence: Annotated[int, typer.Option(help="Evidence lines per result (0: none).")] = 2,
     pipeline: Annotated[str | None, typer.Option(
         "--pipeline", "-p", help="A pipeline spec instead of one index; for mixed questions "
-        "(relations + words) use \"bm25 + graph % 20\" (docs/howto-pipelines.md, 'skb stages').")] = None,
+        "(relations + words) use \"(bm25 + graph) % 20\" (docs/howto-pipelines.md, 'skb stages').")] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Search an SKB: ranked nodes (rank, id, type, name, score) with evidence lines."""
