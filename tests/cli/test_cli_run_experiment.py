@@ -77,6 +77,20 @@ def test_run_stark_csv_queries_and_qrels_table(data: Path, tmp_path: Path) -> No
     assert len(run) == 30 and max(len(d) for d in run.values()) <= 10
 
 
+def test_run_with_qrels_only_prints_metrics_and_writes_nothing(data: Path, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's `skb run SKB --queries Q --qrels R -p SPEC` (no --save-run): metrics, Hit@10
+    and MRR among the defaults, and no file anywhere."""
+    monkeypatch.chdir(tmp_path)
+    r = runner.invoke(app, ["run", skb(data), "--queries", str(data / "cat" / "queries.jsonl"),
+                            "-p", "bm25", "--qrels", str(data / "cat" / "qrels.trec")])
+    assert r.exit_code == 0, r.output
+    assert "not saved" in flat(r.output) and "hit@10" in r.output and "mrr" in r.output
+    assert not any(tmp_path.iterdir())
+    r = runner.invoke(app, ["run", skb(data), "--queries", str(data / "cat" / "queries.jsonl"), "-p", "bm25"])
+    assert r.exit_code == 2 and "nothing to do" in flat(r.output)
+
+
 def test_run_errors(data: Path, tmp_path: Path) -> None:
     queries = str(data / "cat" / "queries.jsonl")
     r = runner.invoke(app, ["run", skb(data), "--queries", queries, "-p", "nosuchstage",

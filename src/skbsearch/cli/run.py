@@ -111,13 +111,14 @@ def run_cmd(
     queries_path: QueriesOpt,
     spec: Annotated[str, typer.Option("--pipeline", "-p", help="Pipeline spec, e.g. "
                                       "\"bm25(k=200) >> cross-encoder % 10\".")],
-    save_run: Annotated[Path, typer.Option(
+    save_run: Annotated[Path | None, typer.Option(
         "--save-run", help="Write the TREC run here (never over an input file or into an SKB or "
-        "index directory; written whole or not at all).", callback=output_option)],
+        "index directory; written whole or not at all). Optional with --qrels.",
+        callback=output_option)] = None,
     qrels_path: Annotated[Path | None, typer.Option(
         "--qrels", help="Evaluate against these qrels: TREC, JSON or a query file with an "
         "answers column (STaRK CSV).")] = None,
-    metrics: MetricsOpt = "ndcg@10,mrr@10,recall@100",
+    metrics: MetricsOpt = "ndcg@10,mrr@10,recall@100,hit@1,hit@10,mrr",
     k: Annotated[int, typer.Option("--k", "-k", min=1, help="Candidates kept a query.")] = 100,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1,
                                             help="Queries a pipeline call.")] = 64,
@@ -127,23 +128,29 @@ def run_cmd(
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
-    """Run a pipeline over a query file and write a TREC run (with --qrels: its metrics)."""
+    """Run a pipeline over a query file: write its TREC run (--save-run), print its metrics
+    (--qrels), or both."""
     from skbsearch.eval.evaluate import evaluate, parse_metrics
+
+    if save_run is None and qrels_path is None:
+        raise InputError("nothing to do: give --save-run FILE (the TREC run), --qrels FILE "
+                         "(its metrics), or both", field="--save-run")
 
     queries = load_queries(queries_path, id_field, text_field)
     names = [s.name for s in parse_metrics(metrics)] if qrels_path is not None else []
     qrels = _judged_qrels(qrels_path, queries) if qrels_path is not None else None
-    run_tag = tag or save_run.stem
+    run_tag = tag or (save_run.stem if save_run is not None else "skb")
     if not run_tag or any(ch.isspace() for ch in run_tag):
         raise InputError(f"a TREC run tag has no spaces, got {run_tag!r}", field="--tag")
     stage = build_pipeline(spec, load_skb(skb_dir))
     run, seconds = run_batched(stage, queries, batch_size, quiet or as_json)
     run = run.top(k)
-    save_run.parent.mkdir(parents=True, exist_ok=True)
-    run.to_trec(save_run, tag=run_tag)
+    if save_run is not None:
+        save_run.parent.mkdir(parents=True, exist_ok=True)
+        run.to_trec(save_run, tag=run_tag)
     summary: dict[str, Any] = {
         "skb": str(skb_dir), "pipeline": repr(stage), "queries": len(queries),
-        "run": str(save_run), "k": k, "seconds": round(seconds, 3),
+        "run": str(save_run) if save_run is not None else None, "k": k, "seconds": round(seconds, 3),
         "ms_per_query": round(1000.0 * seconds / max(1, len(queries)), 3),
     }
     if qrels is not None:
@@ -154,8 +161,9 @@ def run_cmd(
         print_json(summary)
         return
     if not quiet:
-        console.print(f"wrote {len(run)} queries × ≤{k} candidates to {save_run} "
-                      f"({summary['ms_per_query']} ms a query)", markup=False, highlight=False)
+        what = (f"wrote {len(run)} queries × ≤{k} candidates to {save_run}" if save_run is not None
+                else f"ran {len(run)} queries × ≤{k} candidates (not saved: --save-run FILE keeps them)")
+        console.print(f"{what} ({summary['ms_per_query']} ms a query)", markup=False, highlight=False)
     if qrels is not None:
         print_table([{"pipeline": summary["pipeline"], **summary["results"]}],
                     title=f"{queries_path.name} ({len(qrels)} judged queries)")
