@@ -318,3 +318,10 @@ def test_cli_bad_line_writes_nothing(tmp_path):
     assert res.exit_code != 0 and "Traceback" not in res.output
     assert f"{d / 'train.tsv'}:9" in res.output and "tail" in res.output
     assert not out.exists() and not list(tmp_path.glob(".out.skb*"))
+
+
+def test_a_missing_source_says_not_found(tmp_path: Path) -> None:
+    for fmt in ("kg", None, "jsonl", "rdf"):
+        with pytest.raises(InputError, match="not found") as e:
+            load(tmp_path / "no-such-dir", fmt)
+        assert "no-such-dir" in str(e.value)

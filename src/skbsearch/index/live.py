@@ -81,6 +81,8 @@ def stale_indexes(skb_dir: str | Path, lineage: list[str], content_hash: str) ->
         why = _why_stale(m.kind, src, d)
         if src.get("kind") != "skb" or not h or h == content_hash or h not in lineage or why is None:
             continue
+        if src.get("role"):  # the linker's and name tables: rebuilt on first use, no command
+            continue
         out.append({"path": str(d), "kind": m.kind, "why": why,
-                    "rebuild": rebuild_command(m.kind, skb_dir, d, src, dict(m.params or {})) + " --force"})
+                    "rebuild": rebuild_command(m.kind, skb_dir, d, src, dict(m.params or {}))})
     return out
