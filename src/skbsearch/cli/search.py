@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 from skbsearch.cli.output import (
@@ -22,6 +19,7 @@ from skbsearch.cli.output import (
     handle_errors,
     print_json,
     print_table,
+    stage_progress,
 )
 from skbsearch.core.atomic import check_replaceable, recover_dir
 from skbsearch.core.errors import ArtefactError, InputError
@@ -123,7 +121,7 @@ def index_cmd(
                                           ("field_b", parse_field_weights(field_b, "--field-b") or None))
                         if v is not None})
     t0 = time.perf_counter()
-    with _index_progress(disable=quiet or json_out) as progress:
+    with stage_progress(disable=quiet or json_out) as progress:
         index = _build_index(skb_dir, kind, engine, ray_address, shard_rows, progress,
                              fields=field_list, field_weights=parse_field_weights(field_weights),
                              **options)
@@ -180,22 +178,6 @@ def _build_options(kind: str, engine: str, field_list: list[str] | None, add_rel
         return {"add_rel": None if add_rel is None and not field_list else bool(add_rel),
                 "rel_weight": rel_weight}
     return {"add_rel": bool(add_rel)}
-
-
-@contextmanager
-def _index_progress(disable: bool) -> Iterator[ProgressFn]:
-    """Transient bars on stderr, one a stage; yields ``progress(stage, done, total)``."""
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=err_console, transient=True,
-                  disable=disable) as prog:
-        tasks: dict[str, Any] = {}
-
-        def progress(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = prog.add_task(stage, total=total or None)
-            prog.update(tasks[stage], completed=done, total=total or None)
-
-        yield progress
 
 
 def _build_index(skb_dir: Path, kind: str, engine: str, ray_address: str | None, shard_rows: int,
