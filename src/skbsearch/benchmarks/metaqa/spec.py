@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import skbsearch
 from skbsearch.benchmarks.metaqa.protocol import (
     MetaQAQuestion,
     answer_nodes,
@@ -85,10 +84,14 @@ def _first_trainable(stage: Any) -> Any:
     return parts[0]
 
 
+#: the skbsearch package directory (this file is skbsearch/benchmarks/metaqa/spec.py)
+_PACKAGE = Path(__file__).resolve().parents[2]
+
+
 @functools.cache
 def _source_digest() -> str:
     """A digest of every ``.py`` of the installed skbsearch package (once a process)."""
-    root = Path(skbsearch.__file__).resolve().parent
+    root = _PACKAGE
     return content_digest(*(f"{f.relative_to(root)}\n".encode() + f.read_bytes()
                             for f in sorted(root.rglob("*.py"))))
 
@@ -102,7 +105,7 @@ def _code_digest(stage: Any) -> str:
         own = Path(inspect.getfile(type(stage))).resolve()
     except (TypeError, OSError):  # a class defined in __main__ (a notebook): skbsearch's source
         own = None
-    root = Path(skbsearch.__file__).resolve().parent
+    root = _PACKAGE
     if own is None or root in own.parents or not own.is_file():
         return _source_digest()
     return content_digest(_source_digest().encode(), own.read_bytes())

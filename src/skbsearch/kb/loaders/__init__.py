@@ -94,7 +94,7 @@ def load(source: str | Path | None, format: str | None = None, **options: Any) -
     (stark); ``types`` (kg: a file of ``id<TAB>type`` lines).
     Options a loader does not take are an error.
     """
-    if source is not None and not Path(source).exists():
+    if source is not None and options.get("nodes") is None and not Path(source).exists():
         raise InputError("not found", file=source)
     fmt = format or detect_format(source, options.get("nodes"))
     loaders = {"jsonl": load_jsonl, "csv": load_csv, "triples": load_triples, "stark": load_stark,
