@@ -168,17 +168,23 @@ class SpecStage(StageBase):
         return list(dataclasses.fields(cls.Params))
 
     @classmethod
+    def check_param_names(cls, params: Any) -> None:
+        """Refuse a name that is not a declared parameter (the error lists the valid ones)."""
+        names = [f.name for f in cls.param_fields()]
+        for key in params:
+            if key.replace("-", "_") not in names:
+                raise InputError(f"stage {cls.name!r} has no parameter {key!r}; its parameters: "
+                                 f"{', '.join(names) or 'none'}", field=key)
+
+    @classmethod
     def make_params(cls, **params: Any) -> Any:
         """Validate and convert keyword parameters (unknown names list the valid ones)."""
         hints = typing.get_type_hints(cls.Params)
+        cls.check_param_names(params)
         fields = {f.name: f for f in cls.param_fields()}
         out = {}
         for key, value in params.items():
             norm = key.replace("-", "_")
-            if norm not in fields:
-                valid = ", ".join(fields) or "none"
-                raise InputError(f"stage {cls.name!r} has no parameter {key!r}; its parameters: "
-                                 f"{valid}", field=key)
             out[norm] = _coerce(cls.name, norm, hints[norm], value)
         try:
             p = cls.Params(**out)
@@ -256,9 +262,14 @@ class SpecStage(StageBase):
         lists carry ``1 / n`` by default, so shared evidence counts once."""
         return ()
 
+    #: built over resources given directly (an index object, an SKB): a context bound later is
+    #: not where its scores come from (subclasses set it in ``__init__``)
+    owns_resources: bool = False
+
     def context_key(self, resource: str) -> str | None:
-        """``resource`` (``"index:bm25"``) as a key of the bound context (``None``: unbound)."""
-        return None if self.context is None else f"{id(self.context)}:{resource}"
+        """``resource`` (``"index:bm25"``) as a key of the bound context (``None``: unbound, or
+        :attr:`owns_resources`)."""
+        return None if self.context is None or self.owns_resources else f"{id(self.context)}:{resource}"
 
     def explain(self, query: Query, doc_id: str) -> list[str]:
         """Evidence lines for why ``doc_id`` was returned for ``query`` (may be empty)."""

@@ -427,7 +427,7 @@ def _cell_tables(lengths: np.ndarray, active: np.ndarray, code: int, k1: float, 
         l_avg[i] = float(lens.mean()) if len(lens) else 0.0
         width[i] = int(lens.max(initial=0)) + 1
         rows = min(TABLE_TF, TABLE_MAX // int(width[i]))
-        if 0 < rows and rows * int(width[i]) <= TABLE_MAX:
+        if rows > 0:
             tables.append(_tfc_table(code, rows * int(width[i]), int(width[i]), l_avg[i], k1, float(b[i]), delta))
             cap[i], table_at[i] = rows, at
             at += rows * int(width[i])

@@ -78,10 +78,11 @@ def stale_indexes(skb_dir: str | Path, lineage: list[str], content_hash: str) ->
             continue
         src = dict(m.source or {})
         h = src.get("skb_hash")
-        why = _why_stale(m.kind, src, d)
-        if src.get("kind") != "skb" or not h or h == content_hash or h not in lineage or why is None:
+        # (the linker's and name tables, src["role"], are rebuilt on first use: no command)
+        if src.get("kind") != "skb" or src.get("role") or not h or h == content_hash or h not in lineage:
             continue
-        if src.get("role"):  # the linker's and name tables: rebuilt on first use, no command
+        why = _why_stale(m.kind, src, d)
+        if why is None:
             continue
         out.append({"path": str(d), "kind": m.kind, "why": why,
                     "rebuild": rebuild_command(m.kind, skb_dir, d, src, dict(m.params or {}))})

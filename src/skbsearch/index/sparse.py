@@ -95,6 +95,9 @@ def _check_build(parts: Mapping[str, Sequence[Any]], doc_ids: Sequence[str], k1:
                  method: str, combine: str = "sum", field_b: Mapping[str, float] | None = None) -> None:
     """Refuse BM25 settings out of range, repeated ids, or a field without one text a document."""
     check_bm25_settings(method, k1, b, combine, field_b)
+    unknown = sorted(set(field_b or ()) - set(parts))
+    if unknown:
+        raise InputError(f"b given for unknown field {unknown[0]!r}; fields are {list(parts)}", field="field_b")
     n = len(doc_ids)
     if len(set(doc_ids)) != n:
         raise InputError("document ids are not unique", field="doc_id")

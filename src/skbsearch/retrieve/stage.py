@@ -51,8 +51,7 @@ class IndexRetriever(SpecStage):
         self.skb = skb
         self._index: Any = None
         self._direct_source = source if direct else None
-        #: given its index directly: a context bound later is not where its scores come from
-        self._own_index = direct
+        self.owns_resources = direct
 
     def _ready_direct(self) -> None:
         """Attach a directly given index now (subclasses call it at the end of ``__init__``)."""
@@ -68,7 +67,7 @@ class IndexRetriever(SpecStage):
 
     def evidence(self) -> tuple[str, ...]:
         """The context's index it reads (none when its index was given directly)."""
-        key = self.context_key(f"index:{self.index_kind}") if self.index_kind and not self._own_index else None
+        key = self.context_key(f"index:{self.index_kind}") if self.index_kind else None
         return (key,) if key is not None else ()
 
     def attach(self, index: Any, skb: Any) -> None:  # pragma: no cover - abstract

@@ -28,7 +28,7 @@ def build(node: Any, context: Any = None) -> Any:
             kwargs = {k: _plain(v, node.name, k) for k, v in node.kwargs.items()}
             return cls.from_children(kids, context=context, **kwargs)
         kwargs = {k: _plain(v, node.name, k) for k, v in node.kwargs.items()}
-        _only_params(cls, kwargs)
+        cls.check_param_names(kwargs)  # constructor options are for Python callers, never spec text
         if node.args:
             fields = cls.param_fields()
             if len(node.args) > len(fields):
@@ -41,16 +41,6 @@ def build(node: Any, context: Any = None) -> Any:
                 kwargs[f.name] = _plain(v, node.name, f.name)
         return cls(context, **kwargs)
     raise InputError(f"cannot build a stage from {node!r}", field="pipeline")
-
-
-def _only_params(cls: Any, kwargs: dict[str, Any]) -> None:
-    """A spec sets a stage's declared parameters only: its constructor's other options (an
-    embedding cache directory, a loaded model object) are for Python callers, never spec text."""
-    names = [f.name for f in cls.param_fields()]
-    for key in kwargs:
-        if key.replace("-", "_") not in names:
-            raise InputError(f"stage {cls.name!r} has no parameter {key!r}; its parameters: "
-                             f"{', '.join(names) or 'none'}", field=key)
 
 
 def _plain(value: Any, stage: str, param: str) -> Any:

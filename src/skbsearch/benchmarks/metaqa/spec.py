@@ -91,9 +91,8 @@ _PACKAGE = Path(__file__).resolve().parents[2]
 @functools.cache
 def _source_digest() -> str:
     """A digest of every ``.py`` of the installed skbsearch package (once a process)."""
-    root = _PACKAGE
-    return content_digest(*(f"{f.relative_to(root)}\n".encode() + f.read_bytes()
-                            for f in sorted(root.rglob("*.py"))))
+    return content_digest(*(f"{f.relative_to(_PACKAGE)}\n".encode() + f.read_bytes()
+                            for f in sorted(_PACKAGE.rglob("*.py"))))
 
 
 def _code_digest(stage: Any) -> str:
@@ -105,8 +104,7 @@ def _code_digest(stage: Any) -> str:
         own = Path(inspect.getfile(type(stage))).resolve()
     except (TypeError, OSError):  # a class defined in __main__ (a notebook): skbsearch's source
         own = None
-    root = _PACKAGE
-    if own is None or root in own.parents or not own.is_file():
+    if own is None or _PACKAGE in own.parents or not own.is_file():
         return _source_digest()
     return content_digest(_source_digest().encode(), own.read_bytes())
 

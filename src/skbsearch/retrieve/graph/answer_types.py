@@ -209,8 +209,8 @@ class AnswerTypes:
         if not matches:
             return False
         head = phrase[-1]
-        return bool(self.heads.get(head) or self.classes.get((head,)) or _SYNONYMS.get(head)
-                    and any(self.heads.get(w) for w in _SYNONYMS[head]))
+        return bool(self.heads.get(head) or self.classes.get((head,))
+                    or any(self.heads.get(w) for w in _SYNONYMS.get(head, ())))
 
     def _class_at(self, phrase: list[str], i: int) -> tuple[tuple[int, float] | None, int]:
         """The longest class name starting at word ``i`` and its length (``(None, 0)``)."""

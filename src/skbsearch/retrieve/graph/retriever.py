@@ -124,7 +124,7 @@ class SKBGraphRetriever(SpecStage):
             params["model"], model = model, None
         direct = isinstance(source, SKB)
         super().__init__(None if direct else source, **params)
-        self._own_indexes = direct  # (a context bound later is not what it reads)
+        self.owns_resources = direct
         self.min_path_prob, self.no_return, self.max_frontier = min_path_prob, no_return, max_frontier
         if direct:
             if text_index is None or name_index is None:
@@ -153,8 +153,6 @@ class SKBGraphRetriever(SpecStage):
     def evidence(self) -> tuple[str, ...]:
         """Its graph walks, then the context's BM25 index its text score reads (not with
         ``w_text=0``; nothing when it was given its indexes directly)."""
-        if self._own_indexes:
-            return ()
         keys = (self.context_key("graph"), self.context_key("index:bm25") if self.params.w_text != 0 else None)
         return tuple(k for k in keys if k is not None)
 
