@@ -77,7 +77,8 @@ def device_options(fn: F) -> F:
 def handle_errors(fn: F) -> F:
     """Check the command's arguments (:func:`skbsearch.cli.arguments.check_arguments`: text
     is UTF-8, output files clobber no input), run it, and turn :class:`SkbError` (and missing
-    files, and text that is not UTF-8) into a one-line message and exit code 2."""
+    files, and text that is not UTF-8) into a one-line message and exit code 2; running out of
+    memory is a one-line message and exit code 1, never a traceback."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -93,6 +94,10 @@ def handle_errors(fn: F) -> F:
             msg = msg.encode("utf-8", "backslashreplace").decode("utf-8")
             err_console.print(Text.assemble(("error:", "bold red"), " ", msg), highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
+        except MemoryError:  # what the readers bound still cannot exceed memory: say so, briefly
+            err_console.print(Text.assemble(("error:", "bold red"), " out of memory; the input is "
+                                            "too large for this machine's memory"), highlight=False)
+            raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]
 

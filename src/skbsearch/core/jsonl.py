@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.core.errors import InputError
+from skbsearch.core.lines import iter_lines
 
 #: A ``\\uD800``-``\\uDFFF`` escape in JSON text: the only way a lone surrogate (not text) gets in.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -62,27 +63,22 @@ def iter_jsonl(path: str | Path, *, what: str = "one JSON object a line") -> Ite
             (the message names the file and line; ``what`` says what a line should be).
     """
     path = Path(path)
-    try:
-        fh = path.open("rb")
-    except OSError as e:
-        raise InputError(f"cannot read: {e.strerror}", file=path) from None
-    with fh:
-        for n, raw in enumerate(fh, start=1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start}); expected {what}",
-                                 file=path, line=n) from None
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise InputError(f"malformed JSON ({e.msg}); expected {what}", file=path, line=n) from None
-            except (ValueError, RecursionError) as e:  # a number too long, nesting too deep
-                raise InputError(f"unreadable JSON ({str(e)[:80] or type(e).__name__}); expected {what}",
-                                 file=path, line=n) from None
-            if not isinstance(rec, dict):
-                raise InputError(f"expected {what}", file=path, line=n)
-            check_json_text(line, rec, file=path, line=n)
-            yield n, rec
+    for n, raw in iter_lines(path):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start}); expected {what}",
+                             file=path, line=n) from None
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise InputError(f"malformed JSON ({e.msg}); expected {what}", file=path, line=n) from None
+        except (ValueError, RecursionError) as e:  # a number too long, nesting too deep
+            raise InputError(f"unreadable JSON ({str(e)[:80] or type(e).__name__}); expected {what}",
+                             file=path, line=n) from None
+        if not isinstance(rec, dict):
+            raise InputError(f"expected {what}", file=path, line=n)
+        check_json_text(line, rec, file=path, line=n)
+        yield n, rec

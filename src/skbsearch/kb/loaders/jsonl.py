@@ -37,6 +37,7 @@ from typing import Any
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.jsonl import check_json_text
+from skbsearch.core.lines import iter_lines, require_file
 from skbsearch.kb.builder import SKBBuilder
 from skbsearch.kb.store import SKB
 
@@ -172,30 +173,29 @@ def pick(rec: Mapping[str, Any], keys: tuple[str, ...], *, file: str, line: int)
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line number, object)`` for each non-blank line; errors name the line."""
     file = str(path)
-    with open(path, "rb") as fh:
-        for ln, raw in enumerate(fh, 1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=file, line=ln) from None
-            if not text.strip():
-                continue
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as e:
-                raise InputError(
-                    f"malformed JSON ({e.msg} at column {e.colno}); each line must be one JSON object",
-                    file=file,
-                    line=ln,
-                ) from None
-            except (ValueError, RecursionError) as e:  # a number too long, nesting too deep
-                raise InputError(f"unreadable JSON ({str(e)[:80] or type(e).__name__})", file=file, line=ln) from None
-            if not isinstance(obj, dict):
-                raise InputError(
-                    f"expected a JSON object, got {type(obj).__name__}", file=file, line=ln
-                )
-            check_json_text(text, obj, file=file, line=ln)
-            yield ln, obj
+    for ln, raw in iter_lines(path):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=file, line=ln) from None
+        if not text.strip():
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise InputError(
+                f"malformed JSON ({e.msg} at column {e.colno}); each line must be one JSON object",
+                file=file,
+                line=ln,
+            ) from None
+        except (ValueError, RecursionError) as e:  # a number too long, nesting too deep
+            raise InputError(f"unreadable JSON ({str(e)[:80] or type(e).__name__})", file=file, line=ln) from None
+        if not isinstance(obj, dict):
+            raise InputError(
+                f"expected a JSON object, got {type(obj).__name__}", file=file, line=ln
+            )
+        check_json_text(text, obj, file=file, line=ln)
+        yield ln, obj
 
 
 def resolve_pair(
@@ -209,18 +209,14 @@ def resolve_pair(
         if source is None:
             raise InputError(f"give a directory holding nodes.{ext} (and edges.{ext}) or a nodes file")
         src = Path(source)
-        if src.is_file():
+        if src.exists() and not src.is_dir():
             nodes = src
         else:
             nodes = src / f"nodes.{ext}"
             if edges is None and (src / f"edges.{ext}").is_file():
                 edges = src / f"edges.{ext}"
-    nodes = Path(nodes)
-    if not nodes.is_file():
-        raise InputError(f"nodes file not found; expected nodes.{ext} in the directory or --nodes FILE", file=nodes)
-    if edges is not None and not Path(edges).is_file():
-        raise InputError("edges file not found", file=edges)
-    return nodes, None if edges is None else Path(edges)
+    nodes = require_file(nodes, "nodes file", f" (expected nodes.{ext} in the directory or --nodes FILE)")
+    return nodes, None if edges is None else require_file(edges, "edges file")
 
 
 def load_jsonl(

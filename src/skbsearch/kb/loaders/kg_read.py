@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 from pyarrow import csv
 
 from skbsearch.core.errors import InputError
+from skbsearch.core.lines import MAX_LINE_BYTES, iter_lines
 from skbsearch.kb.schema import INVERSE_SUFFIX
 
 _COLUMNS = ("head", "relation", "tail")
@@ -71,12 +72,11 @@ def _rescan(path: Path) -> None:
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
     """``(line number, text without the line break)`` of a UTF-8 file, lazily; a line that
     is not UTF-8 raises :class:`InputError` naming it."""
-    with open(path, "rb") as fh:
-        for ln, raw in enumerate(fh, 1):
-            try:
-                yield ln, raw.decode("utf-8").rstrip("\r\n")
-            except UnicodeDecodeError as e:
-                raise InputError(f"not UTF-8 text ({e.reason})", file=str(path), line=ln) from None
+    for ln, raw in iter_lines(path):
+        try:
+            yield ln, raw.decode("utf-8").rstrip("\r\n")
+        except UnicodeDecodeError as e:
+            raise InputError(f"not UTF-8 text ({e.reason})", file=str(path), line=ln) from None
 
 
 def _blocks(path: Path) -> Iterator[pa.RecordBatch]:
@@ -89,10 +89,15 @@ def _blocks(path: Path) -> Iterator[pa.RecordBatch]:
 
 
 def _bad(batch: pa.RecordBatch) -> bool:
-    """Whether a block has an empty or all-whitespace column (or a reserved relation name)."""
+    """Whether a block has an empty or all-whitespace column, a reserved relation name, or
+    may hold a line over :data:`MAX_LINE_BYTES` (Arrow's blocks are larger)."""
+    longest = 0
     for col in batch.columns:
         if pc.min(pc.utf8_length(col)).as_py() == 0 or pc.any(pc.utf8_is_space(col)).as_py():
             return True
+        longest += pc.max(pc.binary_length(col)).as_py() or 0
+    if longest + 3 > MAX_LINE_BYTES:
+        return True
     return bool(pc.any(pc.ends_with(batch.column(1), INVERSE_SUFFIX)).as_py())
 
 

@@ -4,7 +4,8 @@ Each by-id file is read as lines by Arrow's CSV reader, split at tabs and joined
 entity ids by one hash look-up (``index_in``), so Wikidata5M's 4.8M-line files cost seconds
 and no Python object per line. Where Arrow reports a problem, or a line lacks its text
 column, the file goes through :func:`kg_read.read_columns`, which names the line.
-The first value for an id wins (the names file before the descriptions file).
+An id given on two lines of one file is an error naming both lines; where the names file
+and the descriptions file both give a text, the names file's wins.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pyarrow.compute as pc
 from pyarrow import csv
 
 from skbsearch.core.errors import InputError
+from skbsearch.core.lines import MAX_LINE_BYTES
 from skbsearch.kb.loaders.kg_files import KGFiles
 from skbsearch.kb.loaders.kg_read import read_columns, read_json_texts
 from skbsearch.kb.store import arrow_numpy
@@ -27,7 +29,7 @@ def _lines(path: Path) -> pa.ListArray:
     opts = csv.ReadOptions(column_names=["line"], block_size=1 << 25, use_threads=False)
     parse = csv.ParseOptions(delimiter="\x1e", quote_char=False, escape_char=False)
     conv = csv.ConvertOptions(column_types={"line": pa.string()}, strings_can_be_null=False)
-    if not path.read_bytes()[:4096].strip() and path.stat().st_size < 4096:
+    if path.stat().st_size < 4096 and not path.read_bytes().strip():
         return pc.split_pattern(pa.array([], pa.string()), "\t")
     try:
         lines = csv.read_csv(path, read_options=opts, parse_options=parse, convert_options=conv)
@@ -37,6 +39,9 @@ def _lines(path: Path) -> pa.ListArray:
         raise InputError(f"unreadable text file ({str(e)[:160]})", file=path) from None
     col = lines.column("line").combine_chunks() if lines.num_rows else pa.array([], pa.string())
     col = pc.utf8_rtrim(col, characters="\r")
+    if len(col) and (pc.max(pc.binary_length(col)).as_py() or 0) >= MAX_LINE_BYTES:
+        for _ in read_columns(path):  # raises with the line (Arrow's blocks are larger)
+            pass
     col = pc.filter(col, pc.invert(pc.equal(pc.utf8_length(pc.utf8_trim_whitespace(col)), 0)))
     parts = pc.split_pattern(col, "\t")
     ok = pc.greater_equal(pc.list_value_length(parts), 2)
@@ -44,7 +49,19 @@ def _lines(path: Path) -> pa.ListArray:
     if len(col) and not pc.all(pc.and_(ok, pc.greater(first, 0))).as_py():
         for _ in read_columns(path):  # raises with the line
             pass
+    if len(col) and pc.count_distinct(pc.list_element(parts, 0)).as_py() < len(col):
+        _refuse_duplicate(path)
     return parts
+
+
+def _refuse_duplicate(path: Path) -> None:
+    """Raise for the first id given on a second line of a by-id text file."""
+    seen: dict[str, int] = {}
+    for ln, parts in read_columns(path):
+        first = seen.setdefault(parts[0], ln)
+        if first != ln:
+            raise InputError(f"entity id {parts[0]!r} is given again (first at line {first}); "
+                             "give each entity one line", file=path, line=ln, field="id")
 
 
 def _clean(values: pa.Array) -> pa.Array:

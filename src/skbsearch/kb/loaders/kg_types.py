@@ -109,7 +109,7 @@ def _merge(size: np.ndarray, inter: np.ndarray, generic: np.ndarray) -> np.ndarr
         if ok.any():
             cand = np.flatnonzero(ok)
             parent[a] = cand[np.argmax(size[cand])]
-    return np.array([_root(parent, i) for i in range(n)])
+    return np.array([_root(parent, i) for i in range(n)], dtype=np.int64)  # int64 when n == 0 too
 
 
 def _cluster_names(b: _Bases, root: np.ndarray, size: np.ndarray) -> list[str]:

@@ -24,7 +24,8 @@ any other, object a literal                            an attribute (``birthDate
 
 Nodes without ``rdf:type`` get types inferred from their relations (:mod:`kg_types`).
 Predicate IRIs are kept in ``meta["relation_ids"]``. A syntax error is an ``InputError``
-naming the file and line.
+naming the file and line; so is a literal or IRI over 16 MiB (the parser's token cap) and,
+in RDF/XML, a DTD whose entities would expand beyond a small budget (:mod:`rdf_guard`).
 """
 
 from __future__ import annotations
@@ -37,8 +38,10 @@ from typing import Any
 import numpy as np
 
 from skbsearch.core.errors import InputError, MissingDependencyError
+from skbsearch.core.lines import require_file
 from skbsearch.kb.loaders.kg_names import entity_name, relation_names, type_label, words
 from skbsearch.kb.loaders.kg_types import infer_types
+from skbsearch.kb.loaders.rdf_guard import check_xml_entities, token_too_long
 from skbsearch.kb.schema import RESERVED_COLUMNS
 from skbsearch.kb.store import SKB
 
@@ -134,10 +137,14 @@ def _parse(path: Path, fmt: str | None, base_iri: str | None, lang: str) -> _Col
     if name is None or not hasattr(ox.RdfFormat, name):
         raise InputError(f"cannot tell the RDF syntax; name the file .nt/.ttl/.nq/.trig/.rdf "
                          f"(or pass rdf_format), got {fmt or path.suffix!r}", file=path)
+    if name == "RDF_XML":
+        check_xml_entities(path)
     out = _Collect(lang)
     try:
         for q in ox.parse(path=str(path), format=getattr(ox.RdfFormat, name), base_iri=base_iri):
             out.add(_term(q.subject), q.predicate.value, q.object)
+    except MemoryError:  # pyoxigraph's token buffer cap (16 MiB), not this process's memory
+        raise token_too_long(path, ox, getattr(ox.RdfFormat, name), base_iri) from None
     except SyntaxError as e:
         msg = str(e.msg if hasattr(e, "msg") else e)
         raise InputError(f"RDF syntax error: {msg[:200]}", file=path, line=e.lineno) from None
@@ -184,7 +191,7 @@ def _node_types(c: _Collect, n: int, rel_ids: list[str], rel_names: list[str]) -
         above = set().union(*(_ancestors(c.parents, x) for x in own))
         best = max([x for x in own if x not in above] or own, key=lambda x: sizes[x])
         types[i] = type_label(local_name(best))
-    if any(t is None for t in types):
+    if c.edges and any(t is None for t in types):  # (no edges: nothing to infer from)
         e = np.array(c.edges, np.int32).reshape(-1, 3)
         names, codes, _ = infer_types(e[:, 0], e[:, 1], e[:, 2], n, rel_ids, rel_names)
         types = [t if t is not None else names[codes[i]] for i, t in enumerate(types)]
@@ -201,9 +208,7 @@ def load_rdf(path: str | Path, *, rdf_format: str | None = None, base_iri: str |
         base_iri: base for relative IRIs.
         lang: preferred language of labels and descriptions.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("RDF file not found", file=path)
+    path = require_file(path, "RDF file")
     c = _parse(path, rdf_format, base_iri, lang)
     n = len(c.nodes)
     ids = list(c.nodes)

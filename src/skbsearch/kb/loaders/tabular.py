@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.core.errors import InputError
+from skbsearch.core.lines import MAX_LINE_BYTES, iter_text_lines
 from skbsearch.kb.builder import INT64_MAX, INT64_MIN, SKBBuilder
 from skbsearch.kb.loaders.jsonl import (
     ColumnKinds,
@@ -57,41 +58,43 @@ def parse_scalar(text: str) -> Any:
 
 
 def iter_csv(path: Path, delimiter: str | None = None) -> Iterator[tuple[int, dict[str, str]]]:
-    """Yield ``(line number, row)`` per record; ragged rows fail naming line and column."""
+    """Yield ``(line number, row)`` per record; ragged rows fail naming line and column.
+
+    Lines are read through :func:`skbsearch.core.lines.iter_text_lines` (none longer than
+    :data:`~skbsearch.core.lines.MAX_LINE_BYTES`) and a cell, quoted across lines or not, is
+    at most that long too: a longer one fails naming its line."""
     file = str(path)
     delim = delimiter or ("\t" if path.suffix.lower() == ".tsv" else ",")
+    if csv.field_size_limit() < MAX_LINE_BYTES:  # the stdlib's 128 KiB refuses long texts
+        csv.field_size_limit(MAX_LINE_BYTES)
+    reader = csv.reader(iter_text_lines(path), delimiter=delim)
     try:
-        fh = open(path, encoding="utf-8", newline="")
-        with fh:
-            reader = csv.reader(fh, delimiter=delim)
-            header = next(reader, None)
-            if header is None:
-                raise InputError("empty file; expected a header row", file=file, line=1)
-            header = [h.strip() for h in header]
-            seen = set()
-            for col in header:
-                if not col:
-                    raise InputError("empty column name in the header", file=file, line=1)
-                if col in seen:
-                    raise InputError("duplicate column in the header", file=file, line=1, field=col)
-                seen.add(col)
-            for row in reader:
-                ln = reader.line_num
-                if not row or all(not c.strip() for c in row):
-                    continue
-                if len(row) != len(header):
-                    col = header[len(row)] if len(row) < len(header) else None
-                    raise InputError(
-                        f"row has {len(row)} values but the header has {len(header)} columns",
-                        file=file,
-                        line=ln,
-                        field=col,
-                    )
-                yield ln, dict(zip(header, row, strict=True))
-    except UnicodeDecodeError as e:
-        raise InputError(f"not UTF-8 text ({e.reason})", file=file) from None
+        header = next(reader, None)
+        if header is None:
+            raise InputError("empty file; expected a header row", file=file, line=1)
+        header = [h.strip() for h in header]
+        seen = set()
+        for col in header:
+            if not col:
+                raise InputError("empty column name in the header", file=file, line=1)
+            if col in seen:
+                raise InputError("duplicate column in the header", file=file, line=1, field=col)
+            seen.add(col)
+        for row in reader:
+            ln = reader.line_num
+            if not row or all(not c.strip() for c in row):
+                continue
+            if len(row) != len(header):
+                col = header[len(row)] if len(row) < len(header) else None
+                raise InputError(
+                    f"row has {len(row)} values but the header has {len(header)} columns",
+                    file=file,
+                    line=ln,
+                    field=col,
+                )
+            yield ln, dict(zip(header, row, strict=True))
     except csv.Error as e:
-        raise InputError(f"malformed CSV ({e})", file=file) from None
+        raise InputError(f"malformed CSV ({e})", file=file, line=reader.line_num or None) from None
 
 
 def first_column(row: dict[str, str], keys: tuple[str, ...], file: str, line: int) -> str:

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from skbsearch.core.errors import InputError
+from skbsearch.core.lines import iter_lines
 from skbsearch.kb.loaders.kg_read import read_json
 from skbsearch.kb.store import SKB
 
@@ -81,18 +82,15 @@ def read_types(spec: str | Path | Mapping[str, Sequence[str]]) -> dict[str, tupl
 
 def _read(path: Path, delimiter: str) -> tuple[list[str], list[str], list[str], list[int]]:
     file = str(path)
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise InputError(f"not UTF-8 text ({e.reason})", file=file, line=line) from None
     heads: list[str] = []
     rels: list[str] = []
     tails: list[str] = []
     lines: list[int] = []
-    for ln, line in enumerate(text.split("\n"), 1):
-        line = line.rstrip("\r")
+    for ln, raw in iter_lines(path):
+        try:
+            line = raw.decode("utf-8").rstrip("\r\n")
+        except UnicodeDecodeError as e:
+            raise InputError(f"not UTF-8 text ({e.reason})", file=file, line=ln) from None
         if not line.strip():
             continue
         parts = line.split(delimiter)
