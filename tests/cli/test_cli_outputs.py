@@ -161,7 +161,7 @@ def test_output_directories_inside_an_skb_or_holding_an_input_are_refused(data, 
     assert_clean_error(r, "OUT", "inside an SKB directory")
     (data / "landmarks.jsonl").write_text("{}\n")
     r = invoke("synth", "gazetteer-skb", data / "landmarks.jsonl", data, "-q")
-    assert_clean_error(r, "OUT", "contains an input")
+    assert_clean_error(r, "OUT", "contains the input")
     r = invoke("synth", "gazetteer-skb", data / "landmarks.jsonl", data / "queries.jsonl", "-q")
     assert_clean_error(r, "OUT", "is a file")
     assert sorted(p.name for p in (built / "skb").iterdir()) == [

@@ -9,14 +9,16 @@
   other path argument, ``NAME=FILE`` values included), not inside an SKB, index or other
   artefact directory (:func:`skbsearch.core.outfile.check_output_file`), and not the file
   another output option names; a plot's suffix is a format matplotlib writes. An output
-  *directory* (``callback=output_dir_option``) is not a file, not inside an artefact and
-  not an input or a parent of one. All before any work is done, so a mistyped option
-  costs nothing.
+  *directory* (``callback=output_dir_option``, or ``artefact_dir_option(KIND)`` for one the
+  command replaces whole) goes through :func:`skbsearch.core.outfile.check_output_dir`: not
+  a file, not inside an artefact, not an input or a parent of one, and (with a kind) not a
+  non-empty directory that is not that artefact, nor one the command's ``--force`` was not
+  given for. All before any work is done, so a mistyped option costs nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +57,19 @@ def output_dir_option(ctx: typer.Context, param: typer.CallbackParam, value: Any
     """Callback declaring an output directory (:func:`skbsearch.core.outfile.check_output_dir`)."""
     _mark(ctx, param, "dir")
     return value
+
+
+def artefact_dir_option(kind: str) -> Callable[[typer.Context, typer.CallbackParam, Any], Any]:
+    """Callback declaring an output directory that the command replaces whole with an
+    artefact of ``kind`` (``"skb"``, ``"fit"``...): checked by
+    :func:`skbsearch.core.outfile.check_output_dir` with that kind and the command's
+    ``--force`` (when it has one) before the command runs."""
+
+    def callback(ctx: typer.Context, param: typer.CallbackParam, value: Any) -> Any:
+        _mark(ctx, param, f"dir:{kind}")
+        return value
+
+    return callback
 
 
 def check_text(value: str, field: str) -> None:
@@ -121,8 +136,10 @@ def check_arguments(values: dict[str, Any]) -> None:
         if value is None or str(value) == "-":
             continue
         label = _label(params.get(name), name)
-        if kind == "dir":
-            check_output_dir(value, inputs=inputs, field=label)
+        if kind == "dir" or kind.startswith("dir:"):
+            force = values.get("force") if isinstance(values.get("force"), bool) else None
+            check_output_dir(value, inputs=inputs, field=label, kind=kind[4:] or None,
+                             force=force if kind != "dir" else None)
             continue
         real = check_output_file(value, inputs=inputs, field=label)
         if real in seen:

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from skbsearch.cli.arguments import artefact_dir_option
 from skbsearch.cli.output import console, err_console, handle_errors, print_json, print_table
 from skbsearch.cli.run import (
     IdFieldOpt,
@@ -27,7 +28,9 @@ def fit_cmd(
     pipeline: Annotated[str, typer.Option("--pipeline", "-p", help="Pipeline spec with trainable stages, e.g. \"bm25 + graph\".")],
     queries: QueriesOpt,
     qrels: Annotated[Path, typer.Option("--qrels", help="Judgements: TREC, JSON or a query file with an answers column.")],
-    out: Annotated[Path, typer.Option("--out", help="Directory for the fitted models, pipeline.txt and fit.json.")],
+    out: Annotated[Path, typer.Option("--out", help="Directory for the fitted models, pipeline.txt and fit.json "
+                                                    "(new, empty, or an earlier 'skb fit' output, replaced whole).",
+                                      callback=artefact_dir_option("fit"))],
     folds: Annotated[int, typer.Option("--folds", min=2, help="Held-out folds that decide fitted vs untrained.")] = 5,
     metric: Annotated[str, typer.Option("--metric", help="The metric that decides (hit@k, mrr, ndcg@k, ...).")] = "mrr",
     seed: Annotated[int, typer.Option("--seed", help="Fold shuffle seed.")] = 0,

@@ -14,8 +14,8 @@ from rich.panel import Panel
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from skbsearch.cli.output import console, err_console, handle_errors, print_json, print_table
-from skbsearch.core.atomic import check_replaceable
 from skbsearch.core.errors import InputError
+from skbsearch.core.outfile import check_output_dir
 
 kb_app = typer.Typer(help="Build and inspect semi-structured knowledge bases.", no_args_is_help=True)
 
@@ -110,9 +110,7 @@ def build(
             raise InputError("usage: skb kb build SOURCE OUT, or skb kb build OUT --nodes FILE [--edges FILE]")
         source, out = None, source
     inputs = [source, nodes, edges, Path(types) if types and Path(types).exists() else None]
-    check_replaceable(out, "skb", inputs=inputs)
-    if out.exists() and not force:
-        raise FileExistsError(f"{out} exists; pass --force to replace it")
+    check_output_dir(out, inputs=inputs, field="OUT", kind="skb", force=force)
     attrs = tuple(a.strip() for a in attributes.split(",") if a.strip()) if attributes else ()
     t0 = time.perf_counter()
     with _progress(quiet) as prog:

@@ -21,8 +21,9 @@ from skbsearch.cli.output import (
     print_table,
     stage_progress,
 )
-from skbsearch.core.atomic import check_replaceable, recover_dir
+from skbsearch.core.atomic import recover_dir
 from skbsearch.core.errors import ArtefactError, InputError
+from skbsearch.core.outfile import check_output_dir
 from skbsearch.core.progress import ProgressFn
 from skbsearch.index import available_kinds, get_kind
 
@@ -106,9 +107,7 @@ def index_cmd(
     """Build an index over every node of an SKB (written atomically)."""
     device, precision = _check_engine(kind, engine, device, precision)
     out = out or default_index_dir(skb_dir, kind)
-    check_replaceable(out, "index", inputs=[skb_dir])
-    if out.exists() and not force:
-        raise FileExistsError(f"{out} exists; pass --force to replace it")
+    check_output_dir(out, inputs=[skb_dir], field="--out", kind="index", force=force)
     field_list = [f.strip() for f in fields.split(",") if f.strip()] if fields else None
     options = _build_options(kind, engine, field_list, add_rel, rel_weight)
     options.update(_kind_params(kind, k1=k1, b=b, method=method, stemmer=stemmer, encoder=encoder,

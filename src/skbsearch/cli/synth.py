@@ -9,9 +9,8 @@ from typing import Any
 
 import typer
 
-from skbsearch.cli.arguments import output_dir_option
+from skbsearch.cli.arguments import artefact_dir_option
 from skbsearch.cli.output import err_console, handle_errors, print_json, print_table
-from skbsearch.core.atomic import check_replaceable
 
 STAGES = ("products", "text", "edges", "skb", "queries", "save")
 
@@ -47,7 +46,7 @@ def register(app: typer.Typer) -> None:
     @synth.command("catalogue")
     @handle_errors
     def catalogue(
-        out: Path = typer.Argument(..., help="Output directory (skb/, queries.jsonl, qrels.trec).", callback=output_dir_option),
+        out: Path = typer.Argument(..., help="Output directory (skb/, queries.jsonl, qrels.trec).", callback=artefact_dir_option("catalogue")),
         products: int = typer.Option(1000, "--products", "-n", min=1, help="Number of products."),
         queries: int = typer.Option(100, "--queries", min=0, help="Number of queries."),
         seed: int = typer.Option(0, "--seed", help="Random seed (same seed, same dataset)."),
@@ -62,9 +61,6 @@ def register(app: typer.Typer) -> None:
 
         from skbsearch.synth.catalogue import generate_catalogue
 
-        check_replaceable(out, "catalogue")
-        if out.exists() and not force:
-            raise FileExistsError(f"{out} exists; pass --force to replace it")
         start = time.perf_counter()
         with Progress(
             SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
@@ -122,7 +118,7 @@ def register_queries(synth: typer.Typer) -> None:
     @handle_errors
     def queries(
         skb_dir: Path = typer.Argument(..., help="The SKB directory (from 'skb kb build')."),
-        out: Path = typer.Argument(..., help="Output directory (stark_qa/stark_qa.csv, split/, report.json).", callback=output_dir_option),
+        out: Path = typer.Argument(..., help="Output directory (stark_qa/stark_qa.csv, split/, report.json).", callback=artefact_dir_option("synth-queries")),
         n: int = typer.Option(100, "--n", "-n", min=1, help="Number of queries."),
         templates: str = typer.Option("auto", "--templates", help="JSON/YAML file of relation templates, or 'auto' (metapaths from the schema)."),
         llm: str | None = typer.Option(None, "--llm", help="LLM for extraction, fusion and filtering: smollm2, a .gguf path or an http(s):// OpenAI-compatible URL (default: none, deterministic)."),
@@ -145,12 +141,9 @@ def register_queries(synth: typer.Typer) -> None:
         from skbsearch.eval.query_stats import query_set_stats
         from skbsearch.kb.store import SKB
         from skbsearch.synth.queries import synthesize_queries
-        from skbsearch.synth.query_report import check_output, report_rows, save
+        from skbsearch.synth.query_report import report_rows, save
         from skbsearch.synth.query_templates import load_templates
 
-        check_output(out, skb_dir)
-        if out.exists() and any(out.iterdir()) and not force:
-            raise FileExistsError(f"{out} exists; pass --force to replace it")
         start = time.perf_counter()
         skb = SKB.load(skb_dir)
         tpls = None if templates == "auto" else load_templates(Path(templates), skb)
@@ -189,7 +182,7 @@ def register_gazetteer(synth: typer.Typer) -> None:
     @handle_errors
     def gazetteer_skb(
         src: Path = typer.Argument(..., help="Wikidata landmark JSONL (itemQ, itemLabel, countryQ, adminEntityQ, ...)."),
-        out: Path = typer.Argument(..., help="Output SKB directory.", callback=output_dir_option),
+        out: Path = typer.Argument(..., help="Output SKB directory.", callback=artefact_dir_option("skb")),
         force: bool = typer.Option(False, "--force", help="Replace OUT if it is an SKB directory."),
         json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing but errors."),
@@ -199,9 +192,6 @@ def register_gazetteer(synth: typer.Typer) -> None:
 
         from skbsearch.enrich.gazetteer import load_wikidata_landmarks
 
-        check_replaceable(out, "skb", inputs=[src])
-        if out.exists() and any(out.iterdir()) and not force:
-            raise FileExistsError(f"{out} exists; pass --force to replace it")
         skb = load_wikidata_landmarks(src)
         skb.save(out, inputs=[src])
         types = np.bincount(skb.node_type_codes, minlength=len(skb.type_names))

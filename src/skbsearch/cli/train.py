@@ -12,7 +12,7 @@ from typing import Any
 
 import typer
 
-from skbsearch.cli.arguments import output_dir_option
+from skbsearch.cli.arguments import artefact_dir_option
 from skbsearch.cli.output import (
     console,
     device_options,
@@ -32,7 +32,7 @@ train_app = typer.Typer(
 @device_options
 def cross_encoder(
     data: list[str] = typer.Option(..., "--data", help="Training data, repeatable: trecdl:DIR/dl19, nq:FILE, or trecdl-candidates:DIR/dl19 (the BM25 top-100 without judgements; needs --teacher)."),
-    out: Path = typer.Option(..., "--out", help="Model directory to write (CrossEncoder-compatible).", callback=output_dir_option),
+    out: Path = typer.Option(..., "--out", help="Model directory to write (CrossEncoder-compatible).", callback=artefact_dir_option("cross-encoder-model")),
     start: str = typer.Option("minilm", "--start", help="Start weights: minilm (packaged), a BERT dir, or a model dir from this command."),
     epochs: int = typer.Option(1, "--epochs", min=1, help="Passes over the (better, worse) passage pairs."),
     max_steps: int | None = typer.Option(None, "--max-steps", min=1, help="Stop after this many optimiser steps."),

@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from skbsearch.cli.arguments import output_dir_option
+from skbsearch.cli.arguments import artefact_dir_option
 from skbsearch.cli.output import (
     console,
     device_options,
@@ -121,7 +121,7 @@ def train_gnn_reranker(benchmark: str, out: Path, *, kind: str = "grag", loss: s
 def gnn_reranker(
     benchmark: str = typer.Option(..., "--benchmark", help="Training data: trecdl:DIR/dl19 (judged queries over the BM25 top-100) "
                                   "or impliret:DIR (every pool query over BM25's top-100 of its pool)."),
-    out: Path | None = typer.Option(None, "--out", help="Model directory to write (default: <cache>/models/gnn-<year>-<kind>-<loss>).", callback=output_dir_option),
+    out: Path | None = typer.Option(None, "--out", help="Model directory to write (default: <cache>/models/gnn-<year>-<kind>-<loss>).", callback=artefact_dir_option("gnn-model")),
     kind: str = typer.Option("grag", "--kind", help="grag | gcn | sage | gat | mlp."),
     loss: str = typer.Option("pairwise", "--loss", help="pairwise (G-RAG-RL, Eq. 13) or ce (Eq. 12)."),
     paths: bool = typer.Option(False, "--paths/--no-paths", help="Append semantic-graph path text to each document (Eq. 2)."),

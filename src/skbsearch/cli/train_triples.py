@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from skbsearch.cli.arguments import output_dir_option
+from skbsearch.cli.arguments import artefact_dir_option
 from skbsearch.cli.output import (
     console,
     device_options,
@@ -21,7 +21,7 @@ from skbsearch.cli.train import train_app
 @device_options
 def triple_reranker(
     data: Path = typer.Option(..., "--data", help="MetaQA folder: kb.tsv and {1,2,3}-hop/qa_dev*.txt."),
-    out: Path = typer.Option(..., "--out", help="Model directory to write.", callback=output_dir_option),
+    out: Path = typer.Option(..., "--out", help="Model directory to write.", callback=artefact_dir_option("cross-encoder-model")),
     labels: str = typer.Option("triple", "--labels", help="triple (paper) or document (ablation) labels."),
     no_context: bool = typer.Option(False, "--no-context", help="Train without the context segment (ablation)."),
     scope: str = typer.Option("all", "--scope", help="half: the train hash-half of dev (for --split dev); "

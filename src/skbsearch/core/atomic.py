@@ -74,6 +74,8 @@ ARTEFACT_MARKERS: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
     "gnn-model": ("config.json", _format_prefix("skbsearch-gnn")),
     "kg-model": ("model.json", _format_prefix("skbsearch.kg")),
     "cross-encoder-model": ("skb_cross_encoder.json", _has("format", "max_length")),
+    "fit": ("fit.json", _has("metric", "folds", "untrained", "fitted", "keep")),
+    "synth-queries": ("report.json", lambda d: False),
 }
 
 #: kind -> the entries a directory of that kind may hold: anything else is a user's file,
@@ -85,7 +87,8 @@ ARTEFACT_CONTENTS: dict[str, frozenset[str]] = {
 }
 
 _WHAT = {"skb": "an SKB directory ('skb kb build')", "index": "an index directory ('skb index')",
-         "catalogue": "a synthetic catalogue ('skb synth catalogue')"}
+         "catalogue": "a synthetic catalogue ('skb synth catalogue')",
+         "fit": "an 'skb fit' output", "synth-queries": "an 'skb synth queries' output"}
 
 
 def artefact_kind(path: str | Path) -> str | None:

@@ -14,9 +14,10 @@ a plot, a JSON result) goes through this module:
   leaves the previous file or none, never a 0-byte or half-written one. A symlinked
   output is written at its target (the link stays).
 
-Output directories: :func:`check_output_dir` (not inside an artefact, not an input or a
-parent of one); whether an existing one may be replaced is
-:func:`skbsearch.core.atomic.check_replaceable`'s part.
+Output directories: :func:`check_output_dir`, the one check every command that writes a
+directory (``kb build``, ``index``, ``fit``, ``synth``, ``train``) makes before any work: not
+a file, not inside an artefact, not an input or a parent of one, and (given the kind it
+writes) not an existing directory that is neither empty nor that kind of artefact.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from skbsearch.core.atomic import artefact_kind, new_file_mode, recover_parent
+from skbsearch.core.atomic import artefact_kind, check_replaceable, new_file_mode, recover_parent
 from skbsearch.core.errors import InputError
 
 _WHAT = {"skb": "an SKB directory", "index": "an index directory",
@@ -77,25 +78,43 @@ def check_output_dir(
     *,
     inputs: Iterable[str | Path | None] = (),
     field: str | None = None,
+    kind: str | None = None,
+    force: bool | None = None,
 ) -> Path:
-    """Refuse an output *directory* that is a file, lies inside an artefact directory, or is
-    (or contains) one of ``inputs``; its real path. (Whether an existing directory may be
-    replaced is :func:`skbsearch.core.atomic.check_replaceable`'s part, when it is written.)
+    """The one check of a command's output *directory*, made before any work; its real path.
 
-    Raises:
-        InputError: naming ``field``.
+    Refused (:class:`InputError` naming ``field``, nothing written):
+
+    - a path that exists and is not a directory;
+    - a path inside an artefact directory (an SKB, an index, a model...), except an index
+      written into the ``indexes/`` of the SKB it indexes (``SKB/indexes/NAME``, where
+      ``skb index`` puts it);
+    - one of ``inputs``, or a parent of one;
+    - with ``kind`` (the artefact the command writes): an existing directory that is not
+      empty and is not an artefact of that kind holding only its own entries
+      (:func:`skbsearch.core.atomic.check_replaceable`);
+    - with ``force=False``: an existing non-empty directory (``--force`` replaces it).
     """
     given = Path(path)
     if given.exists() and not given.is_dir():
         raise InputError("is a file; give a directory", file=given, field=field)
     real = given.resolve()
-    _refuse_inside_artefact(given, real, field)
-    for inp, ri in _resolved_inputs(inputs):
+    resolved = list(_resolved_inputs(inputs))
+    own_skb = {ri for _, ri in resolved} if kind == "index" else set()
+    _refuse_inside_artefact(given, real, field, own_skb=own_skb)
+    for inp, ri in resolved:
         if ri == real or real in ri.parents:
             what = "is" if ri == real else "contains"
-            raise InputError(f"{what} an input of this command ({inp}); writing it could destroy "
-                             "that input. Choose another output directory", file=given,
-                             field=field)
+            raise InputError(f"{what} the input {inp} of this command; writing it could destroy "
+                             "that input. Choose another output directory (nothing was written)",
+                             file=given, field=field)
+    if kind is not None:
+        try:
+            check_replaceable(given, kind, inputs=[ri for _, ri in resolved])
+        except InputError as e:
+            raise InputError(e.reason, file=e.file, field=field) from None
+    if force is False and real.is_dir() and any(real.iterdir()):
+        raise InputError("exists; pass --force to replace it", file=given, field=field)
     return real
 
 
@@ -107,7 +126,13 @@ def _resolved_inputs(inputs: Iterable[str | Path | None]) -> Iterator[tuple[str 
         yield inp, Path(inp).resolve()
 
 
-def _refuse_inside_artefact(given: Path, real: Path, field: str | None) -> None:
+def _refuse_inside_artefact(given: Path, real: Path, field: str | None,
+                            own_skb: set[Path] | frozenset[Path] = frozenset()) -> None:
+    """Refuse ``real`` inside an artefact; ``SKB/indexes/NAME`` of an SKB in ``own_skb`` (the
+    SKB an index is built from) is that SKB's own index slot, and allowed."""
+    if real.parent.name == "indexes" and real.parent.parent in own_skb \
+            and artefact_kind(real.parent.parent) == "skb":
+        return
     for parent in real.parents:
         kind = artefact_kind(parent)
         if kind is not None:

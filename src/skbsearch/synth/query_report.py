@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.core.atomic import atomic_dir
-from skbsearch.core.errors import InputError
+from skbsearch.core.outfile import check_output_dir
 from skbsearch.synth.queries import SynthQueries, SynthQuery
 from skbsearch.synth.query_properties import content_words
 
@@ -120,25 +120,10 @@ def _answer_ids(sq: SynthQueries) -> list[str]:
 
 
 def check_output(out: str | Path, skb_path: str | Path | None = None) -> None:
-    """Refuse to replace a directory that is not an earlier query-synthesis output (or is the SKB)."""
-    out = Path(out)
-    if skb_path is not None:
-        real, skb_real = out.resolve(), Path(skb_path).resolve()
-        if real == skb_real or real in skb_real.parents:
-            raise InputError("the output is or contains the SKB; choose another output directory", file=out)
-    if not out.exists():
-        return
-    if not out.is_dir():
-        raise InputError("exists and is not a directory; choose another output", file=out)
-    if not any(out.iterdir()):
-        return
-    try:
-        marker = json.loads((out / "report.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        marker = None
-    if not (isinstance(marker, dict) and marker.get("artefact") == ARTEFACT):
-        raise InputError("exists and is not an earlier 'skb synth queries' output; choose another "
-                         "output directory (nothing was changed)", file=out)
+    """Refuse an output that is (or contains) the SKB, lies inside an artefact, or is a
+    directory other than an earlier query-synthesis output
+    (:func:`skbsearch.core.outfile.check_output_dir`)."""
+    check_output_dir(out, inputs=[skb_path], kind=ARTEFACT)
 
 
 def save(sq: SynthQueries, out: str | Path, *, stats: dict[str, Any] | None = None,

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skbsearch.core.atomic import atomic_write_bytes
+from skbsearch.core.atomic import atomic_dir
 from skbsearch.core.errors import InputError
 from skbsearch.core.progress import ProgressFn
 from skbsearch.core.types import Qrels, Query
@@ -24,6 +24,8 @@ from skbsearch.eval.cv import cross_validate, fit_pipeline, trainable_stages
 from skbsearch.eval.evaluate import evaluate
 
 METRICS = ("hit@1", "hit@5", "hit@10", "mrr")
+#: The artefact kind of an ``skb fit`` output directory (its marker: ``fit.json``).
+FIT_ARTEFACT = "fit"
 
 
 @dataclass
@@ -88,16 +90,23 @@ def choose_fit(build: Callable[[], Any], queries: Sequence[Query], qrels: Qrels,
 def save_fitted(stage: Any, out: str | Path, choice: FitChoice) -> FitChoice:
     """Write a kept pipeline's models under ``out`` (one directory per model stage), its
     spec (``out/pipeline.txt``, loadable with ``-p "$(cat out/pipeline.txt)"``) and the
-    comparison (``out/fit.json``); a pipeline not kept writes only ``fit.json``."""
+    comparison (``out/fit.json``, marked ``"artefact": "fit"``); a pipeline not kept writes
+    only ``fit.json``. ``out`` is replaced whole (atomically), and only when it is new, empty
+    or an earlier output of this function: an earlier ``pipeline.txt`` never outlives a
+    fit that was not kept."""
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    if choice.keep:
-        for i, s in enumerate(trainable_stages(stage)):
-            if callable(getattr(s, "save_model", None)):
-                path = out / f"{s.name}-{i}"
-                s.save_model(path)
-                choice.models.append(str(path))
-        choice.spec = repr(stage)
-        atomic_write_bytes(out / "pipeline.txt", (choice.spec + "\n").encode("utf-8"))
-    atomic_write_bytes(out / "fit.json", json.dumps(choice.to_dict(), indent=1).encode("utf-8"))
+    with atomic_dir(out, kind=FIT_ARTEFACT) as tmp:
+        if choice.keep:
+            for i, s in enumerate(trainable_stages(stage)):
+                if callable(getattr(s, "save_model", None)):
+                    name = f"{s.name}-{i}"
+                    s.save_model(tmp / name)
+                    params = getattr(s, "params", None)
+                    if getattr(params, "model", None) == str(tmp / name):
+                        params.model = str(out / name)  # the spec names where it will be
+                    choice.models.append(str(out / name))
+            choice.spec = repr(stage)
+            (tmp / "pipeline.txt").write_text(choice.spec + "\n", encoding="utf-8")
+        record = {"artefact": FIT_ARTEFACT, **choice.to_dict()}
+        (tmp / "fit.json").write_text(json.dumps(record, indent=1), encoding="utf-8")
     return choice
