@@ -21,7 +21,7 @@ def update_cmd(
     nodes: Annotated[Path | None, typer.Option(help="Nodes to add or replace (jsonl/csv, as 'skb kb build').")] = None,
     edges: Annotated[Path | None, typer.Option(help="Edges to add (jsonl/csv).")] = None,
     delete_nodes: Annotated[Path | None, typer.Option(
-        "--delete-nodes", help="Node ids to delete, one a line (their edges go too).")] = None,
+        "--delete-nodes", help="Node ids to delete, one a line, matched exactly (split at \\n only, nothing trimmed; their edges go too).")] = None,
     delete_edges: Annotated[Path | None, typer.Option(
         "--delete-edges", help="Edges to delete (jsonl/csv: source, relation, target).")] = None,
     attributes: Annotated[str | None, typer.Option(help="Comma-separated keys/columns to keep as attributes.")] = None,

@@ -25,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 
 from skbsearch.core.errors import ArtefactError, InputError
+from skbsearch.core.lines import iter_lines, require_file
 from skbsearch.kb.arrays import positions, take_rows
 from skbsearch.kb.builder import SKBBuilder
 from skbsearch.kb.generations import (
@@ -99,18 +100,31 @@ def read_edges(path: PathLike) -> Iterator[tuple[Triple, str, int]]:
 
 
 def read_ids(path: PathLike) -> list[tuple[str, int]]:
-    """``(id, line)`` per non-blank line of a file of node ids."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("file of node ids not found", file=path)
+    """``(id, line)`` per non-empty line of a file of node ids.
+
+    Ids are data: a line is split from the next at ``\n`` only and nothing else is removed
+    (a leading or trailing space is part of the id; a bare ``\r`` inside a line too). Empty
+    lines are skipped; a line ending in ``\r`` (a ``\r\n`` file) is refused, naming the
+    line, rather than guessed at.
+
+    Raises:
+        InputError: the path is not a file, a line is not UTF-8, ends in ``\r`` or is over
+            :data:`skbsearch.core.lines.MAX_LINE_BYTES`.
+    """
+    path = require_file(path, "file of node ids")
     out = []
-    with open(path, encoding="utf-8", errors="strict") as fh:
+    for ln, raw in iter_lines(path):
+        raw = raw.removesuffix(b"\n")
+        if not raw:
+            continue
+        if raw.endswith(b"\r"):
+            raise InputError("ends in a carriage return (\\r\\n line ends?): ids are matched "
+                             "exactly, one a line separated by \\n; convert the file to \\n line "
+                             "ends", file=path, line=ln, field="id")
         try:
-            for ln, text in enumerate(fh, 1):
-                if text.strip():
-                    out.append((text.strip(), ln))
+            out.append((raw.decode("utf-8"), ln))
         except UnicodeDecodeError as e:
-            raise InputError(f"not UTF-8 text ({e.reason})", file=path) from None
+            raise InputError(f"not UTF-8 text ({e.reason})", file=path, line=ln, field="id") from None
     return out
 
 
@@ -125,7 +139,7 @@ def _kind(arrow_type: str) -> str:
 def _line_of(path: Path, node_id: str) -> int | None:
     rows = iter_jsonl(path) if path.suffix.lower() in (".jsonl", ".ndjson") else iter_csv(path)
     for ln, rec in rows:
-        if str(rec.get("id", "")).strip() == node_id:
+        if str(rec.get("id", "")) == node_id:
             return ln
     return None
 

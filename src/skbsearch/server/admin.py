@@ -84,8 +84,12 @@ def apply_update(skb_dir: Path, body: dict[str, Any]) -> dict[str, Any]:
 
 def _line(key: str, k: int, item: Any) -> str:
     if key == "delete_nodes":
-        if not isinstance(item, (str, int)) or isinstance(item, bool) or "\n" in str(item):
-            raise InputError(f"delete_nodes[{k}]: an id must be a string or an integer", field="delete_nodes")
+        # ids are exact (kb.update.read_ids reads this file split at \n only, nothing trimmed)
+        if not isinstance(item, (str, int)) or isinstance(item, bool) or item == "":
+            raise InputError(f"delete_nodes[{k}]: an id must be a non-empty string or an integer",
+                             field="delete_nodes")
+        if "\n" in str(item):
+            raise InputError(f"delete_nodes[{k}]: no node id holds a line break", field="delete_nodes")
         return str(item)
     if not isinstance(item, dict):
         raise InputError(f"{key}[{k}]: expected an object", field=key)
