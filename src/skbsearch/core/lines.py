@@ -9,6 +9,7 @@ at most that many bytes of it — never a ``MemoryError``.
 
 from __future__ import annotations
 
+import functools
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,15 +36,10 @@ def iter_raw_lines(fh: BinaryIO, file: str | Path, *, limit: int = MAX_LINE_BYTE
     Raises:
         InputError: a line longer than ``limit`` bytes, naming ``file`` and the line.
     """
-    ln = start
-    while True:
-        raw = fh.readline(limit + 1)
-        if not raw:
-            return
+    for ln, raw in enumerate(iter(functools.partial(fh.readline, limit + 1), b""), start):
         if len(raw) > limit:
             raise line_too_long(file, ln, limit)
         yield ln, raw
-        ln += 1
 
 
 def iter_lines(path: str | Path, *, limit: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes]]:
