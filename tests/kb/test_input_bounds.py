@@ -208,3 +208,16 @@ def test_out_of_memory_is_one_line_not_a_traceback(tmp_path: Path, monkeypatch) 
     res = CliRunner().invoke(app, ["kb", "build", str(tmp_path / "nodes.jsonl"), str(tmp_path / "o.skb")])
     assert res.exit_code == 1 and "out of memory" in res.output and "Traceback" not in res.output
     assert isinstance(res.exception, SystemExit)
+
+
+@pytest.mark.parametrize("name,head", [("q.txt", b"first question\n"), ("q.tsv", b"id\ttext\nq1\tfirst\n"),
+                                       ("q.jsonl", b'{"id": "q1", "text": "first"}\n')])
+def test_query_files_refuse_a_line_over_the_cap(tmp_path: Path, name: str, head: bytes) -> None:
+    from skbsearch.datasets import read_queries
+
+    f = tmp_path / name
+    _long_line(f, head, n=MAX_LINE_BYTES + 10)
+    with pytest.raises(InputError) as err:
+        read_queries(f)
+    assert "longer than 16 MiB" in err.value.reason
+    assert (err.value.file, err.value.line) == (str(f), head.count(b"\n") + 1)

@@ -1,7 +1,7 @@
 """Reading text files a line at a time with a bound on a line's size.
 
 Every line-based reader of user files (JSONL, CSV/TSV, KG triple and by-id files, query and
-id lists) reads through :func:`iter_lines`, so one line never costs more than
+id lists) reads through :func:`iter_lines` (or :func:`bounded`, over an open text file), so one line never costs more than
 :data:`MAX_LINE_BYTES` of memory: a longer line (a file with no line break at all, a JSON
 record of gigabytes) is an :class:`InputError` naming the file and line, found after reading
 at most that many bytes of it — never a ``MemoryError``.
@@ -13,7 +13,7 @@ import functools
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TextIO
 
 from skbsearch.core.errors import InputError
 
@@ -40,6 +40,19 @@ def iter_raw_lines(fh: BinaryIO, file: str | Path, *, limit: int = MAX_LINE_BYTE
         if len(raw) > limit:
             raise line_too_long(file, ln, limit)
         yield ln, raw
+
+
+def bounded(fh: TextIO, file: str | Path, *, limit: int = MAX_LINE_BYTES) -> Iterator[str]:
+    """The lines of an open *text* file (its own newline handling kept, so it can feed
+    :mod:`csv`), each read with at most ``limit + 1`` characters in memory.
+
+    Raises:
+        InputError: a line longer than ``limit`` characters, naming ``file`` and the line.
+    """
+    for ln, raw in enumerate(iter(functools.partial(fh.readline, limit + 1), ""), 1):
+        if len(raw) > limit:
+            raise line_too_long(file, ln, limit)
+        yield raw
 
 
 def iter_lines(path: str | Path, *, limit: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes]]:

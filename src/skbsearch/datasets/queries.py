@@ -26,6 +26,7 @@ from typing import Any
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.jsonl import check_json_text, iter_jsonl
+from skbsearch.core.lines import bounded
 from skbsearch.core.types import Qrels, Query
 
 FORMATS = ("jsonl", "csv", "tsv", "trec", "text")
@@ -110,7 +111,7 @@ def detect_format(path: str | Path) -> str:
 def _first_line(path: Path) -> str:
     try:
         with path.open(encoding="utf-8-sig") as fh:
-            for line in fh:
+            for line in bounded(fh, path):
                 if line.strip():
                     return line.rstrip("\r\n")
     except OSError as e:
@@ -188,7 +189,7 @@ def _read_file(
 
 def _simple(path: Path, fmt: str) -> Iterator[Query]:
     with path.open(encoding="utf-8-sig") as fh:
-        for n, raw in enumerate(fh, start=1):
+        for n, raw in enumerate(bounded(fh, path), start=1):
             line = raw.rstrip("\r\n")
             if not line.strip():
                 continue
@@ -241,7 +242,7 @@ def _table_records(path: Path, fmt: str) -> Iterator[Record]:
     delimiter = "," if fmt == "csv" else "\t"
     quoting = csv.QUOTE_MINIMAL if fmt == "csv" else csv.QUOTE_NONE
     with path.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.DictReader(fh, delimiter=delimiter, quoting=quoting)
+        reader = csv.DictReader(bounded(fh, path), delimiter=delimiter, quoting=quoting)
         if not reader.fieldnames:
             return
         reader.fieldnames = [f.strip() for f in reader.fieldnames]
