@@ -221,3 +221,20 @@ def test_query_files_refuse_a_line_over_the_cap(tmp_path: Path, name: str, head:
         read_queries(f)
     assert "longer than 16 MiB" in err.value.reason
     assert (err.value.file, err.value.line) == (str(f), head.count(b"\n") + 1)
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("<!-- " + "<a>" * 400_000 + " -->\n" + laughs(9).split("\n", 1)[1], "expands to more than"),  # DTD after 1.2 MB
+    (laughs(9).replace("<!DOCTYPE", "<!doctype"), "expands to more than"),
+    (RDF_HEAD.format(dtd='<!ENTITY a "x">\n', body="a").replace("<rdf:RDF", "<!DOCTYPE x [\n]>\n<rdf:RDF"),
+     "more than one"),
+    (RDF_HEAD.format(dtd='<!ENTITY z "zzzzzzzzzz">\n' + "".join(
+        f'<!ENTITY y{k} "{f"&#38;y{k - 1};" * 10 if k else "&z;"}">\n' for k in range(9)),
+        body="&y8;"), "expands to more than"),  # references hidden as &#38;
+])
+def test_entity_checks_cannot_be_sidestepped(tmp_path: Path, text: str, needle: str) -> None:
+    f = tmp_path / "attack.rdf"
+    f.write_text(text)
+    with pytest.raises(InputError) as err:
+        check_xml_entities(f)
+    assert needle in err.value.reason
