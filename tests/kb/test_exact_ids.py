@@ -96,6 +96,15 @@ def test_a_duplicate_id_in_a_names_file_is_an_error(tmp_path: Path) -> None:
     assert "'/m/a'" in e.reason and "first at line 1" in e.reason
 
 
+def test_a_duplicate_id_in_a_json_names_file_is_an_error(tmp_path: Path) -> None:
+    src = _kg(tmp_path / "kg", "")
+    (src / "entity2text.txt").unlink()
+    (src / "entities.json").write_text('{"/m/a": {"label": "Ada"}, "/m/b": "Bob", "/m/a": "Alice"}')
+    with pytest.raises(InputError) as err:
+        load_kg(src)
+    assert (err.value.file, err.value.field) == (str(src / "entities.json"), "/m/a")
+
+
 def test_unique_names_still_load(tmp_path: Path) -> None:
     skb = load_kg(_kg(tmp_path / "kg", "/m/a\tAda\n/m/b\tBob\n"))
     assert [skb.node(i).name for i in range(2)] == ["Ada", "Bob"]

@@ -145,12 +145,32 @@ def read_columns(path: Path, min_columns: int = 2) -> Iterator[tuple[int, list[s
         yield ln, parts
 
 
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """``json`` object hook: an object giving one key twice is an error (JSON parsers keep
+    the last silently), so a by-id file cannot give one id two texts."""
+    out: dict[str, object] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
 def read_json(path: str | Path) -> object:
-    """A JSON file's value; unreadable or malformed files raise :class:`InputError` naming
-    the file (and the line of a syntax error)."""
+    """A JSON file's value; unreadable or malformed files, and objects giving one key twice,
+    raise :class:`InputError` naming the file (and the line of a syntax error)."""
     file = str(path)
     try:
-        return json.loads(Path(path).read_bytes().decode("utf-8"))
+        return json.loads(Path(path).read_bytes().decode("utf-8"), object_pairs_hook=_unique_keys)
+    except _DuplicateKey as e:
+        raise InputError(f"the key {e.key!r} is given twice in one object; give each id once",
+                         file=file, field=e.key) from None
     except json.JSONDecodeError as e:
         raise InputError(f"malformed JSON ({e.msg})", file=file, line=e.lineno) from None
     except UnicodeDecodeError as e:
