@@ -1,4 +1,7 @@
-"""JSONL nodes + edges -> SKB.
+"""JSONL node records (and the record convention shared with the CSV loader).
+
+The loaders themselves (any node format with any edge format) are in
+:mod:`skbsearch.kb.loaders.files`.
 
 The record convention (shared with the CSV loader):
 
@@ -38,7 +41,6 @@ from typing import Any
 from skbsearch.core.errors import InputError
 from skbsearch.core.jsonl import check_json_text
 from skbsearch.kb.builder import SKBBuilder
-from skbsearch.kb.store import SKB
 
 SOURCE_KEYS = ("source", "src", "head")
 RELATION_KEYS = ("relation", "rel", "predicate")
@@ -198,13 +200,19 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             yield ln, obj
 
 
+#: Suffixes of the edges files that go with any nodes file (the same format first).
+EDGE_SUFFIXES = (".jsonl", ".ndjson", ".csv", ".tsv")
+
+
 def resolve_pair(
     source: str | Path | None,
     nodes: str | Path | None,
     edges: str | Path | None,
     ext: str,
 ) -> tuple[Path, Path | None]:
-    """Find the nodes and edges files: explicit paths win, else ``SOURCE/nodes.EXT`` etc."""
+    """Find the nodes and edges files: explicit paths win, else ``SOURCE/nodes.EXT`` (for
+    ``csv``, ``nodes.tsv`` too) and the directory's edges file in any edge format
+    (``edges.EXT`` first, then :data:`EDGE_SUFFIXES`)."""
     if nodes is None:
         if source is None:
             raise InputError(f"give a directory holding nodes.{ext} (and edges.{ext}) or a nodes file")
@@ -213,8 +221,11 @@ def resolve_pair(
             nodes = src
         else:
             nodes = src / f"nodes.{ext}"
-            if edges is None and (src / f"edges.{ext}").is_file():
-                edges = src / f"edges.{ext}"
+            if ext == "csv" and not nodes.is_file() and (src / "nodes.tsv").is_file():
+                nodes = src / "nodes.tsv"
+            if edges is None:
+                edges = next((p for sfx in (f".{ext}", nodes.suffix, *EDGE_SUFFIXES)
+                              if (p := src / f"edges{sfx}").is_file()), None)
     nodes = Path(nodes)
     if not nodes.is_file():
         raise InputError(f"nodes file not found; expected nodes.{ext} in the directory or --nodes FILE", file=nodes)
@@ -223,33 +234,19 @@ def resolve_pair(
     return nodes, None if edges is None else Path(edges)
 
 
-def load_jsonl(
-    source: str | Path | None = None,
-    *,
-    nodes: str | Path | None = None,
-    edges: str | Path | None = None,
+def add_jsonl_nodes(
+    b: SKBBuilder,
+    nodes_path: Path,
     attributes: Iterable[str] = (),
     default_type: str | None = None,
-    on_duplicate: str = "error",
-) -> SKB:
-    """Load ``nodes.jsonl`` (+ ``edges.jsonl``) into an SKB (see the module docstring).
-
-    Args:
-        source: a directory with ``nodes.jsonl`` and optionally ``edges.jsonl``, or a
-            nodes file.
-        nodes: an explicit nodes file (overrides ``source``).
-        edges: an explicit edges file (overrides ``source``).
-        attributes: top-level string keys to keep as attributes instead of text fields.
-        default_type: type for node records without ``type``.
-        on_duplicate: ``"error"`` or ``"first"`` (keep the first record of an id).
+) -> None:
+    """Add every node record of a JSONL nodes file to ``b`` (see the module docstring).
 
     Raises:
         InputError: naming file, line and field for malformed JSON, a missing id or type,
-            a duplicate id, or an edge to an unknown node.
+            a duplicate id, or a column that changes kind.
     """
-    nodes_path, edges_path = resolve_pair(source, nodes, edges, "jsonl")
     attrs = tuple(attributes)
-    b = SKBBuilder(on_duplicate=on_duplicate)
     kinds = ColumnKinds()
     nfile = str(nodes_path)
     for ln, rec in iter_jsonl(nodes_path):
@@ -267,16 +264,9 @@ def load_jsonl(
             raise InputError("'name' must be a string", file=nfile, line=ln, field="name")
         fields, at = split_record(rec, attributes=attrs, kinds=kinds, file=nfile, line=ln)
         b.add_node(rec["id"], ntype, name, fields, at, file=nfile, line=ln)
-    if edges_path is not None:
-        efile = str(edges_path)
-        for ln, s, r, t in edge_triples(iter_jsonl(edges_path), efile, _pick_end):
-            if not isinstance(r, str):
-                raise InputError("relation must be a string", file=efile, line=ln, field="relation")
-            b.add_edge(s, r, t, file=efile, line=ln)
-    return b.build(meta=source_meta("jsonl", nodes_path, edges_path))
 
 
-def _pick_end(rec: Mapping[str, Any], keys: tuple[str, ...], file: str, line: int) -> Any:
+def pick_end(rec: Mapping[str, Any], keys: tuple[str, ...], file: str, line: int) -> Any:
     """:func:`pick` with the file and line given by position (an :data:`EndPicker`)."""
     return pick(rec, keys, file=file, line=line)
 
