@@ -57,7 +57,10 @@ def read_questions(path: Path) -> list[tuple[str, str]]:
 
 def child(skb_dir: Path, spec: str, questions: Path, first: int) -> dict[str, Any]:
     """One fresh process's timings (step 2 of the protocol)."""
-    from skbsearch.core.stage import prepare
+    try:
+        from skbsearch.core.stage import prepare
+    except ImportError:  # a build before set-up was timed apart (measuring "before")
+        from skbsearch.benchmarks.common import warm as prepare
     from skbsearch.core.types import Query
     from skbsearch.kb.store import SKB
     from skbsearch.stages import pipeline

@@ -44,6 +44,7 @@ def load_or_build_name_index(skb: Any, directory: Path | None = None,
             index = bm25_live.catch_up(BM25Index.load(directory), skb)  # behind: catch up
             check_index_matches(index, skb)
             index.share_node_ids(skb)
+            index.warm()  # its one-query kernel now (set-up), not on the first query
             return index
         except SkbError as e:
             if notify is not None:

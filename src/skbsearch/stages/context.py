@@ -103,6 +103,9 @@ class StageContext:
         share = getattr(index, "share_node_ids", None)
         if share is not None:  # one id list for the SKB and its node-order indexes
             share(self.kb)
+        warm = getattr(index, "warm", None)
+        if warm is not None:  # compiled query kernels loaded now, not by the first query
+            warm()
         return index
 
     def shared(self, key: str, factory: Callable[[], Any]) -> Any:
