@@ -22,8 +22,10 @@ class StageContext:
 
     Indexes are read from ``SKB_DIR/indexes/<kind>`` (as ``skb index`` writes them); a
     missing BM25 index is built in memory on first use (a note goes to stderr: build it
-    once with ``skb index`` to skip that). Loaded indexes are cached and shared, so
-    ``bm25 + dense >> dense`` loads each index once.
+    once with ``skb index`` to skip that); a stage's ``index`` parameter names another
+    directory (:meth:`index_at`). Loaded indexes are cached and shared, so
+    ``bm25 + dense >> dense`` loads each index once, and their compiled query kernels are
+    loaded with them (set-up, not the first query).
 
     Args:
         kb: the SKB (or its directory).

@@ -31,6 +31,23 @@ from skbsearch.kb.store import SKB
 EDGE_FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "csv"}
 
 
+def find_files(source: str | Path | None, nodes: str | Path | None, edges: str | Path | None,
+               ext: str) -> tuple[Path, Path | None]:
+    """The nodes and edges files (:func:`~skbsearch.kb.loaders.jsonl.resolve_pair`), and in
+    a ``source`` directory also ``nodes.tsv`` for ``csv`` and an edges file in any edge
+    format (``edges.EXT`` first, then :data:`EDGE_FORMATS`' order)."""
+    src = Path(source) if source is not None and nodes is None else None
+    if src is not None and src.is_dir():
+        if ext == "csv" and not (src / "nodes.csv").is_file() and (src / "nodes.tsv").is_file():
+            nodes = src / "nodes.tsv"
+        if edges is None:
+            edges = next((p for sfx in (f".{ext}", *EDGE_FORMATS)
+                          if (p := src / f"edges{sfx}").is_file()), None)
+        if nodes is None:
+            nodes = src / f"nodes.{ext}"
+    return resolve_pair(None if nodes is not None else source, nodes, edges, ext)
+
+
 def edge_format(path: str | Path) -> str:
     """``jsonl`` or ``csv`` (CSV or TSV) by the edges file's suffix.
 
@@ -95,7 +112,7 @@ def load_jsonl(
         InputError: naming file, line and field for malformed JSON, a missing id or type,
             a duplicate id, or an edge to an unknown node.
     """
-    nodes_path, edges_path = resolve_pair(source, nodes, edges, "jsonl")
+    nodes_path, edges_path = find_files(source, nodes, edges, "jsonl")
     b = SKBBuilder(on_duplicate=on_duplicate)
     add_jsonl_nodes(b, nodes_path, attributes, default_type)
     if edges_path is not None:
@@ -129,7 +146,7 @@ def load_csv(
         InputError: naming file, line and column for ragged rows, a missing id or type,
             a duplicate id, or an edge to an unknown node.
     """
-    nodes_path, edges_path = resolve_pair(source, nodes, edges, "csv")
+    nodes_path, edges_path = find_files(source, nodes, edges, "csv")
     b = SKBBuilder(on_duplicate=on_duplicate)
     add_csv_nodes(b, nodes_path, delimiter, set(attributes), default_type)
     if edges_path is not None:

@@ -200,19 +200,13 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             yield ln, obj
 
 
-#: Suffixes of the edges files that go with any nodes file (the same format first).
-EDGE_SUFFIXES = (".jsonl", ".ndjson", ".csv", ".tsv")
-
-
 def resolve_pair(
     source: str | Path | None,
     nodes: str | Path | None,
     edges: str | Path | None,
     ext: str,
 ) -> tuple[Path, Path | None]:
-    """Find the nodes and edges files: explicit paths win, else ``SOURCE/nodes.EXT`` (for
-    ``csv``, ``nodes.tsv`` too) and the directory's edges file in any edge format
-    (``edges.EXT`` first, then :data:`EDGE_SUFFIXES`)."""
+    """Find the nodes and edges files: explicit paths win, else ``SOURCE/nodes.EXT`` etc."""
     if nodes is None:
         if source is None:
             raise InputError(f"give a directory holding nodes.{ext} (and edges.{ext}) or a nodes file")
@@ -221,11 +215,8 @@ def resolve_pair(
             nodes = src
         else:
             nodes = src / f"nodes.{ext}"
-            if ext == "csv" and not nodes.is_file() and (src / "nodes.tsv").is_file():
-                nodes = src / "nodes.tsv"
-            if edges is None:
-                edges = next((p for sfx in (f".{ext}", nodes.suffix, *EDGE_SUFFIXES)
-                              if (p := src / f"edges{sfx}").is_file()), None)
+            if edges is None and (src / f"edges.{ext}").is_file():
+                edges = src / f"edges.{ext}"
     nodes = Path(nodes)
     if not nodes.is_file():
         raise InputError(f"nodes file not found; expected nodes.{ext} in the directory or --nodes FILE", file=nodes)
