@@ -26,6 +26,7 @@ FILE_SPECS = [
     "bm25 >> llm",
     "dense(encoder='/etc/passwd')",
     "bm25 + run('../../../../etc/passwd')",
+    "bm25(index='/etc')",
 ]
 
 

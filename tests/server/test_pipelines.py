@@ -33,6 +33,8 @@ def ctx() -> StageContext:
     "bm25 >> llm(model='http://127.0.0.1:9/v1')",
     "dense(encoder='/root/.ssh')",
     "multivector(encoder='x')",
+    "bm25(index='/etc')",  # an index directory (skb index --out DIR)
+    "graph + dense(index='../x')",
     "bm25 + (graph >> cross-encoder(model='ce/')) % 5",  # nested in a fusion
 ])
 def test_specs_that_name_files_are_refused(spec):
@@ -52,8 +54,8 @@ def test_file_params_found_by_name_and_help():
     assert file_params(get_stage("run")) == ["path"]
     assert file_params(get_stage("cross-encoder")) == ["model"]
     assert "model" in file_params(get_stage("llm"))
-    assert file_params(get_stage("dense")) == ["encoder"]
-    assert file_params(get_stage("bm25")) == []
+    assert file_params(get_stage("dense")) == ["index", "encoder"]
+    assert file_params(get_stage("bm25")) == ["index"]
 
 
 @pytest.mark.parametrize(("spec", "match"), [

@@ -10,22 +10,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from skbsearch.core.operators import Pipeline
 from skbsearch.core.progress import ProgressFn
-from skbsearch.core.stage import SpecStage
+from skbsearch.core.stage import prepare
 from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.eval.cv import cross_validate, trainable_stages
 from skbsearch.eval.latency import LatencyRecorder, run_timed
 
 
 def warm(stage: Any) -> None:
-    """Build every registered stage of ``stage`` now (indexes, enrichment), not at query time."""
-    parts = stage.stages if isinstance(stage, Pipeline) else [stage]
-    for part in parts:
-        for child in getattr(part, "children", ()):
-            warm(child)
-        if isinstance(part, SpecStage):
-            _ = part.inner
+    """Build every registered stage of ``stage`` now (indexes, enrichment), not at query time
+    (:func:`skbsearch.core.stage.prepare`)."""
+    prepare(stage)
 
 
 def rerank(pipe: Any, queries: Sequence[Query], qrels: Qrels, run: Run | None, *,

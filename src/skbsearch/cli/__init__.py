@@ -11,6 +11,10 @@ import sys
 
 import typer
 
+from skbsearch.cli.help_format import fold_help_text
+
+fold_help_text()  # help wraps to the terminal; a long word folds, never cut with '…'
+
 app = typer.Typer(
     name="skb",
     help="skbsearch: retrieval and re-ranking over semi-structured knowledge bases.",

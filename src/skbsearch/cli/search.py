@@ -79,7 +79,9 @@ def index_cmd(
     field_b: Annotated[list[str] | None, typer.Option(
         "--field-b", help="bm25: FIELD=B, a field's own length normalisation (default: --b; "
                           "with --combine bm25f on the default index: relations=0.3).")] = None,
-    out: Annotated[Path | None, typer.Option(help="Index directory (default SKB_DIR/indexes/KIND).")] = None,
+    out: Annotated[Path | None, typer.Option(
+        help="Index directory (default SKB_DIR/indexes/KIND, which pipelines read; another one "
+             "is named in a pipeline as KIND(index='DIR')).")] = None,
     k1: Annotated[float, typer.Option(help="BM25 k1.")] = 1.5,
     b: Annotated[float, typer.Option(help="BM25 b.")] = 0.75,
     method: Annotated[str, typer.Option(help="BM25 variant: lucene|robertson|atire|bm25l|bm25+.")] = "lucene",
@@ -104,7 +106,8 @@ def index_cmd(
     json_out: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
-    """Build an index over every node of an SKB (written atomically)."""
+    """Build an index over every node of an SKB (written atomically); with a BM25 index, the
+    graph stage's name tables too (SKB_DIR/indexes/names, linker), so no query builds them."""
     device, precision = _check_engine(kind, engine, device, precision)
     out = out or default_index_dir(skb_dir, kind)
     check_output_dir(out, inputs=[skb_dir], field="--out", kind="index", force=force)
@@ -121,20 +124,25 @@ def index_cmd(
                         if v is not None})
     t0 = time.perf_counter()
     with stage_progress(disable=quiet or json_out) as progress:
-        index = _build_index(skb_dir, kind, engine, ray_address, shard_rows, progress,
-                             fields=field_list, field_weights=parse_field_weights(field_weights),
-                             **options)
+        skb, index = _build_index(skb_dir, kind, engine, ray_address, shard_rows, progress,
+                                  fields=field_list, field_weights=parse_field_weights(field_weights),
+                                  **options)
         progress("saving", 0, 1)
         index.save(out, overwrite=True)
         progress("saving", 1, 1)
+        tables = _graph_tables(skb, kind, progress)
     summary = {"kind": kind, "engine": engine, "path": str(out), "num_docs": index.num_docs,
                "params": getattr(index, "params", {}), "seconds": round(time.perf_counter() - t0, 2),
-               "built_on": getattr(index, "built_on", None)}
+               "built_on": getattr(index, "built_on", None), "graph_tables": tables}
     if json_out:
         print_json(summary)
     elif not quiet:
         console.print(f"[green]built[/] {kind} index of {index.num_docs} documents at {escape(str(out))} "
                       f"in {summary['seconds']} s")
+        if out.absolute() != default_index_dir(skb_dir, kind).absolute():
+            console.print(f"pipelines read SKB_DIR/indexes/{kind} by default; name this one as "
+                          f"-p \"{kind}(index='{out}')\" (or 'skb search --retriever {kind} "
+                          f"--index {out}')", markup=False, highlight=False, soft_wrap=True)
 
 
 def _check_engine(kind: str, engine: str, device: str | None,
@@ -179,9 +187,22 @@ def _build_options(kind: str, engine: str, field_list: list[str] | None, add_rel
     return {"add_rel": bool(add_rel)}
 
 
+def _graph_tables(skb: Any, kind: str, progress: ProgressFn) -> list[str]:
+    """With a BM25 index (what the graph stage reads), the graph stage's saved name lookups
+    too, so that its first query does not build them; their directories."""
+    from skbsearch.retrieve.graph.tables import build_graph_tables
+
+    if kind != "bm25" or not skb.num_edges:
+        return []
+    progress("graph name tables", 0, 1)
+    dirs = build_graph_tables(skb, notify=lambda msg: err_console.print(msg, markup=False, highlight=False))
+    progress("graph name tables", 1, 1)
+    return [str(d) for d in dirs]
+
+
 def _build_index(skb_dir: Path, kind: str, engine: str, ray_address: str | None, shard_rows: int,
-                 progress: ProgressFn, **options: Any) -> Any:
-    """Load the SKB and build the index of ``kind`` over it, here or on Ray."""
+                 progress: ProgressFn, **options: Any) -> tuple[Any, Any]:
+    """Load the SKB and build the index of ``kind`` over it, here or on Ray: ``(skb, index)``."""
     from skbsearch.kb.store import SKB
 
     progress("loading SKB", 0, 0)
@@ -192,7 +213,7 @@ def _build_index(skb_dir: Path, kind: str, engine: str, ray_address: str | None,
         from skbsearch.index.ray_build import ray_builder
 
         builder = ray_builder(kind, address=ray_address, shard_rows=shard_rows)
-    return builder(skb, progress=progress, **options)
+    return skb, builder(skb, progress=progress, **options)
 
 
 def search_cmd(
@@ -201,7 +222,8 @@ def search_cmd(
     k: Annotated[int, typer.Option("-k", "--k", help="Number of results.")] = 10,
     retriever: Annotated[str, typer.Option(help=f"Index kind to search: {_KINDS}.")] = "bm25",
     index_dir: Annotated[Path | None, typer.Option(
-        "--index", help="Index directory (default SKB_DIR/indexes/RETRIEVER).")] = None,
+        "--index", help="Index directory (default SKB_DIR/indexes/RETRIEVER); with -p, name it "
+        "in the pipeline instead: bm25(index='DIR').")] = None,
     types: Annotated[list[str] | None, typer.Option(
         "--type", help="Only nodes of these types (repeatable or comma-separated).")] = None,
     where: Annotated[str | None, typer.Option(
@@ -220,6 +242,11 @@ def search_cmd(
         raise InputError(f"k must be >= 1, got {k}", field="-k")
     if pipeline:
         from skbsearch.cli.stages import search_with_pipeline
+
+        if index_dir is not None:
+            raise InputError("--index names the index of one retriever; in a pipeline name it "
+                             f"as a stage parameter, e.g. -p \"{retriever}(index='{index_dir}')\"",
+                             field="--index")
 
         search_with_pipeline(skb_dir, query, pipeline, k=k, types=types, where=where,
                              evidence=evidence, json_out=json_out)

@@ -24,7 +24,7 @@ from skbsearch.core.devices import (
     check_precision_name,
 )
 from skbsearch.core.errors import InputError
-from skbsearch.core.operators import StageBase, load_object
+from skbsearch.core.operators import Pipeline, StageBase, load_object
 from skbsearch.core.types import Qrels, Query, Run
 
 
@@ -36,6 +36,9 @@ class Context(Protocol):
 
     def index(self, kind: str) -> Any:
         """The loaded index of ``kind``."""
+
+    def index_at(self, kind: str, path: str) -> Any:
+        """The ``kind`` index saved in the directory ``path`` (loaded once, checked)."""
 
     def shared(self, key: str, factory: Any) -> Any:
         """A value built once per context and shared by its stages."""
@@ -279,6 +282,19 @@ class SpecStage(StageBase):
             return []
         out = fn(query, doc_id)
         return [str(x) for x in out] if isinstance(out, (list, tuple)) else [str(out)]
+
+
+def prepare(stage: Any) -> Any:
+    """Build every registered stage inside ``stage`` (a pipeline, a fusion's children) now:
+    indexes opened, name tables, type graph and other set-up, not on the first query, so
+    that timing the queries times queries only. Returns ``stage``; stages given their
+    resources directly are ready already, and other callables are left as they are."""
+    for part in stage.stages if isinstance(stage, Pipeline) else [stage]:
+        for child in getattr(part, "children", ()) or ():
+            prepare(child)
+        if isinstance(part, SpecStage):
+            _ = part.inner
+    return stage
 
 
 #: ``fitter(stage, queries, qrels, run) -> (model, info)``: a trainable stage's training loop.

@@ -9,7 +9,9 @@
 
 A system is a :class:`Run` (or ``{qid: {doc: score}}``) or a stage (any callable
 ``stage(queries) -> Run``); stages are run once over all queries (one batch) and timed:
-mean ms a query, including whatever the stage loads lazily on its first call. Per-query scores come from :func:`skbsearch.eval.evaluate` (``per_query=True``),
+mean ms a query (``ms_per_query``), after the set-up of a pipeline's registered stages
+(indexes opened, name tables, type graph: :func:`skbsearch.core.stage.prepare`), which is
+timed apart (``setup_s``, seconds). Per-query scores come from :func:`skbsearch.eval.evaluate` (``per_query=True``),
 so averaging follows its conventions: every qrels query counts, a missing one scores 0.
 When ``queries`` are given, the qrels are first restricted to them (PyTerrier's default).
 
@@ -36,6 +38,7 @@ import numpy as np
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.progress import ProgressFn as Progress
+from skbsearch.core.stage import prepare
 from skbsearch.core.types import Qrels, Query, Run, as_queries
 from skbsearch.eval.evaluate import evaluate, parse_metrics
 from skbsearch.eval.experiment_report import ReportMixin
@@ -65,6 +68,8 @@ class ExperimentResult(ReportMixin):
     alpha: float
     comparisons: list[Comparison] = field(default_factory=list)
     per_query: bool = False
+    #: system -> seconds its stages took to set up before the timed queries (``None``: a run)
+    setup_s: dict[str, float | None] = field(default_factory=dict)
 
     @property
     def means(self) -> dict[str, dict[str, float]]:
@@ -141,10 +146,11 @@ def Experiment(  # PyTerrier's name (pt.Experiment)
     query_ids = list(judged)
     scores: dict[str, dict[str, np.ndarray]] = {}
     latency: dict[str, float | None] = {}
+    setup: dict[str, float | None] = {}
     for i, (name, system) in enumerate(named.items()):
         if progress:
             progress(f"running {name}", i, len(named))
-        run, latency[name] = _run_system(name, system, qlist)
+        run, latency[name], setup[name] = _run_system(name, system, qlist)
         per_q = evaluate(run, judged, names, per_query=True, min_grade=min_grade, gains=gains)
         scores[name] = {m: np.array([per_q[q][m] for q in query_ids]) for m in names}
     if progress:
@@ -152,7 +158,7 @@ def Experiment(  # PyTerrier's name (pt.Experiment)
     pairs = _pairs(list(named), base)
     comparisons = _compare(scores, pairs, names, test, correction, alpha, n_permutations, seed)
     return ExperimentResult(list(named), names, query_ids, scores, latency, base, test,
-                            correction, alpha, comparisons, per_query)
+                            correction, alpha, comparisons, per_query, setup)
 
 
 # ---------------------------------------------------------------------- internals
@@ -215,9 +221,11 @@ def _resolve_baseline(baseline: str | int | None, names: list[str]) -> str | Non
     return str(baseline)
 
 
-def _run_system(name: str, system: System, queries: list[Query] | None) -> tuple[Run, float | None]:
+def _run_system(name: str, system: System, queries: list[Query] | None
+                ) -> tuple[Run, float | None, float | None]:
+    """The system's run, its ms a query and its set-up seconds (``None``: a run)."""
     if _is_run(system) or (isinstance(system, Mapping) and not system):
-        return (system if isinstance(system, Run) else Run(system, name=name)), None  # type: ignore[arg-type]
+        return (system if isinstance(system, Run) else Run(system, name=name)), None, None  # type: ignore[arg-type]
     if not callable(system):
         raise InputError(f"system {name!r} is neither a run nor a stage (got "
                          f"{type(system).__name__})", field="systems")
@@ -225,12 +233,15 @@ def _run_system(name: str, system: System, queries: list[Query] | None) -> tuple
         raise InputError(f"system {name!r} is a stage: give the queries to run it on",
                          field="queries")
     start = time.perf_counter()
+    prepare(system)  # set-up (indexes, name tables) is not a query's cost
+    setup_s = time.perf_counter() - start
+    start = time.perf_counter()
     run = system(queries)
     elapsed_ms = (time.perf_counter() - start) * 1000.0
     if not isinstance(run, Mapping):
         raise InputError(f"stage {name!r} returned {type(run).__name__}, not a Run",
                          field="systems")
-    return (run if isinstance(run, Run) else Run(run, name=name)), elapsed_ms / len(queries)
+    return (run if isinstance(run, Run) else Run(run, name=name)), elapsed_ms / len(queries), setup_s
 
 
 def _pairs(names: list[str], baseline: str | None) -> list[tuple[str, str]]:

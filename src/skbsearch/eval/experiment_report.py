@@ -60,6 +60,7 @@ class ReportMixin:
         query_ids: list[str]
         scores: dict[str, dict[str, np.ndarray]]
         ms_per_query: dict[str, float | None]
+        setup_s: dict[str, float | None]
         baseline: str | None
         test: str
         correction: str | None
@@ -181,6 +182,7 @@ class ReportMixin:
             "test": self.test, "correction": self.correction, "alpha": self.alpha,
             "queries": len(self.query_ids), "results": self.means,
             "ms_per_query": self.ms_per_query,
+            "setup_s": {k: None if v is None else round(v, 3) for k, v in self.setup_s.items()},
             "comparisons": [{k: _clean(v) for k, v in asdict(c).items()}
                             for c in self.comparisons],
         }

@@ -44,10 +44,14 @@ def load_or_build_name_index(skb: Any, directory: Path | None = None,
             index = bm25_live.catch_up(BM25Index.load(directory), skb)  # behind: catch up
             check_index_matches(index, skb)
             index.share_node_ids(skb)
+            index.warm()  # its one-query kernel now (set-up), not on the first query
             return index
         except SkbError as e:
             if notify is not None:
                 notify(f"note: rebuilding the name index at {directory} ({e})")
+    if notify is not None and directory is not None and not (directory / "manifest.json").is_file():
+        notify(f"note: building the graph stage's name index and tables under {directory.parent} "
+               f"once ('skb index {skb.path} --kind bm25' builds them with the index)")
     index = build_name_index(skb)
     if directory is not None:
         try:

@@ -41,8 +41,9 @@ from skbsearch.kb.generations import (
     writer_lock,
 )
 from skbsearch.kb.loaders import load as load_source
-from skbsearch.kb.loaders.jsonl import RELATION_KEYS, SOURCE_KEYS, TARGET_KEYS, iter_jsonl, pick
-from skbsearch.kb.loaders.tabular import first_column, iter_csv
+from skbsearch.kb.loaders.files import read_edge_file
+from skbsearch.kb.loaders.jsonl import iter_jsonl
+from skbsearch.kb.loaders.tabular import iter_csv
 from skbsearch.kb.segments import EDGE_SCHEMA, Segment, write_segment
 from skbsearch.kb.store import SKB
 
@@ -68,33 +69,14 @@ class UpdateResult:
 
 
 # ---------------------------------------------------------------------- reading inputs
-def _edge_format(path: Path) -> str:
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
-        return "jsonl"
-    if suffix in (".csv", ".tsv"):
-        return "csv"
-    raise InputError("cannot tell the edge format from the name; use .jsonl, .csv or .tsv", file=path)
-
-
 def read_edges(path: PathLike) -> Iterator[tuple[Triple, str, int]]:
-    """``((source, relation, target), file, line)`` per edge record (JSONL or CSV, as
+    """``((source, relation, target), file, line)`` per edge record (JSONL, CSV or TSV, as
     ``skb kb build`` reads them, with the same checks)."""
     path = Path(path)
     if not path.is_file():
         raise InputError("edges file not found", file=path)
     file, check = str(path), SKBBuilder()
-    if _edge_format(path) == "jsonl":
-        rows: Iterable[tuple[int, Any]] = iter_jsonl(path)
-        get: Callable[..., Any] = pick
-    else:
-        rows, get = iter_csv(path), first_column
-    for ln, rec in rows:
-        s = get(rec, SOURCE_KEYS, file=file, line=ln)
-        r = get(rec, RELATION_KEYS, file=file, line=ln)
-        t = get(rec, TARGET_KEYS, file=file, line=ln)
-        if not isinstance(r, str):
-            raise InputError("relation must be a string", file=file, line=ln, field="relation")
+    for ln, s, r, t in read_edge_file(path):
         check.add_edge(s, r, t, file=file, line=ln)  # the builder's checks (e.g. '^-1')
         yield (str(s), r, str(t)), file, ln
 

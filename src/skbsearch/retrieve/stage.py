@@ -26,6 +26,9 @@ class RetrieverParams:
     k: int = field(default=100, metadata={"help": "candidates per query"})
     types: tuple[str, ...] = field(default=(), metadata={"help": "only nodes of these types"})
     where: str | None = field(default=None, metadata={"help": "attribute predicate"})
+    index: str | None = field(default=None, metadata={
+        "help": "index directory to read (one from 'skb index --out DIR'; default: "
+                "SKB_DIR/indexes/KIND). A server refuses it in a client's spec"})
 
     def check(self) -> None:
         if self.k < 0:
@@ -47,6 +50,9 @@ class IndexRetriever(SpecStage):
         if filter is not None and not filter.is_empty:
             params = {"types": filter.types, "where": filter.where, **params}
         direct = source is not None and not is_stage_context(source)
+        if direct and params.get("index") is not None:
+            raise InputError("give an index object or the index parameter (a directory), not "
+                             "both", field="index")
         super().__init__(None if direct else source, **params)
         self.skb = skb
         self._index: Any = None
@@ -61,13 +67,21 @@ class IndexRetriever(SpecStage):
             self._built = self
 
     def build(self, context: Context) -> Any:
-        """Attach the context's index (checked against its SKB); the stage does its own work."""
-        self.attach(context.index(self.index_kind), context.kb)
+        """Attach the context's index (its ``SKB_DIR/indexes/KIND``, or the directory the
+        ``index`` parameter names), checked against its SKB; the stage does its own work."""
+        path = self.params.index
+        index = (context.index(self.index_kind) if path is None
+                 else context.index_at(self.index_kind, path))
+        self.attach(index, context.kb)
         return self
 
     def evidence(self) -> tuple[str, ...]:
-        """The context's index it reads (none when its index was given directly)."""
-        key = self.context_key(f"index:{self.index_kind}") if self.index_kind else None
+        """The context's index it reads (none when its index was given directly); an index
+        named by the ``index`` parameter is other evidence than the context's own."""
+        if not self.index_kind:
+            return ()
+        where = "" if self.params.index is None else f"@{self.params.index}"
+        key = self.context_key(f"index:{self.index_kind}{where}")
         return (key,) if key is not None else ()
 
     def attach(self, index: Any, skb: Any) -> None:  # pragma: no cover - abstract

@@ -7,7 +7,8 @@ so only registered stages and parameters get through.
 
 A client must not make the server read files it chooses: by default a free spec is
 refused when a stage's parameter names a file, a model or a URL (``run('x.trec')``,
-``cross-encoder(model=…)``, ``gnn(model=…)``, ``llm``, ``dense(encoder=…)``); the
+``cross-encoder(model=…)``, ``gnn(model=…)``, ``llm``, ``dense(encoder=…)``,
+``bm25(index=…)``); the
 server's named pipelines (``skb serve --pipeline NAME=SPEC``) may, and
 ``--allow-spec-files`` lifts the rule for every spec. Specs are also bounded (length,
 number of stages, size of numeric parameters) so one request cannot ask for unbounded work.
@@ -30,7 +31,7 @@ from skbsearch.stages.context import StageContext
 from skbsearch.stages.fusion import FilterStage
 
 #: Parameter names that name something to load (a file, a directory, a model, a URL).
-FILE_PARAM_NAMES = frozenset({"path", "file", "dir", "directory", "model", "encoder", "url"})
+FILE_PARAM_NAMES = frozenset({"path", "file", "dir", "directory", "index", "model", "encoder", "url"})
 #: Words in a parameter's help text that mark it as naming something to load.
 FILE_HELP_WORDS = ("path", "directory", "file", "url")
 #: Largest absolute value of a numeric stage parameter in a client's spec.

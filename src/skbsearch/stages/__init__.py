@@ -39,7 +39,7 @@ from skbsearch.stages import (  # noqa: F401 - registrations
     corpus,
     fusion,
 )
-from skbsearch.stages.base import bind, fit
+from skbsearch.stages.base import bind, fit, prepare
 from skbsearch.stages.context import StageContext
 from skbsearch.stages.grammar import parse_spec
 from skbsearch.stages.spec import build, parse
@@ -75,6 +75,7 @@ __all__ = [
     "parse",
     "parse_spec",
     "pipeline",
+    "prepare",
     "register_stage",
     "stage",
 ]

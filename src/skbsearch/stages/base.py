@@ -1,5 +1,5 @@
-"""Operations over whole pipelines of registered stages: binding a context, fitting in order,
-structural equality."""
+"""Operations over whole pipelines of registered stages: binding a context, preparing (set-up
+before the first query), fitting in order, structural equality."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from skbsearch.core.operators import Cutoff, Pipeline
-from skbsearch.core.stage import SpecStage
+from skbsearch.core.stage import SpecStage, prepare  # noqa: F401 (prepare: re-exported)
 from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.stages.context import StageContext
 

@@ -22,8 +22,10 @@ class StageContext:
 
     Indexes are read from ``SKB_DIR/indexes/<kind>`` (as ``skb index`` writes them); a
     missing BM25 index is built in memory on first use (a note goes to stderr: build it
-    once with ``skb index`` to skip that). Loaded indexes are cached and shared, so
-    ``bm25 + dense >> dense`` loads each index once.
+    once with ``skb index`` to skip that); a stage's ``index`` parameter names another
+    directory (:meth:`index_at`). Loaded indexes are cached and shared, so
+    ``bm25 + dense >> dense`` loads each index once, and their compiled query kernels are
+    loaded with them (set-up, not the first query).
 
     Args:
         kb: the SKB (or its directory).
@@ -64,12 +66,7 @@ class StageContext:
         if path is not None:  # a killed index writer: restore its previous version, drop its litter
             recover_dir(path)
         if path is not None and (path / MANIFEST_FILE).is_file():
-            index = catch_up(spec.load(path), self.kb)  # an index behind the SKB's generation
-            _check_matches(index, self.kb)
-            share = getattr(index, "share_node_ids", None)
-            if share is not None:  # one id list for the SKB and its node-order indexes
-                share(self.kb)
-            return index
+            return self._open_saved(kind, path)
         where = f" at {path}" if path is not None else ""
         if kind != "bm25":
             hint = (f"skb index {self.kb_dir} --kind {kind}" if self.kb_dir is not None
@@ -79,6 +76,39 @@ class StageContext:
             self.notify(f"note: no bm25 index{where}; building one in memory "
                         f"(save it once with 'skb index {self.kb_dir} --kind bm25')")
         return spec.build(self.kb)  # the defaults of `skb index`: the same spec, the same index
+
+    def index_at(self, kind: str, path: str | Path) -> Any:
+        """The ``kind`` index saved in the directory ``path`` (a stage's ``index`` parameter:
+        an index built with ``skb index --out DIR``), loaded once per context, caught up with
+        and checked against its SKB like the default one.
+
+        Raises:
+            InputError: nothing of that kind at ``path`` (with the command that builds it).
+            ArtefactError: an index of another SKB build, or a damaged one.
+        """
+        where = self.resolve_path(str(path))
+        key = f"{kind}@{where.absolute()}"
+        with self._lock:
+            if key not in self._indexes:
+                recover_dir(where)
+                if not (where / MANIFEST_FILE).is_file():
+                    skb = self.kb_dir if self.kb_dir is not None else "SKB_DIR"
+                    raise InputError(f"no {kind} index at {where}; build it with 'skb index {skb} "
+                                     f"--kind {kind} --out {where}'", field="index")
+                self._indexes[key] = self._open_saved(kind, where)
+            return self._indexes[key]
+
+    def _open_saved(self, kind: str, path: Path) -> Any:
+        """The saved ``kind`` index at ``path``, caught up with this SKB and checked."""
+        index = catch_up(get_kind(kind).load(path), self.kb)  # an index behind the SKB's generation
+        _check_matches(index, self.kb)
+        share = getattr(index, "share_node_ids", None)
+        if share is not None:  # one id list for the SKB and its node-order indexes
+            share(self.kb)
+        warm = getattr(index, "warm", None)
+        if warm is not None:  # compiled query kernels loaded now, not by the first query
+            warm()
+        return index
 
     def shared(self, key: str, factory: Callable[[], Any]) -> Any:
         """A value built once per context and shared by stages (e.g. a name index).

@@ -14,6 +14,9 @@ rdf        N-Triples / Turtle / N-Quads / TriG / RDF/XML file   :func:`load_rdf`
            (pyoxigraph, extra ``rdf``)
 =========  ==================================================  ===========================
 
+A nodes file (jsonl, csv) goes with an edges file of either format, told by its suffix
+(``.jsonl``, ``.csv``, ``.tsv``; :mod:`skbsearch.kb.loaders.files`).
+
 :func:`load` picks one by name (or by :func:`detect_format`) and passes options on.
 """
 
@@ -24,13 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.core.errors import InputError
-from skbsearch.kb.loaders.jsonl import load_jsonl
+from skbsearch.kb.loaders.files import load_csv, load_jsonl
 from skbsearch.kb.loaders.kg import load_kg
 from skbsearch.kb.loaders.kg_files import looks_like_kg
 from skbsearch.kb.loaders.rdf import SUFFIXES as RDF_SUFFIXES
 from skbsearch.kb.loaders.rdf import load_rdf
 from skbsearch.kb.loaders.stark import load_stark
-from skbsearch.kb.loaders.tabular import load_csv
 from skbsearch.kb.loaders.triples import METAQA_TYPES, load_triples
 from skbsearch.kb.store import SKB
 
@@ -77,7 +79,7 @@ def detect_format(source: str | Path | None, nodes: str | Path | None = None) ->
     suffix = probe.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
         return "jsonl"
-    if suffix == ".csv":
+    if suffix == ".csv" or (suffix == ".tsv" and nodes is not None):  # a nodes file has a header
         return "csv"
     if suffix in (".tsv", ".txt"):
         return "triples"

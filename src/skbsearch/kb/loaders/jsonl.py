@@ -1,4 +1,7 @@
-"""JSONL nodes + edges -> SKB.
+"""JSONL node records (and the record convention shared with the CSV loader).
+
+The loaders themselves (any node format with any edge format) are in
+:mod:`skbsearch.kb.loaders.files`.
 
 The record convention (shared with the CSV loader):
 
@@ -39,7 +42,6 @@ from skbsearch.core.errors import InputError
 from skbsearch.core.jsonl import check_json_text
 from skbsearch.core.lines import iter_lines, require_file
 from skbsearch.kb.builder import SKBBuilder
-from skbsearch.kb.store import SKB
 
 SOURCE_KEYS = ("source", "src", "head")
 RELATION_KEYS = ("relation", "rel", "predicate")
@@ -219,33 +221,19 @@ def resolve_pair(
     return nodes, None if edges is None else require_file(edges, "edges file")
 
 
-def load_jsonl(
-    source: str | Path | None = None,
-    *,
-    nodes: str | Path | None = None,
-    edges: str | Path | None = None,
+def add_jsonl_nodes(
+    b: SKBBuilder,
+    nodes_path: Path,
     attributes: Iterable[str] = (),
     default_type: str | None = None,
-    on_duplicate: str = "error",
-) -> SKB:
-    """Load ``nodes.jsonl`` (+ ``edges.jsonl``) into an SKB (see the module docstring).
-
-    Args:
-        source: a directory with ``nodes.jsonl`` and optionally ``edges.jsonl``, or a
-            nodes file.
-        nodes: an explicit nodes file (overrides ``source``).
-        edges: an explicit edges file (overrides ``source``).
-        attributes: top-level string keys to keep as attributes instead of text fields.
-        default_type: type for node records without ``type``.
-        on_duplicate: ``"error"`` or ``"first"`` (keep the first record of an id).
+) -> None:
+    """Add every node record of a JSONL nodes file to ``b`` (see the module docstring).
 
     Raises:
         InputError: naming file, line and field for malformed JSON, a missing id or type,
-            a duplicate id, or an edge to an unknown node.
+            a duplicate id, or a column that changes kind.
     """
-    nodes_path, edges_path = resolve_pair(source, nodes, edges, "jsonl")
     attrs = tuple(attributes)
-    b = SKBBuilder(on_duplicate=on_duplicate)
     kinds = ColumnKinds()
     nfile = str(nodes_path)
     for ln, rec in iter_jsonl(nodes_path):
@@ -263,16 +251,9 @@ def load_jsonl(
             raise InputError("'name' must be a string", file=nfile, line=ln, field="name")
         fields, at = split_record(rec, attributes=attrs, kinds=kinds, file=nfile, line=ln)
         b.add_node(rec["id"], ntype, name, fields, at, file=nfile, line=ln)
-    if edges_path is not None:
-        efile = str(edges_path)
-        for ln, s, r, t in edge_triples(iter_jsonl(edges_path), efile, _pick_end):
-            if not isinstance(r, str):
-                raise InputError("relation must be a string", file=efile, line=ln, field="relation")
-            b.add_edge(s, r, t, file=efile, line=ln)
-    return b.build(meta=source_meta("jsonl", nodes_path, edges_path))
 
 
-def _pick_end(rec: Mapping[str, Any], keys: tuple[str, ...], file: str, line: int) -> Any:
+def pick_end(rec: Mapping[str, Any], keys: tuple[str, ...], file: str, line: int) -> Any:
     """:func:`pick` with the file and line given by position (an :data:`EndPicker`)."""
     return pick(rec, keys, file=file, line=line)
 

@@ -1,4 +1,5 @@
-"""CSV nodes + edges -> SKB.
+"""CSV/TSV rows: node rows and the reader shared with edges files (the loaders, any node
+format with any edge format, are in :mod:`skbsearch.kb.loaders.files`).
 
 ``nodes.csv`` has a header row. Columns:
 
@@ -17,21 +18,14 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.lines import MAX_LINE_BYTES, iter_text_lines
 from skbsearch.kb.builder import INT64_MAX, INT64_MIN, SKBBuilder
-from skbsearch.kb.loaders.jsonl import (
-    ColumnKinds,
-    attribute_kind,
-    edge_triples,
-    resolve_pair,
-    source_meta,
-)
-from skbsearch.kb.store import SKB
+from skbsearch.kb.loaders.jsonl import ColumnKinds, attribute_kind
 
 _INT = re.compile(r"[+-]?\d+")
 _FLOAT = re.compile(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?")
@@ -113,44 +107,9 @@ def first_column(row: dict[str, str], keys: tuple[str, ...], file: str, line: in
     raise InputError(f"edges file has no '{keys[0]}' column (expected one of {alt})", file=file, line=1, field=keys[0])
 
 
-def load_csv(
-    source: str | Path | None = None,
-    *,
-    nodes: str | Path | None = None,
-    edges: str | Path | None = None,
-    attributes: Iterable[str] = (),
-    default_type: str | None = None,
-    delimiter: str | None = None,
-    on_duplicate: str = "error",
-) -> SKB:
-    """Load ``nodes.csv`` (+ ``edges.csv``) into an SKB (see the module docstring).
-
-    Args:
-        source: a directory with ``nodes.csv`` and optionally ``edges.csv``, or a nodes file.
-        nodes: an explicit nodes file (overrides ``source``).
-        edges: an explicit edges file (overrides ``source``).
-        attributes: columns whose cells are parsed as scalars (attributes).
-        default_type: type for rows with no (or an empty) ``type``.
-        delimiter: field separator (default ``,``; tab for ``.tsv`` files).
-        on_duplicate: ``"error"`` or ``"first"``.
-
-    Raises:
-        InputError: naming file, line and column for ragged rows, a missing id or type,
-            a duplicate id, or an edge to an unknown node.
-    """
-    nodes_path, edges_path = resolve_pair(source, nodes, edges, "csv")
-    b = SKBBuilder(on_duplicate=on_duplicate)
-    _add_nodes(b, nodes_path, delimiter, set(attributes), default_type)
-    if edges_path is not None:
-        efile = str(edges_path)
-        for ln, s, r, t in edge_triples(iter_csv(edges_path, delimiter), efile, first_column):
-            b.add_edge(s, r, t, file=efile, line=ln)
-    return b.build(meta=source_meta("csv", nodes_path, edges_path))
-
-
-def _add_nodes(b: SKBBuilder, nodes_path: Path, delimiter: str | None, attr_cols: set[str],
-               default_type: str | None) -> None:
-    """Add every row of the nodes file to ``b``; a column keeps one kind (text, or one
+def add_csv_nodes(b: SKBBuilder, nodes_path: Path, delimiter: str | None, attr_cols: set[str],
+                  default_type: str | None) -> None:
+    """Add every row of a CSV/TSV nodes file to ``b``; a column keeps one kind (text, or one
     attribute kind) across all rows."""
     kinds = ColumnKinds()
     nfile = str(nodes_path)

@@ -121,20 +121,26 @@ class NameLinker:
             sid = self._closest(key)
         return sid
 
-    def _closest(self, key: str) -> int | None:
+    def prepare(self) -> NameLinker:
+        """Build the typo-correction table (the name vocabulary's trigrams) now, at the
+        stage's set-up, not on the first query that has an unknown word."""
         if self._grams is None:
             grams: dict[str, list[int]] = {}
             for w, i in self._vocab.items():
                 for g in _trigrams(w):
                     grams.setdefault(g, []).append(i)
-            self._grams = grams
             self._words_by_id = [""] * (max(self._vocab.values(), default=-1) + 1)
             for w, i in self._vocab.items():
                 self._words_by_id[i] = w
+            self._grams = grams
+        return self
+
+    def _closest(self, key: str) -> int | None:
+        grams = self.prepare()._grams or {}
         mine = _trigrams(key)
         counts: dict[int, int] = {}
         for g in mine:
-            for i in self._grams.get(g, ()):
+            for i in grams.get(g, ()):
                 counts[i] = counts.get(i, 0) + 1
         best, best_sim = None, self.typo_min
         words = self._words_by_id or []

@@ -64,6 +64,7 @@ from skbsearch.retrieve.graph.model import (
     KGModel,
     anchor_view,
     path_view,
+    prepare_zero_shot,
     text_types,
     zero_shot_paths,
     zero_shot_types,
@@ -164,7 +165,8 @@ class SKBGraphRetriever(SpecStage):
         # were tuned (a BM25F index's scores are rescored once from its term counts)
         self.text_index = text_index.summed_fields() if hasattr(text_index, "summed_fields") else text_index
         self.tg = tg
-        self.linker = linker
+        self.linker = linker.prepare()  # set-up work here, not on the first query
+        prepare_zero_shot(tg)
         self.target = tuple(p.target)
         self.k, self.n_text, self.n_graph = p.k, p.n_text, p.n_graph
         self.max_hops, self.top_paths, self.backoff = p.max_hops, p.top_paths, p.backoff
@@ -450,3 +452,4 @@ class SKBGraphRetriever(SpecStage):
         out = model.save(path)
         self.params.model = str(path)
         return out
+
