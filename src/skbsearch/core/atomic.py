@@ -74,6 +74,7 @@ ARTEFACT_MARKERS: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
     "gnn-model": ("config.json", _format_prefix("skbsearch-gnn")),
     "kg-model": ("model.json", _format_prefix("skbsearch.kg")),
     "cross-encoder-model": ("skb_cross_encoder.json", _has("format", "max_length")),
+    "static-encoder": ("skb_static.json", _format_prefix("skbsearch.static")),
 }
 
 #: kind -> the entries a directory of that kind may hold: anything else is a user's file,
