@@ -222,3 +222,39 @@ def test_static_is_distilled_offline_on_first_use(tmp_path, monkeypatch, capfd):
     assert v[0] @ v[1] > v[0] @ v[2]  # distilled from MiniLM: related texts are closer
     again = load_builtin_static()
     assert "building" not in capfd.readouterr().err and again.model_id == enc.model_id
+
+
+def test_a_long_job_states_its_expected_time(tmp_path, monkeypatch):
+    from skbsearch.encoders import cache as cache_mod
+
+    assert cache_mod.expected_time("embedding", 1_000_000, 1024, 2.0) == (
+        "embedding (1,000,000 docs: expected ~32 min 33 s at 512 docs/s)")
+    assert cache_mod.expected_time("embedding", 2048, 1024, 1.0) == "embedding"  # 2 s: quiet
+    enc = load_encoder(str(tiny_model(tmp_path / "m2v")))
+    monkeypatch.setattr(cache_mod, "ANNOUNCE_SECONDS", 0.0)
+    stages: list[str] = []
+    texts = [f"red kettle {i}" for i in range(3000)]
+    encode_texts(enc, texts, batch_size=64, progress=lambda s, d, t: stages.append(s))
+    assert len(stages) == 3  # steps of 16 x 64 texts; from the first one on, the estimate
+    assert all(s.startswith("encoding (3,000 docs: expected ~") and s.endswith("docs/s)")
+               for s in stages)
+
+
+def test_a_corpus_builds_one_dense_index_per_encoder(tmp_path, monkeypatch):
+    """On a passage corpus (benchmarks), dense(encoder=E) gets an index built with E, so two
+    encoders can be compared or fused in one pipeline."""
+    from skbsearch.core.types import Query
+    from skbsearch.kb.corpus import corpus_skb
+    from skbsearch.stages import pipeline
+    from skbsearch.stages.corpus import CorpusContext
+
+    a = tiny_model(tmp_path / "a")
+    b = tiny_model(tmp_path / "b", VECTORS[:, ::-1].copy())
+    kb = corpus_skb(["p1", "p2"], ["red kettle", "steel knife"], cache_dir=tmp_path / "corpora")
+    ctx = CorpusContext(kb, embeddings=tmp_path / "emb")
+    fused = pipeline(f"dense(encoder='{a}') + dense(encoder='{b}')", ctx)
+    run = fused([Query("q", "steel knife")])
+    assert list(run["q"])[0] == "p2"
+    ia, ib = ctx.embedding_index("dense", str(a)), ctx.embedding_index("dense", str(b))
+    assert ia is not ib and ia.model_id != ib.model_id
+    assert ctx.embedding_index("dense", str(a)) is ia  # built once per context
