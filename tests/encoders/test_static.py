@@ -205,6 +205,10 @@ def test_cli_index_with_encoder_static_and_search(tmp_path, monkeypatch):
     assert r.exit_code == 0, r.output
     r = invoke("encoders", "build", "bert")
     assert r.exit_code == 2 and "only the 'static' encoder" in r.output
+    r = invoke("encoders", "build", "static")  # built already: nothing is distilled again
+    assert r.exit_code == 2 and "exists; pass --force" in r.output and "distilling" not in r.output
+    r = invoke("encoders", "list", "--json")
+    assert r.exit_code == 0 and "built" in json.loads(r.stdout)["encoders"][1]["what"]
 
 
 @pytest.mark.slow

@@ -26,7 +26,8 @@ def list_cmd(
 
     static_dir = default_static_dir()
     about = {"minilm": "packaged all-MiniLM-L6-v2 (384-d; extra [dense])",
-             "static": "model2vec, distilled from it (256-d; CPU, ~100x faster; extra [static]); "
+             "static": "model2vec, distilled from it (256-d; CPU, no torch, hundreds of times "
+                       "faster, lower quality: docs/guides/dense-cpu.md; extra [static]); "
                        + ("built" if (static_dir / MARKER).is_file() else "not built yet")}
     rows = [{"encoder": n, "what": about.get(n, ""),
              "path": str(static_dir) if n == "static" else ""} for n in available_encoders()]
@@ -59,10 +60,13 @@ def build_cmd(
     if out is None and pca_dims != PCA_DIMS:
         raise InputError(f"--encoder static uses {PCA_DIMS} dimensions; with --pca-dims "
                          f"{pca_dims}, give --out DIR and pass DIR as --encoder", field="--pca-dims")
+    target = out or default_static_dir()
+    if target.exists() and not force:
+        raise FileExistsError(f"{target} exists; pass --force to build it again")
     if not json_out:
-        err_console.print("distilling the packaged all-MiniLM-L6-v2 (offline) ...")
+        err_console.print("distilling the packaged all-MiniLM-L6-v2 (offline; ~20 s to 2 min) ...")
     t0 = time.perf_counter()
-    path = build_static_model(out or default_static_dir(), pca_dims=pca_dims, force=force)
+    path = build_static_model(target, pca_dims=pca_dims, force=force)
     seconds = round(time.perf_counter() - t0, 1)
     if json_out:
         print_json({"encoder": name, "path": str(path), "pca_dims": pca_dims, "seconds": seconds})

@@ -85,7 +85,7 @@ def index_cmd(
     stemmer: Annotated[str, typer.Option(help="Stemmer language (english, ...) or none.")] = "english",
     encoder: Annotated[str, typer.Option(
         help="dense/multivector: 'minilm' (packaged all-MiniLM-L6-v2), 'static' (distilled "
-             "from it, CPU, ~100x faster, lower quality: docs/scaling.md), a "
+             "from it; CPU, hundreds of times faster, lower quality: docs/guides/dense-cpu.md), a "
              "sentence-transformers or model2vec directory, or a hub name.")] = "minilm",
     backend: Annotated[str, typer.Option(
         help="dense: numpy (exact) | torch (exact; torch matmul + top-k, on the GPU when "
