@@ -7,7 +7,9 @@ Protocol (issue 35, item 2):
    ``--work`` and reused.
 2. **Per encoder** (``--encoders``): a dense index over every node as ``skb index --kind dense
    --encoder E`` builds it (``DenseIndex.from_skb``: each node's own text, no relation
-   lines; no embedding cache, so the time is the encoding's), timed; then the ``dense``
+   lines; no embedding cache, so the time is the encoding's), timed; and for the encoders
+   of ``--add-rel``, as ``--add-rel`` builds it (relation lines after the node's own text,
+   at most 10 related names a relation); then the ``dense``
    stage over it (``StageContext(index_dirs=...)``), every question answered in one batch:
    Hit@1/5/10 and MRR. A ``bm25`` row (the default index, built in memory) for reference.
 
@@ -74,6 +76,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--data", type=Path, required=True)
     p.add_argument("--work", type=Path, required=True)
     p.add_argument("--encoders", default="static,minilm")
+    p.add_argument("--add-rel", default="", help="encoders also measured with relation lines "
+                   "(skb index --add-rel: at most 10 related names a relation), comma-separated")
     p.add_argument("--json", type=Path, default=None)
     a = p.parse_args(argv)
     skb_dir, qdir = prepare(a.data, a.work)
@@ -83,23 +87,26 @@ def main(argv: list[str] | None = None) -> None:
     log(f"{skb.num_nodes} nodes, {len(queries)} questions")
     groups: dict[str, dict[str, Any]] = {"bm25": score(StageContext(skb), "bm25", queries, qrels)}
     log(f"bm25: {groups['bm25']}")
-    for enc in [e.strip() for e in a.encoders.split(",") if e.strip()]:
+    runs = [(e.strip(), False) for e in a.encoders.split(",") if e.strip()]
+    runs += [(e.strip(), True) for e in a.add_rel.split(",") if e.strip()]
+    for enc, add_rel in runs:
+        name = f"dense ({enc}{', + relation lines' if add_rel else ''})"
         t0 = time.perf_counter()
-        index = DenseIndex.from_skb(skb, encoder=enc, device="cpu")
+        index = DenseIndex.from_skb(skb, encoder=enc, device="cpu", add_rel=add_rel)
         build_s = time.perf_counter() - t0
-        out = a.work / f"dense-{enc}"
+        out = a.work / f"dense-{enc}{'-rel' if add_rel else ''}"
         index.save(out, overwrite=True)
         ctx = StageContext(skb, index_dirs={"dense": out})
-        groups[f"dense ({enc})"] = {**score(ctx, "dense", queries, qrels),
-                                    "index_build_s": round(build_s, 1),
-                                    "docs_per_s": round(skb.num_nodes / build_s, 1)}
-        log(f"dense ({enc}): {groups[f'dense ({enc})']}")
+        groups[name] = {**score(ctx, "dense", queries, qrels), "index_build_s": round(build_s, 1),
+                        "docs_per_s": round(skb.num_nodes / build_s, 1)}
+        log(f"{name}: {groups[name]}")
     cmd = "python benchmarks/dense_kg_quality.py " + " ".join(argv if argv is not None else sys.argv[1:])
     result = BenchmarkResult(
         "dense_kg_quality",
         config={"command": cmd, "data": str(a.data), "nodes": skb.num_nodes, "questions": len(queries),
                 "protocol": __doc__.split("Protocol (issue 35, item 2):")[1].split("Usage::")[0].strip(),
-                "title": f"Dense encoders on a real KG ({a.data.name}, {len(queries)} questions; issue 35)",
+                "title": f"Dense encoders on a real KG ({a.data.name}, {len(queries)} questions"
+                         f"{'; with relation lines' if a.add_rel else ''}; issue 35)",
                 "order": 43, "cpus": os.cpu_count(), "load_after": [round(x, 2) for x in os.getloadavg()],
                 "note": "Hit@k and MRR in percent; index_build_s and docs_per_s on the shared 2-core "
                         "machine (load average in the config)."},
