@@ -130,8 +130,10 @@ def weights_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def load_static_dir(path: str | Path, name: str | None = None) -> StaticEncoder:
-    """A model2vec model directory as an encoder (offline; the digest of its weights is its id).
+def load_static_dir(path: str | Path, name: str | None = None,
+                    model_id: str | None = None) -> StaticEncoder:
+    """A model2vec model directory as an encoder (offline; its id: ``model_id``, else the
+    digest of its weights).
 
     Raises:
         InputError: ``path`` is not a readable model2vec directory.
@@ -148,7 +150,7 @@ def load_static_dir(path: str | Path, name: str | None = None) -> StaticEncoder:
         model = m2v.StaticModel.from_pretrained(str(path.resolve()), force_download=False)
     except (OSError, ValueError, KeyError) as e:
         raise InputError(f"could not load the model2vec model in {path}: {e}", field="encoder") from e
-    return StaticEncoder(model, name or str(path), f"model2vec:{weights_digest(path)}")
+    return StaticEncoder(model, name or str(path), model_id or f"model2vec:{weights_digest(path)}")
 
 
 def build_static_model(out: str | Path | None = None, *, pca_dims: int = PCA_DIMS,
@@ -198,6 +200,5 @@ def load_builtin_static(device: str = "cpu") -> StaticEncoder:
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ArtefactError(f"{path / MARKER}: unreadable ({e}); rebuild it with "
                             "'skb encoders build static --force'") from None
-    enc = load_static_dir(path, STATIC_ENCODER)
-    enc.model_id = f"static:minilm-pca{marker.get('pca_dims', PCA_DIMS)}:{digest}"
-    return enc
+    model_id = f"static:minilm-pca{marker.get('pca_dims', PCA_DIMS)}:{digest}"
+    return load_static_dir(path, STATIC_ENCODER, model_id)
