@@ -262,3 +262,15 @@ def test_a_corpus_builds_one_dense_index_per_encoder(tmp_path, monkeypatch):
     ia, ib = ctx.embedding_index("dense", str(a)), ctx.embedding_index("dense", str(b))
     assert ia is not ib and ia.model_id != ib.model_id
     assert ctx.embedding_index("dense", str(a)) is ia  # built once per context
+
+
+def test_a_multivector_index_over_the_static_encoder(tmp_path):
+    from skbsearch.index.multivector import MultiVectorIndex
+
+    path = tiny_model(tmp_path / "m2v")
+    idx = MultiVectorIndex.build((["d1", "d2"], ["red kettle steel knife", "blue knife"]), str(path),
+                                 size=2, stride=2)
+    assert idx.encoder == str(path) and idx.built_on.get("device") == "cpu"
+    q = load_encoder(str(path)).encode(["steel knife"])
+    rows, _ = idx.search(q, 1)[0]
+    assert [idx.doc_ids[int(r)] for r in rows] == ["d1"]
