@@ -26,7 +26,7 @@ app = typer.Typer(
 # Command bodies import skbsearch modules inside the function on purpose (an exception to the
 # module-level-imports rule, docs/architecture.md "Layers"): `skb --help` stays fast.
 #: Modules that add commands; imported lazily-light (heavy deps load inside commands).
-COMMAND_MODULES = ("kb", "kb_update", "synth", "search", "stages", "evaluate", "run", "experiment", "bench", "train", "fit", "serve", "demo", "env")
+COMMAND_MODULES = ("kb", "kb_update", "synth", "search", "encoders", "stages", "evaluate", "run", "experiment", "bench", "train", "fit", "serve", "demo", "env")
 
 
 def _register_all() -> None:

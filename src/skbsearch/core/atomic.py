@@ -76,6 +76,7 @@ ARTEFACT_MARKERS: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
     "cross-encoder-model": ("skb_cross_encoder.json", _has("format", "max_length")),
     "fit": ("fit.json", _has("metric", "folds", "untrained", "fitted", "keep")),
     "synth-queries": ("report.json", lambda d: False),
+    "static-encoder": ("skb_static.json", _format_prefix("skbsearch.static")),
 }
 
 #: kind -> the entries a directory of that kind may hold: anything else is a user's file,

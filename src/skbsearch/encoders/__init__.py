@@ -1,5 +1,7 @@
-"""Text encoders (sentence-transformers, lazily imported) and the on-disk embedding cache."""
+"""Text encoders (sentence-transformers and model2vec, lazily imported) and the on-disk embedding
+cache."""
 
+from skbsearch.encoders.base import Encoder
 from skbsearch.encoders.cache import (
     CachedEncoder,
     EmbeddingCache,
@@ -9,7 +11,6 @@ from skbsearch.encoders.cache import (
 )
 from skbsearch.encoders.registry import (
     DEFAULT_ENCODER,
-    Encoder,
     SentenceTransformerEncoder,
     available_encoders,
     load_encoder,

@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from rich.progress import (
 
 from skbsearch.core.errors import ArtefactError
 from skbsearch.core.paths import cache_root
-from skbsearch.encoders.registry import Encoder
+from skbsearch.encoders.base import Encoder
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS embeddings (
@@ -163,9 +164,12 @@ def encode_texts(
     tokenisation with the model, on a GPU); each step is written to the cache
     at once, so an interrupted run keeps what it finished. ``progress`` is ``True`` for a
     rich progress bar (on stderr) or a ``progress(stage, done, total)`` callback. Returns
-    ``(len(texts), dim)`` float32.
+    ``(len(texts), dim)`` float32. An encoder that embeds faster than the cache answers
+    (``encoder.cache_vectors`` false: a static one) skips the cache. A job expected to take
+    over :data:`ANNOUNCE_SECONDS` says so after its first step: the progress stage becomes
+    ``"embedding (N docs: expected ~T at R docs/s)"``.
     """
-    cache = as_cache(cache)
+    cache = as_cache(cache) if getattr(encoder, "cache_vectors", True) else None
     texts = list(texts)
     unique: dict[str, int] = {}
     for t in texts:
@@ -179,6 +183,7 @@ def encode_texts(
     step = max(1, (64 if getattr(encoder, "overlap", False) else 16) * batch_size)
     callback = progress if callable(progress) else None
     bar = _progress(progress is True, len(todo))
+    t0 = time.perf_counter()
     with bar if bar is not None else contextlib.nullcontext():
         task = bar.add_task(description, total=len(todo)) if bar is not None else None
         done = 0
@@ -191,6 +196,10 @@ def encode_texts(
             for j, i in enumerate(idx):
                 vecs[i] = emb[j]
             done += len(idx)
+            if done == len(idx) and done < len(todo):  # after the first step: the expected time
+                description = expected_time(description, len(todo), done, time.perf_counter() - t0)
+                if bar is not None:
+                    bar.update(task, description=description)
             if bar is not None:
                 bar.advance(task, len(idx))
             if callback is not None:
@@ -199,7 +208,25 @@ def encode_texts(
     if vecs and vecs[0] is not None:
         dim = int(vecs[0].shape[0])
     table = np.stack(vecs) if vecs else np.zeros((0, dim), np.float32)  # type: ignore[arg-type]
+    if len(distinct) == len(texts):  # no repeated text: the rows are in order (no second copy)
+        return np.ascontiguousarray(table, dtype=np.float32)
     return np.ascontiguousarray(table[[unique[t] for t in texts]], dtype=np.float32)
+
+
+#: A job expected to take longer than this announces its expected time.
+ANNOUNCE_SECONDS = 30.0
+
+
+def expected_time(description: str, total: int, done: int, seconds: float) -> str:
+    """``description`` with the expected time of ``total`` texts at the rate of the first
+    ``done`` (unchanged when the whole job is expected under :data:`ANNOUNCE_SECONDS`)."""
+    rate = done / max(seconds, 1e-9)
+    expected = total / rate
+    if expected < ANNOUNCE_SECONDS:
+        return description
+    minutes, secs = divmod(round(expected), 60)
+    when = f"{minutes} min {secs} s" if minutes else f"{secs} s"
+    return f"{description} ({total:,} docs: expected ~{when} at {rate:,.0f} docs/s)"
 
 
 class CachedEncoder(Encoder):

@@ -1,5 +1,6 @@
-"""Text encoders by name: the packaged all-MiniLM-L6-v2 by default, any sentence-transformers
-model (hub name or local path) otherwise.
+"""Text encoders by name: the packaged all-MiniLM-L6-v2 by default, ``static`` (a model2vec
+model distilled from it), any sentence-transformers model (hub name or local path) or
+model2vec directory otherwise.
 
 torch and sentence-transformers are imported lazily, inside :func:`load_encoder`, so importing
 skbsearch never imports torch. Without them a :class:`MissingDependencyError` names the
@@ -20,29 +21,10 @@ import numpy as np
 
 from skbsearch.core.devices import DeviceSpec, resolve
 from skbsearch.core.errors import InputError, MissingDependencyError
+from skbsearch.encoders.base import Encoder
 
 #: The registry name used when none is given.
 DEFAULT_ENCODER = "minilm"
-
-
-class Encoder:
-    """Maps texts to L2-normalised float32 vectors.
-
-    Subclasses set :attr:`name` (what the user asked for), :attr:`model_id` (a stable id
-    of the weights and settings, used as the embedding-cache key) and :attr:`dim`, and
-    implement :meth:`encode`.
-    """
-
-    name: str = "encoder"
-    model_id: str = "encoder"
-    dim: int = 0
-
-    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
-        """Embed ``texts`` as an ``(n, dim)`` float32 array of unit-length rows."""
-        raise NotImplementedError
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.name!r}, dim={self.dim})"
 
 
 class SentenceTransformerEncoder(Encoder):
@@ -133,17 +115,29 @@ def _load_packaged_minilm(device: str) -> Encoder:
     )
 
 
+def _load_static(device: str) -> Encoder:
+    """The ``static`` encoder (:mod:`skbsearch.encoders.static`; CPU, whatever ``device``)."""
+    from skbsearch.encoders.static import load_builtin_static
+
+    return load_builtin_static(device)
+
+
 def _load_sentence_transformer(name: str, device: str) -> Encoder:
-    """Any sentence-transformers model: a local directory or a hub name (needs network)."""
+    """Any sentence-transformers model: a local directory or a hub name (needs network); a
+    local model2vec directory loads as a static encoder."""
     path = Path(name).expanduser()
     local = path.exists()
     if local:
         if not path.is_dir():
             raise InputError(
-                f"encoder path {path} is not a directory; pass a sentence-transformers model "
-                "directory, a hub name, or 'minilm'",
+                f"encoder path {path} is not a directory; pass a sentence-transformers or "
+                "model2vec model directory, a hub name, 'minilm' or 'static'",
                 field="encoder",
             )
+        from skbsearch.encoders.static import is_model2vec_dir, load_static_dir
+
+        if is_model2vec_dir(path):
+            return load_static_dir(path, name)
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
     st = _import_sentence_transformers()
     try:
@@ -161,7 +155,8 @@ def _load_sentence_transformer(name: str, device: str) -> Encoder:
 
 
 #: name -> factory(device) for named encoders; anything else is a path or hub name.
-ENCODERS: dict[str, Callable[[str], Encoder]] = {"minilm": _load_packaged_minilm}
+ENCODERS: dict[str, Callable[[str], Encoder]] = {"minilm": _load_packaged_minilm,
+                                                  "static": _load_static}
 
 _LOADED: dict[tuple[str, str], Encoder] = {}
 _LOCK = threading.Lock()
@@ -182,20 +177,30 @@ def load_encoder(name: str | Encoder | None = None, device: str | None = None,
     """An encoder by registry name, local path or hub name (loaded once per process).
 
     Args:
-        name: ``"minilm"`` (default; packaged all-MiniLM-L6-v2), another registered name,
-            a sentence-transformers model directory, or a hub name (needs network). An
-            :class:`Encoder` instance is returned as is.
+        name: ``"minilm"`` (default; packaged all-MiniLM-L6-v2), ``"static"`` (distilled
+            from it: :mod:`skbsearch.encoders.static`), another registered name, a
+            sentence-transformers or model2vec model directory, or a hub name (needs
+            network). An :class:`Encoder` instance is returned as is.
         device: ``auto``, ``cpu``, ``cuda`` or ``cuda:N`` (default: ``$SKBSEARCH_DEVICE``,
-            else auto: a GPU when torch sees one); see :mod:`skbsearch.core.devices`.
+            else auto: a GPU when torch sees one); see :mod:`skbsearch.core.devices`. A static
+            encoder runs on the CPU whatever the device (and never imports torch).
         precision: ``fp32``, ``fp16`` or ``bf16`` (default: fp32 on the CPU, fp16 on a GPU).
 
     Raises:
-        MissingDependencyError: sentence-transformers / torch (extra ``[dense]``) missing.
+        MissingDependencyError: sentence-transformers / torch (extra ``[dense]``) or
+            model2vec (extra ``[static]``) missing.
         InputError: the model cannot be found or loaded, or the device is not available.
     """
     if isinstance(name, Encoder):
         return name
     name = name or DEFAULT_ENCODER
+    if _is_static(name):  # a table look-up: the CPU, fp32, no device to resolve
+        with _LOCK:
+            if (name, "cpu", "fp32") not in _LOADED:
+                factory = ENCODERS.get(name)
+                _LOADED[name, "cpu", "fp32"] = (factory("cpu") if factory
+                                                else _load_sentence_transformer(name, "cpu"))
+            return _LOADED[name, "cpu", "fp32"]
     spec = resolve(device, precision)
     key = (name, spec.device, spec.precision)
     with _LOCK:
@@ -204,6 +209,17 @@ def load_encoder(name: str | Encoder | None = None, device: str | None = None,
             enc = factory(spec.device) if factory else _load_sentence_transformer(name, spec.device)
             _LOADED[key] = _at_precision(enc, spec)
         return _LOADED[key]
+
+
+def _is_static(name: str) -> bool:
+    """``static``, or a local model2vec directory."""
+    if name == "static":
+        return True
+    if name in ENCODERS:
+        return False
+    from skbsearch.encoders.static import is_model2vec_dir
+
+    return is_model2vec_dir(Path(name).expanduser())
 
 
 def _at_precision(encoder: Encoder, spec: DeviceSpec) -> Encoder:

@@ -167,12 +167,11 @@ class DenseIndex(DocRows):
             kwargs: further :class:`DenseIndex` settings (``hnsw_m``, ``ef_search``...).
         """
         docs = DocSource.from_any(source, renderer=renderer, indices=indices)
-        spec = resolve(device, precision)
-        enc = load_encoder(encoder, spec.device, spec.precision)
+        enc = load_encoder(encoder, device, precision)  # a static encoder resolves no device
         emb = encode_texts(enc, docs.texts, cache, batch_size=batch_size, progress=progress,
                            description="embedding")
-        kwargs.setdefault("built_on", spec.record() if isinstance(enc, SentenceTransformerEncoder)
-                          else cpu_record())
+        kwargs.setdefault("built_on", resolve(device, precision).record()
+                          if isinstance(enc, SentenceTransformerEncoder) else cpu_record())
         return cls(docs.doc_ids, emb, backend=backend, encoder=enc.name, model_id=enc.model_id,
                    node_index=docs.node_index, normalized=True, source=docs.source, **kwargs)
 

@@ -156,16 +156,15 @@ class MultiVectorIndex(DocRows):
         chunks = [chunk_words(t, size, stride) for t in docs.texts]
         offsets = np.zeros(len(chunks) + 1, dtype=np.int64)
         np.cumsum([len(c) for c in chunks], out=offsets[1:])
-        spec = resolve(device, precision)
-        enc = load_encoder(encoder, spec.device, spec.precision)
+        enc = load_encoder(encoder, device, precision)  # a static encoder resolves no device
         flat = [c for cs in chunks for c in cs]
         emb = encode_texts(enc, flat, cache, batch_size=batch_size, progress=progress,
                            description="embedding chunks")
         return cls(docs.doc_ids, emb, offsets, agg=agg, size=size, stride=stride,
                    encoder=enc.name, model_id=enc.model_id, node_index=docs.node_index,
                    normalized=True, source=docs.source,
-                   built_on=spec.record() if isinstance(enc, SentenceTransformerEncoder)
-                   else cpu_record())
+                   built_on=resolve(device, precision).record()
+                   if isinstance(enc, SentenceTransformerEncoder) else cpu_record())
 
     @classmethod
     def from_skb(cls, skb: Any, *, fields: Sequence[str] | None = None, field_weights: Any = None,

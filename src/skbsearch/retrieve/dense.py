@@ -100,12 +100,26 @@ class EmbeddingRetriever(IndexRetriever):
         self.check_model = check_model
 
     def build(self, context: Any) -> Any:
-        """Attach the context's index; without a cache of its own, the stage caches query
-        vectors where a context keeps its embeddings (``CorpusContext.embeddings``, the
+        """Attach the context's index for this stage's encoder
+        (``context.embedding_index``: an SKB's saved index, or a corpus's index built
+        with that encoder); without a cache of its own, the stage caches query vectors
+        where a context keeps its embeddings (``CorpusContext.embeddings``, the
         benchmarks' corpora; an SKB's context has none: its queries are never stored)."""
         if self.cache is None:
             self.cache = as_cache(getattr(context, "embeddings", None))
-        return super().build(context)
+        find = getattr(context, "embedding_index", None)
+        index = (find(self.index_kind, self.params.encoder) if find is not None
+                 else context.index(self.index_kind))
+        self.attach(index, context.kb)
+        return self
+
+    def evidence(self) -> tuple[str, ...]:
+        """The context's index it reads; another encoder than the default reads another
+        index (a corpus builds one per encoder), so it is another piece of evidence."""
+        enc = self.params.encoder
+        suffix = f"@{enc}" if enc not in (None, "minilm") else ""
+        key = self.context_key(f"index:{self.index_kind}{suffix}")
+        return (key,) if key is not None else ()
 
     def attach(self, index: Any, skb: Any) -> None:
         """Use ``index`` (a loaded one or its directory), checked against ``skb`` when given."""

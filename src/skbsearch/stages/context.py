@@ -60,6 +60,11 @@ class StageContext:
                 self._indexes[kind] = self._load_index(kind)
             return self._indexes[kind]
 
+    def embedding_index(self, kind: str, encoder: str | None) -> Any:
+        """The ``kind`` (dense, multivector) index a stage asking for ``encoder`` reads: here
+        the saved one whatever its encoder (the stage checks that they match)."""
+        return self.index(kind)
+
     def _load_index(self, kind: str) -> Any:
         spec = get_kind(kind)
         path = self.index_dir(kind)

@@ -60,6 +60,20 @@ class CorpusContext(StageContext):
             return ""
         return self._texts[int(self.kb.index_of(doc_id))] or ""
 
+    def embedding_index(self, kind: str, encoder: str | None) -> Any:
+        """A saved ``kind`` index, else one built in memory with ``encoder`` (default
+        ``minilm``; one per encoder, so ``dense + dense(encoder='static')`` compares them)."""
+        if kind != "dense" or encoder in (None, "minilm"):
+            return self.index(kind)
+        path = self.index_dir(kind)
+        if path is not None and (path / MANIFEST_FILE).is_file():
+            return self.index(kind)
+        return self.shared(f"index:{kind}@{encoder}", lambda: self._build_dense(encoder))
+
+    def _build_dense(self, encoder: str) -> DenseIndex:
+        return DenseIndex.build(self.kb, encoder, renderer=self.renderer, cache=self.embeddings,
+                                progress=self.progress or False)
+
     def _load_index(self, kind: str) -> Any:
         path = self.index_dir(kind)
         if path is not None and (path / MANIFEST_FILE).is_file():
@@ -70,8 +84,7 @@ class CorpusContext(StageContext):
             return BM25Index.from_texts(zip(self.kb.ids, self.renderer.render_many(self.kb),
                                             strict=True), source=source)
         if kind == "dense":
-            return DenseIndex.build(self.kb, "minilm", renderer=self.renderer,
-                                    cache=self.embeddings, progress=self.progress or False)
+            return self._build_dense("minilm")
         return get_kind(kind).build(self.kb, fields=[self.field])
 
 
