@@ -10,8 +10,9 @@
 A system is a :class:`Run` (or ``{qid: {doc: score}}``) or a stage (any callable
 ``stage(queries) -> Run``); stages are run once over all queries (one batch) and timed:
 mean ms a query, including whatever the stage loads lazily on its first call. Per-query scores come from :func:`skbsearch.eval.evaluate` (``per_query=True``),
-so averaging follows its conventions: every qrels query counts, a missing one scores 0.
-When ``queries`` are given, the qrels are first restricted to them (PyTerrier's default).
+averaged over every query of the (restricted) qrels, a query missing from a run scoring 0
+(``complete=True``). When ``queries`` are given, the qrels are first restricted to them
+(PyTerrier's default). Per-query numbers: ``res.to_dataframe(per_query=True)``.
 
 Comparisons (tests in :mod:`skbsearch.eval.significance`):
 
@@ -145,7 +146,8 @@ def Experiment(  # PyTerrier's name (pt.Experiment)
         if progress:
             progress(f"running {name}", i, len(named))
         run, latency[name] = _run_system(name, system, qlist)
-        per_q = evaluate(run, judged, names, per_query=True, min_grade=min_grade, gains=gains)
+        per_q = evaluate(run, judged, names, per_query=True, complete=True, min_grade=min_grade,
+                         gains=gains)
         scores[name] = {m: np.array([per_q[q][m] for q in query_ids]) for m in names}
     if progress:
         progress("running", len(named), len(named))
