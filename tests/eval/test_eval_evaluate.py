@@ -10,8 +10,7 @@ import pytest
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.types import Qrels, Run
-from skbsearch.eval import compare, evaluate, parse_metric, parse_metrics
-from skbsearch.eval.evaluate import SubsetWarning
+from skbsearch.eval import SubsetWarning, compare, evaluate, parse_metric, parse_metrics
 
 RUN = Run({"q1": {"a": 3.0, "b": 2.0}, "q3": {"x": 1.0}}, name="sys")
 QRELS = Qrels({"q1": {"b": 1}, "q2": {"c": 1}})

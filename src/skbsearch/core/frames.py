@@ -14,12 +14,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from skbsearch.core.errors import InputError, MissingDependencyError
-
-if TYPE_CHECKING:
-    from skbsearch.core.types import Query
 
 #: (id column, text column) pairs a frame of queries may use, in order of preference.
 QUERY_COLUMNS = (("qid", "query"), ("id", "text"), ("query_id", "text"), ("qid", "text"))
@@ -52,12 +49,10 @@ def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def queries_from_frame(frame: Any) -> list[Query]:
-    """Queries from a frame with ``qid``/``query`` or ``id``/``text`` columns (other columns
-    go into ``Query.meta``); a missing id or text, or a repeated id, is an InputError naming
-    the row."""
-    from skbsearch.core.types import Query
-
+def query_rows(frame: Any) -> list[tuple[str, str, dict[str, Any]]]:
+    """``(id, text, meta)`` of each row of a frame with ``qid``/``query`` or ``id``/``text``
+    columns (other columns go into ``meta``); a missing id or text, or a repeated id, is an
+    InputError naming the row."""
     id_col, text_col = _pick(frame, QUERY_COLUMNS, "queries")
     extra = [str(c) for c in frame.columns if str(c) not in (id_col, text_col)]
     ids, texts = _column(frame, id_col), _column(frame, text_col)
@@ -71,7 +66,7 @@ def queries_from_frame(frame: Any) -> list[Query]:
             raise InputError(f"query id {qid!r} appears twice", line=row, field=id_col)
         seen.add(qid)
         meta = {c: v[row - 1] for c, v in metas.items() if not _missing(v[row - 1])}
-        out.append(Query(qid, str(text), meta))
+        out.append((qid, str(text), meta))
     return out
 
 

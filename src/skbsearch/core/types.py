@@ -57,7 +57,7 @@ def as_queries(queries: Any) -> list[Query]:
     strings (ids ``q0``, ``q1``…), records, ``{id: text}``, a pandas DataFrame (PyTerrier's
     ``qid``/``query`` or ``id``/``text``), a :class:`~pathlib.Path` of a query file, or one
     string. Anything else is an :class:`InputError` naming the accepted shapes."""
-    from skbsearch.core.frames import is_frame, queries_from_frame
+    from skbsearch.core.frames import is_frame, query_rows
 
     if isinstance(queries, str):
         return [Query("q0", queries)]
@@ -67,7 +67,7 @@ def as_queries(queries: Any) -> list[Query]:
         read: Callable[[Path], list[Query]] = load_object("skbsearch.datasets.queries:read_queries")
         return read(queries)
     if is_frame(queries):
-        return queries_from_frame(queries)
+        return [Query(qid, text, meta) for qid, text, meta in query_rows(queries)]
     if isinstance(queries, Mapping):
         bad = next((v for v in queries.values() if not isinstance(v, str)), None)
         if bad is not None:

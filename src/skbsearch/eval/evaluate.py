@@ -244,8 +244,12 @@ def compare(
     """Mean metrics for several systems: ``{system: {metric: mean}}``.
 
     ``runs`` is ``{name: run}`` or a list of :class:`Run` (named by ``Run.name``, made
-    unique with a suffix). ``options`` are passed to :func:`evaluate`.
+    unique with a suffix). ``options`` are passed to :func:`evaluate`; unless they say
+    otherwise (``queries=``, ``complete=``), every system is averaged over the same queries:
+    every qrels query, one missing from a run scoring 0.
     """
+    if "queries" not in options:
+        options.setdefault("complete", True)
     if not isinstance(runs, Mapping):
         named: dict[str, Mapping[str, Mapping[str, float]]] = {}
         for i, r in enumerate(runs):

@@ -4,13 +4,12 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from skbsearch.core.operators import Cutoff, Pipeline
 from skbsearch.core.stage import SpecStage
-from skbsearch.core.types import Qrels, Query, Run
+from skbsearch.core.types import Qrels, Query, Run, as_queries
 from skbsearch.stages.context import StageContext
 
 
@@ -31,8 +30,6 @@ def fit(stage: Any, queries: Any, qrels: Qrels, run: Run | None = None) -> Any:
     fusion's children first, on the fusion's input run; then the fusion itself); the
     pipeline is returned with ``fit_report`` (:class:`FitReport`: what each stage learned
     and kept), also logged (logger ``skbsearch.fit``, level INFO)."""
-    from skbsearch.core.types import as_queries
-
     _fit(stage, as_queries(queries), qrels, run)
     report = FitReport([(repr(s), s.fit_summary(), getattr(s.params, "model", None))
                         for s in trainable_parts(stage)])
