@@ -83,6 +83,8 @@ def as_queries(queries: Any) -> list[Query]:
             out.append(Query(f"q{i}", q))
         elif isinstance(q, Mapping):
             out.append(_record_query(q, i))
+        elif isinstance(getattr(q, "id", None), str) and isinstance(getattr(q, "text", None), str):
+            out.append(q)  # a query-like object (a benchmark's question): used as it is
         else:
             raise _shapes_error(queries, f" (item {i + 1} is {type(q).__name__})")
     return out
