@@ -60,6 +60,10 @@ def test_a_dataframe_of_topics_in_and_a_dataframe_out(kb: skb.SKB, topics: pd.Da
     assert skb.Run.from_df(run.to_df()) == run         # Run <-> DataFrame round trip
     renamed = topics.rename(columns={"qid": "id", "query": "text"})
     assert p.run(renamed) == run
+    cut = kb.pipeline("bm25").transform(res).groupby("qid").size()    # a results frame in:
+    assert set(cut) == {5}                                             # re-scored, not searched again
+    top2 = (p % 2).transform(res)
+    assert top2.groupby("qid").size().max() == 2 and list(top2.columns) == list(res.columns)
 
 
 def test_every_other_query_shape_gives_the_same_run(kb: skb.SKB, topics: pd.DataFrame, cat: Path) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from skbsearch.core.deadline import check_deadline
+from skbsearch.core.frames import is_frame
 from skbsearch.core.lazy import load_object
 from skbsearch.core.types import Query, Run, as_queries
 
@@ -85,7 +86,12 @@ class StageBase:
 
     def transform(self, queries: Any, run: Run | None = None) -> Any:
         """PyTerrier's ``transform``: a DataFrame in (or any shape :meth:`run` takes), a
-        DataFrame out, ``qid, query, docno, rank, score`` (``rank`` from 0, best first)."""
+        DataFrame out, ``qid, query, docno, rank, score`` (``rank`` from 0, best first). A
+        results frame in (with ``docno`` and ``score``, as ``transform`` gives) is the queries
+        and the candidates at once, so a re-ranker or a cut-off takes what a retriever gave."""
+        if run is None and is_frame(queries) and "docno" in [str(c) for c in queries.columns]:
+            run = Run.from_df(queries)
+            queries = queries.drop_duplicates("qid")[[c for c in ("qid", "query") if c in queries.columns]]
         qs = as_queries(queries)
         frame = self(qs, run).to_df()
         texts = {q.id: q.text for q in qs}
