@@ -1,16 +1,21 @@
-"""docs/reference/api.md is readable in the repository: its table names every front-door
-name, and every signature it writes is the code's (parameters, defaults, return type)."""
+"""The API reference is readable in the repository: docs/reference/api.md's table names every
+front-door name and every signature it writes is the code's (parameters, defaults, return
+type); the other reference pages' tables (scripts/reference_tables.py) are current."""
 
 from __future__ import annotations
 
-import inspect
+import importlib.util
 import re
 from pathlib import Path
 from typing import Any
 
 import skbsearch as skb
 
-PAGE = Path(__file__).resolve().parents[2] / "docs" / "reference" / "api.md"
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "docs" / "reference" / "api.md"
+_spec = importlib.util.spec_from_file_location("reference_tables", ROOT / "scripts" / "reference_tables.py")
+tables = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(tables)
 
 
 def _rows() -> list[tuple[str, str, str]]:
@@ -33,27 +38,6 @@ def _object(name: str) -> Any:
     return obj
 
 
-def _written(fn: Any) -> str:
-    """The signature as the table writes it: names, defaults, ``*``/``/``, the return type."""
-    sig = inspect.signature(fn)
-    parts: list[str] = []
-    star = False
-    params = [p for p in sig.parameters.values() if p.name not in ("self", "cls")]
-    for i, p in enumerate(params):
-        if p.kind is p.KEYWORD_ONLY and not star:
-            parts.append("*")
-            star = True
-        text = {p.VAR_POSITIONAL: f"*{p.name}", p.VAR_KEYWORD: f"**{p.name}"}.get(p.kind, p.name)
-        star = star or p.kind is p.VAR_POSITIONAL
-        if p.default is not p.empty:
-            text += f"={p.default!r}"
-        parts.append(text)
-        if p.kind is p.POSITIONAL_ONLY and (i + 1 == len(params) or params[i + 1].kind is not p.POSITIONAL_ONLY):
-            parts.append("/")
-    ret = sig.return_annotation
-    return f"({', '.join(parts)})" + (f" -> {ret}" if ret is not sig.empty else "")
-
-
 def test_every_front_door_name_has_a_row() -> None:
     named = " ".join(cell for cell, _, _ in _rows())
     missing = [n for n in skb.__all__ if n != "__version__" and f"`skb.{n}" not in named]
@@ -67,7 +51,7 @@ def test_every_signature_in_the_table_is_the_codes() -> None:
         if "->" not in sig:
             continue
         name = cell.strip("`")
-        real = _written(_object(name))
+        real = tables.written_signature(_object(name))
         want = sig.strip("`")
         if "..." in want:  # further keyword options elided: the written prefix must match
             assert real.startswith(want.split("...")[0]), (name, real)
@@ -75,3 +59,9 @@ def test_every_signature_in_the_table_is_the_codes() -> None:
             assert real == want, f"{name}: the table says {want}, the code is {real}"
         checked += 1
     assert checked >= 10
+
+
+def test_the_reference_tables_are_current() -> None:
+    stale = [p.name for p in tables.PAGES if tables.render(p.read_text(encoding="utf-8")) != p.read_text(encoding="utf-8")]
+    assert not stale, f"run python scripts/reference_tables.py: {stale} out of date"
+    assert "| `evaluate` | function | `(run, qrels, metrics, per_query=False, *," in (ROOT / "docs/reference/eval.md").read_text()
