@@ -18,7 +18,7 @@ from skbsearch.core.frames import is_frame
 from skbsearch.core.lazy import load_object
 from skbsearch.core.types import Query, Run, as_queries
 
-#: What ``a + b`` builds: reciprocal rank fusion, a registered stage of layer L2, named by
+#: What ``a + b`` builds: score-aware fusion (``fuse``), a registered stage of layer L2, named by
 #: its import path and loaded on first use (this layer never imports the stage layer).
 FUSION = "skbsearch.stages.fusion:fuse"
 #: What ``pipeline.explain(query, doc_id)`` calls: the stage layer's evidence collector.
@@ -73,7 +73,7 @@ class StageBase:
     def __mod__(self, k: int) -> Pipeline:
         return Pipeline(self, Cutoff(k))
 
-    def __add__(self, other: Stage) -> Stage:
+    def __add__(self, other: Stage) -> Stage:  # (Run + Run: skbsearch.core.types.Run.__add__)
         """``a + b``: fuse the two stages' Runs (score-aware fusion, ``fuse``)."""
         fuse: Callable[[Stage, Stage], Stage] = load_object(FUSION)
         return fuse(self, other)

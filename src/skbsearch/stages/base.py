@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from skbsearch.core.operators import Cutoff, Pipeline
 from skbsearch.core.stage import SpecStage
@@ -25,7 +25,11 @@ def bind(stage: Any, context: StageContext) -> Any:
     return stage
 
 
-def fit(stage: Any, queries: Any, qrels: Qrels, run: Run | None = None) -> Any:
+#: the pipeline type :func:`fit` returns as it was given (an editor completes its methods)
+StageT = TypeVar("StageT")
+
+
+def fit(stage: StageT, queries: Any, qrels: Qrels, run: Run | None = None) -> StageT:
     """Fit every trainable stage of a pipeline in order, each on the run it receives (a
     fusion's children first, on the fusion's input run; then the fusion itself); the
     pipeline is returned with ``fit_report`` (:class:`FitReport`: what each stage learned
@@ -33,7 +37,7 @@ def fit(stage: Any, queries: Any, qrels: Qrels, run: Run | None = None) -> Any:
     _fit(stage, as_queries(queries), qrels, run)
     report = FitReport([(repr(s), s.fit_summary(), getattr(s.params, "model", None))
                         for s in trainable_parts(stage)])
-    stage.fit_report = report
+    stage.fit_report = report  # type: ignore[attr-defined]
     logging.getLogger("skbsearch.fit").info("%s", report)
     return stage
 
