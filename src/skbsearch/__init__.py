@@ -7,7 +7,8 @@ The front door, a few names that shadow no module::
     p = skb.pipeline("bm25(k=200) + dense(k=200) >> graph % 10", kb)  # or kb.pipeline(spec)
     run = p.run(["red jacket"])
     skb.evaluate(run, qrels, ["hit@1", "mrr"])
-    skb.fit(skb.pipeline("bm25 % 20 >> cross-encoder-ft", kb), queries, qrels)
+    skb.fit(skb.pipeline("bm25 % 20 >> cross-encoder-ft", kb), queries, qrels)  # .fit_report
+    skb.fuse(run_a, run_b, method="rrf")    # run_a + run_b: the spec's '+'
 
 Names beyond the core types and errors load lazily on first use, so ``import skbsearch``
 stays light (no index, model or server code at import time). The core (this package
@@ -37,6 +38,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "SKB": "skbsearch.api:SKB",
     "pipeline": "skbsearch.api:pipeline",
+    "fuse": "skbsearch.api:fuse",
     "stage": "skbsearch.stages:stage",
     "fit": "skbsearch.stages:fit",
     "evaluate": "skbsearch.eval.evaluate:evaluate",

@@ -17,7 +17,7 @@ import pytest
 import skbsearch as skb
 from skbsearch.stages import available_stages, get_stage
 
-FRONT_DOOR = ["SKB", "pipeline", "stage", "fit", "evaluate", "Experiment", "read_queries",
+FRONT_DOOR = ["SKB", "pipeline", "stage", "fit", "fuse", "evaluate", "Experiment", "read_queries",
               "Run", "Qrels", "Query", "SkbError", "InputError", "ArtefactError",
               "UntrustedFileError", "MissingDependencyError", "DeadlineExceeded"]
 

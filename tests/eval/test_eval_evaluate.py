@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import pytest
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.types import Qrels, Run
-from skbsearch.eval import compare, evaluate, parse_metric, parse_metrics
+from skbsearch.eval import SubsetWarning, compare, evaluate, parse_metric, parse_metrics
 
 RUN = Run({"q1": {"a": 3.0, "b": 2.0}, "q3": {"x": 1.0}}, name="sys")
 QRELS = Qrels({"q1": {"b": 1}, "q2": {"c": 1}})
@@ -40,11 +41,33 @@ def test_bad_names(name: str, msg: str) -> None:
     assert e.value.field == "metrics"
 
 
-def test_missing_queries_count_zero_and_unjudged_queries_ignored() -> None:
-    res = evaluate(RUN, QRELS, ["mrr", "recall@1", "hit@2"])
+def test_complete_counts_missing_queries_zero_and_ignores_unjudged() -> None:
+    res = evaluate(RUN, QRELS, ["mrr", "recall@1", "hit@2"], complete=True)
     assert res == {"mrr": 0.25, "recall@1": 0.0, "hit@2": 0.5}
-    per_q = evaluate(RUN, QRELS, "mrr,hit@2", per_query=True)
+    assert (res.queries, res.left_out) == (2, ())
+    per_q = evaluate(RUN, QRELS, "mrr,hit@2", per_query=True, complete=True)
     assert per_q == {"q1": {"mrr": 0.5, "hit@2": 1.0}, "q2": {"mrr": 0.0, "hit@2": 0.0}}
+
+
+def test_default_scores_the_runs_queries_and_says_what_it_left_out() -> None:
+    # a ranx / trec_eval user scoring a held-out subset against the full qrels
+    with pytest.warns(SubsetWarning, match=r"1 of the 2 qrels queries are not in the run"):
+        res = evaluate(RUN, QRELS, ["mrr", "hit@2"])
+    assert res == {"mrr": 0.5, "hit@2": 1.0}
+    assert (res.queries, res.left_out) == (1, ("q2",))
+    # an explicit query set: its judged queries, one the run lacks scoring 0, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        named = evaluate(RUN, QRELS, ["mrr"], queries=["q1", "q2", "q9"])
+        assert named == {"mrr": 0.25} and named.queries == 2
+        assert evaluate(RUN, QRELS, ["mrr"], queries=["q1"]) == {"mrr": 0.5}
+
+
+def test_per_query_as_a_dataframe() -> None:
+    pytest.importorskip("pandas")
+    frame = evaluate(RUN, QRELS, "mrr,hit@2", per_query=True, complete=True).to_df()
+    assert list(frame.columns) == ["qid", "mrr", "hit@2"]
+    assert frame.set_index("qid")["mrr"].to_dict() == {"q1": 0.5, "q2": 0.0}
 
 
 def test_plain_dicts_and_min_grade() -> None:

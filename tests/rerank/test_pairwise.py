@@ -85,7 +85,7 @@ def test_errors_and_empty_runs() -> None:
     with pytest.raises(ValueError, match="re-ranks a run"):
         LengthScorer(DOCS)(Q, None)
     empty = LengthScorer(DOCS)([Query("q", "x"), Query("z", "x")], Run({"q": {}}))
-    assert empty == Run({"q": {}})
+    assert empty == Run({"q": {}, "z": {}})  # a row for every query asked, empty when nothing came
 
     class Short(LengthScorer):
         def score_pairs(self, query_texts, doc_texts, contexts=None):  # noqa: ANN001, ANN201

@@ -82,7 +82,7 @@ def eval_command(
                 raise FileNotFoundError(f"run file not found: {p}")
             run = Run.from_trec(p)
             name = _unique(run.name, results)
-            opts = {"min_grade": min_grade, "gains": gains}
+            opts = {"min_grade": min_grade, "gains": gains, "complete": True}  # trec_eval -c
             results[name] = evaluate(run, qrels, names, **opts)
             if per_query:
                 per_q[name] = evaluate(run, qrels, names, per_query=True, **opts)

@@ -9,22 +9,40 @@ became the function that builds a pipeline from a spec.)
 
 from __future__ import annotations
 
-import importlib
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from skbsearch.core.deadline import check_deadline
+from skbsearch.core.frames import is_frame
+from skbsearch.core.lazy import load_object
 from skbsearch.core.types import Query, Run, as_queries
 
-#: What ``a + b`` builds: reciprocal rank fusion, a registered stage of layer L2, named by
+#: What ``a + b`` builds: score-aware fusion (``fuse``), a registered stage of layer L2, named by
 #: its import path and loaded on first use (this layer never imports the stage layer).
 FUSION = "skbsearch.stages.fusion:fuse"
+#: What ``pipeline.explain(query, doc_id)`` calls: the stage layer's evidence collector.
+EXPLAIN = "skbsearch.stages.explain:explain"
 
 
-def load_object(path: str) -> Any:
-    """The object named by ``"package.module:attribute"`` (imported on first use)."""
-    module, _, attr = path.partition(":")
-    return getattr(importlib.import_module(module), attr)
+def _any_queries(call: Callable[..., Any]) -> Callable[..., Any]:
+    """``call`` taking queries in any shape (:func:`as_queries`) and returning a Run with a
+    row for every query asked, empty when the stage found nothing (so the Run says which
+    queries ran: ``evaluate`` scores those)."""
+    if getattr(call, "_any_queries", False):
+        return call
+
+    @functools.wraps(call)
+    def wrapper(self: Any, queries: Any, run: Run | None = None) -> Any:
+        qs = as_queries(queries)
+        out = call(self, qs, run)
+        if isinstance(out, dict):
+            for q in qs:
+                out.setdefault(q.id, {})
+        return out
+
+    wrapper._any_queries = True  # type: ignore[attr-defined]
+    return wrapper
 
 
 @runtime_checkable
@@ -35,7 +53,16 @@ class Stage(Protocol):
 
 
 class StageBase:
-    """Convenience base: ``a >> b`` chains, ``a % k`` cuts to top-k, ``.search`` for one query."""
+    """Convenience base: ``a >> b`` chains, ``a % k`` cuts to top-k, ``.search`` for one query.
+
+    Every subclass's ``__call__`` takes queries in any shape :func:`as_queries` reads (a
+    DataFrame, strings, ``{id: text}``…) and returns a row for every query asked."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        call = cls.__dict__.get("__call__")
+        if call is not None:
+            cls.__call__ = _any_queries(call)  # type: ignore[method-assign]
 
     def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:  # pragma: no cover
         raise NotImplementedError
@@ -46,14 +73,36 @@ class StageBase:
     def __mod__(self, k: int) -> Pipeline:
         return Pipeline(self, Cutoff(k))
 
-    def __add__(self, other: Stage) -> Stage:
+    def __add__(self, other: Stage) -> Stage:  # (Run + Run: skbsearch.core.types.Run.__add__)
         """``a + b``: fuse the two stages' Runs (score-aware fusion, ``fuse``)."""
         fuse: Callable[[Stage, Stage], Stage] = load_object(FUSION)
         return fuse(self, other)
 
-    def run(self, queries, run: Run | None = None) -> Run:  # noqa: ANN001 - accepts many forms
-        """Call the stage on queries given as ``Query`` objects, strings or ``{id: text}``."""
+    def run(self, queries: Any, run: Run | None = None) -> Run:
+        """The Run of ``queries`` in any shape: ``Query`` objects, strings, ``{id: text}``, a
+        pandas DataFrame (``qid``/``query`` or ``id``/``text``), a ``Path`` of a query file
+        (:func:`~skbsearch.core.types.as_queries`). Same as calling the stage."""
         return self(as_queries(queries), run)
+
+    def transform(self, queries: Any, run: Run | None = None) -> Any:
+        """PyTerrier's ``transform``: a DataFrame in (or any shape :meth:`run` takes), a
+        DataFrame out, ``qid, query, docno, rank, score`` (``rank`` from 0, best first). A
+        results frame in (with ``docno`` and ``score``, as ``transform`` gives) is the queries
+        and the candidates at once, so a re-ranker or a cut-off takes what a retriever gave."""
+        if run is None and is_frame(queries) and "docno" in [str(c) for c in queries.columns]:
+            run = Run.from_df(queries)
+            queries = queries.drop_duplicates("qid")[[c for c in ("qid", "query") if c in queries.columns]]
+        qs = as_queries(queries)
+        frame = self(qs, run).to_df()
+        texts = {q.id: q.text for q in qs}
+        frame.insert(1, "query", [texts.get(q, "") for q in frame["qid"].tolist()])
+        return frame
+
+    def explain(self, query: Query | str, doc_id: str) -> list[str]:
+        """Why this pipeline returned ``doc_id`` for ``query``: the evidence lines of every
+        stage that can tell (a fusion's children included), else the node's best lines."""
+        q = query if isinstance(query, Query) else Query("q0", str(query))
+        return load_object(EXPLAIN)(self, q, doc_id)
 
     def search(self, text: str, k: int = 10) -> list[tuple[str, float]]:
         """Single-query helper: the top-k ``(doc_id, score)`` pairs for ``text``."""

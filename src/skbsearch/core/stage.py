@@ -24,7 +24,8 @@ from skbsearch.core.devices import (
     check_precision_name,
 )
 from skbsearch.core.errors import InputError
-from skbsearch.core.operators import Pipeline, StageBase, load_object
+from skbsearch.core.lazy import load_object
+from skbsearch.core.operators import Pipeline, StageBase
 from skbsearch.core.types import Qrels, Query, Run
 
 
@@ -257,6 +258,13 @@ class SpecStage(StageBase):
         """Learn from judged queries (PyTerrier's estimator idea); only trainable stages."""
         raise InputError(f"stage {self.name!r} is not trainable", field="fit")
 
+    def fit_summary(self) -> dict[str, Any] | None:
+        """What the last :meth:`fit` learned and kept, for ``skb.fit``'s report (``None``: never
+        fitted): ``kept`` (``"fitted"``, ``"untrained"``: the fit chose the stage's own
+        behaviour, or ``"spec"``: the spec's parameters), what it learned, and the numbers it
+        compared when it measured any (``held_out``: ``{"untrained": {...}, "fitted": {...}}``)."""
+        return None
+
     def evidence(self) -> tuple[str, ...]:
         """What this stage's scores are made of, as keys of the bound context's resources: its
         own evidence first, then any other stage's it carries too (the graph stage: its graph,
@@ -329,4 +337,11 @@ class FittedStage(SpecStage):
         self.fits += 1
         self._built = None
         return self
+
+    def fit_summary(self) -> dict[str, Any] | None:
+        """The model trained by the last fit (and its training loop's numbers)."""
+        if not self.fits:
+            return None
+        info = {k: v for k, v in self.last_fit.items() if isinstance(v, (int, float, str, bool))}
+        return {"kept": "fitted", "fits": self.fits, **info}
 

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.jsonl import check_json_text
+from skbsearch.core.lazy import load_object
 from skbsearch.core.outfile import write_output
 
 _N = TypeVar("_N", int, float)
@@ -29,15 +30,63 @@ class Query:
     meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 
-def as_queries(queries: Iterable[Query] | Iterable[str] | Mapping[str, str] | str) -> list[Query]:
-    """Normalise queries given as ``Query`` objects, plain strings or ``{id: text}``."""
+#: What :func:`as_queries` accepts, for its error message.
+QUERY_SHAPES = ("a list of Query", "a list of strings", "a list of {'qid'/'id': ..., 'query'/'text': ...} "
+                "records", "a dict {id: text}", "a pandas DataFrame with qid/query (or id/text) columns",
+                "a pathlib.Path of a query file (JSONL, CSV/TSV, TREC topics, text lines)", "one string")
+
+
+def _shapes_error(got: Any, where: str = "") -> InputError:
+    return InputError(f"cannot read queries from {type(got).__name__}{where}; give "
+                      + "; ".join(QUERY_SHAPES), field="queries")
+
+
+def _record_query(rec: Mapping[str, Any], i: int) -> Query:
+    from skbsearch.core.frames import QUERY_COLUMNS
+
+    for id_key, text_key in QUERY_COLUMNS:
+        if id_key in rec and text_key in rec:
+            meta = {k: v for k, v in rec.items() if k not in (id_key, text_key)}
+            return Query(str(rec[id_key]), str(rec[text_key]), meta)
+    raise InputError(f"query record {i + 1} needs an id and a text key (qid/query or id/text); "
+                     f"it has {', '.join(map(str, rec)) or 'none'}", line=i + 1, field="queries")
+
+
+def as_queries(queries: Any) -> list[Query]:
+    """Queries in any shape a user holds them (:data:`QUERY_SHAPES`): ``Query`` objects, plain
+    strings (ids ``q0``, ``q1``…), records, ``{id: text}``, a pandas DataFrame (PyTerrier's
+    ``qid``/``query`` or ``id``/``text``), a :class:`~pathlib.Path` of a query file, or one
+    string. Anything else is an :class:`InputError` naming the accepted shapes."""
+    from skbsearch.core.frames import is_frame, query_rows
+
     if isinstance(queries, str):
         return [Query("q0", queries)]
+    if isinstance(queries, Query):
+        return [queries]
+    if isinstance(queries, Path):
+        read: Callable[[Path], list[Query]] = load_object("skbsearch.datasets.queries:read_queries")
+        return read(queries)
+    if is_frame(queries):
+        return [Query(qid, text, meta) for qid, text, meta in query_rows(queries)]
     if isinstance(queries, Mapping):
-        return [Query(str(k), str(v)) for k, v in queries.items()]
+        bad = next((v for v in queries.values() if not isinstance(v, str)), None)
+        if bad is not None:
+            raise _shapes_error(queries, f" (a dict whose values are {type(bad).__name__}, not text)")
+        return [Query(str(k), v) for k, v in queries.items()]
+    if isinstance(queries, (bytes, bytearray)) or not isinstance(queries, Iterable):
+        raise _shapes_error(queries)
     out: list[Query] = []
     for i, q in enumerate(queries):
-        out.append(q if isinstance(q, Query) else Query(f"q{i}", str(q)))
+        if isinstance(q, Query):
+            out.append(q)
+        elif isinstance(q, str):
+            out.append(Query(f"q{i}", q))
+        elif isinstance(q, Mapping):
+            out.append(_record_query(q, i))
+        elif isinstance(getattr(q, "id", None), str) and isinstance(getattr(q, "text", None), str):
+            out.append(q)  # a query-like object (a benchmark's question): used as it is
+        else:
+            raise _shapes_error(queries, f" (item {i + 1} is {type(q).__name__})")
     return out
 
 
@@ -129,6 +178,37 @@ class Run(dict[str, dict[str, float]]):
         """A plain dict (ranx's ``Run.from_dict`` / ir-measures input)."""
         return {q: dict(d) for q, d in self.items()}
 
+    def __add__(self, other: object) -> Run:
+        """``run_a + run_b``: the score-aware fusion a spec's ``+`` applies to two stages
+        (``skbsearch.fuse(a, b, method=...)`` for RRF or weighted fusion)."""
+        if not isinstance(other, Run):
+            return NotImplemented
+        fuse_runs: Callable[..., Run] = load_object("skbsearch.retrieve.hybrid:fuse_runs")
+        return fuse_runs([self, other])
+
+    def to_df(self) -> Any:
+        """A pandas DataFrame ``qid, docno, rank, score`` (PyTerrier's result columns; ``rank``
+        from 0 as PyTerrier numbers it), best first per query."""
+        from skbsearch.core.frames import run_to_frame
+
+        return run_to_frame(self, self.ranked)
+
+    @classmethod
+    def from_df(cls, frame: Any, name: str = "run") -> Run:
+        """A Run from a DataFrame with ``qid, docno, score`` (PyTerrier) or ``q_id, doc_id,
+        score`` (ranx) columns (any ``rank`` column is ignored: the scores order the list)."""
+        from skbsearch.core.frames import triples_from_frame
+
+        data = triples_from_frame(frame, "run")
+        for qid, docs in data.items():
+            for doc, score in docs.items():
+                try:
+                    docs[doc] = float(score)
+                except (TypeError, ValueError):
+                    raise InputError(f"score {score!r} of document {doc!r} for query {qid!r} is not a number",
+                                     field="score") from None
+        return cls(data, name=name)
+
     def to_ranx(self) -> Any:
         """A ``ranx.Run`` (needs ranx installed)."""
         from ranx import Run as RanxRun
@@ -209,6 +289,23 @@ class Qrels(dict[str, dict[str, int]]):
     def to_dict(self) -> dict[str, dict[str, int]]:
         """A plain dict (ranx's ``Qrels.from_dict`` / ir-measures input)."""
         return {q: dict(d) for q, d in self.items()}
+
+    @classmethod
+    def from_df(cls, frame: Any) -> Qrels:
+        """Qrels from a DataFrame with ``qid, docno, label`` (PyTerrier) or ``q_id, doc_id,
+        score`` (ranx) columns; grades must be integers."""
+        from skbsearch.core.frames import triples_from_frame
+
+        data = triples_from_frame(frame, "qrels")
+        for qid, docs in data.items():
+            for doc, grade in docs.items():
+                if isinstance(grade, float) and grade.is_integer():
+                    grade = int(grade)
+                if isinstance(grade, bool) or not isinstance(grade, int) and not hasattr(grade, "__index__"):
+                    raise InputError(f"grade {grade!r} of document {doc!r} for query {qid!r} is not an "
+                                     "integer", field="label")
+                docs[doc] = int(grade)
+        return cls(data)
 
     def to_ranx(self) -> Any:
         """A ``ranx.Qrels`` (needs ranx installed)."""

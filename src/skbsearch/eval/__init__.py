@@ -5,7 +5,14 @@ statistics and per-stage latency.
     evaluate(run, qrels, ["ndcg@10", "mrr@10"])  # {"ndcg@10": 0.5058, "mrr@10": ...}
 """
 
-from skbsearch.eval.evaluate import MetricSpec, compare, evaluate, parse_metric, parse_metrics
+from skbsearch.eval.evaluate import (
+    MetricSpec,
+    SubsetWarning,
+    compare,
+    evaluate,
+    parse_metric,
+    parse_metrics,
+)
 from skbsearch.eval.experiment import Experiment, ExperimentResult
 from skbsearch.eval.latency import LatencyRecorder
 from skbsearch.eval.metrics import evaluate_answers
@@ -17,6 +24,7 @@ __all__ = [
     "LatencyRecorder",
     "MetricSpec",
     "QueryStats",
+    "SubsetWarning",
     "compare",
     "evaluate",
     "evaluate_answers",

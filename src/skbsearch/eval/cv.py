@@ -22,6 +22,7 @@ from skbsearch.core.progress import ProgressFn
 from skbsearch.core.stage import SpecStage
 from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.eval.latency import LatencyRecorder, run_timed, stage_label
+from skbsearch.stages.base import trainable_parts
 
 
 def folds_of(query_ids: Sequence[str], k: int, seed: int = 0) -> list[list[str]]:
@@ -38,14 +39,9 @@ def _parts(stage: Any) -> list[Any]:
 
 
 def trainable_stages(stage: Any) -> list[SpecStage]:
-    """The trainable registered stages inside ``stage`` (chains and fusions walked)."""
-    out: list[SpecStage] = []
-    for part in _parts(stage):
-        for child in getattr(part, "children", ()):
-            out += trainable_stages(child)
-        if isinstance(part, SpecStage) and part.trainable:
-            out.append(part)
-    return out
+    """The trainable registered stages inside ``stage`` (chains and fusions walked; the stage
+    layer's :func:`~skbsearch.stages.base.trainable_parts`)."""
+    return trainable_parts(stage)
 
 
 def fit_pipeline(stage: Any, queries: Sequence[Query], qrels: Qrels,

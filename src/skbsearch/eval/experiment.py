@@ -12,8 +12,9 @@ A system is a :class:`Run` (or ``{qid: {doc: score}}``) or a stage (any callable
 mean ms a query (``ms_per_query``), after the set-up of a pipeline's registered stages
 (indexes opened, name tables, type graph: :func:`skbsearch.core.stage.prepare`), which is
 timed apart (``setup_s``, seconds). Per-query scores come from :func:`skbsearch.eval.evaluate` (``per_query=True``),
-so averaging follows its conventions: every qrels query counts, a missing one scores 0.
-When ``queries`` are given, the qrels are first restricted to them (PyTerrier's default).
+averaged over every query of the (restricted) qrels, a query missing from a run scoring 0
+(``complete=True``). When ``queries`` are given, the qrels are first restricted to them
+(PyTerrier's default). Per-query numbers: ``res.to_dataframe(per_query=True)``.
 
 Comparisons (tests in :mod:`skbsearch.eval.significance`):
 
@@ -151,7 +152,8 @@ def Experiment(  # PyTerrier's name (pt.Experiment)
         if progress:
             progress(f"running {name}", i, len(named))
         run, latency[name], setup[name] = _run_system(name, system, qlist)
-        per_q = evaluate(run, judged, names, per_query=True, min_grade=min_grade, gains=gains)
+        per_q = evaluate(run, judged, names, per_query=True, complete=True, min_grade=min_grade,
+                         gains=gains)
         scores[name] = {m: np.array([per_q[q][m] for q in query_ids]) for m in names}
     if progress:
         progress("running", len(named), len(named))

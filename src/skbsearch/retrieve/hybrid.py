@@ -250,6 +250,45 @@ def score_fusion(
     return out
 
 
+#: ``fuse_runs`` methods: the ``+`` of a spec, RRF, weighted sums of normalised scores.
+FUSE_METHODS = ("fuse", "rrf", "zscore", "minmax")
+
+
+def fuse_runs(runs: Sequence[Run], method: str = "fuse", weights: Sequence[float] | None = None,
+              **params: float | int | None) -> Run:
+    """Fuse saved Runs as the fusion stage of ``method`` fuses its stages' Runs.
+
+    Args:
+        runs: two or more Runs.
+        method: ``"fuse"`` (:func:`score_fusion`, what ``a + b`` does; ``top``, ``depth``,
+            ``k``), ``"rrf"`` (:func:`rrf`; ``k``, ``depth``), ``"zscore"`` or ``"minmax"``
+            (:func:`weighted_fusion`).
+        weights: one per run (default 1 each).
+        params: the method's own parameters, as the stage of the same name takes them.
+    """
+    if method not in FUSE_METHODS:
+        raise InputError(f"unknown fusion method {method!r}; use one of {', '.join(FUSE_METHODS)}",
+                         field="method")
+    runs = list(runs)
+    bad = next((r for r in runs if not isinstance(r, Run)), None)
+    if bad is not None:
+        raise InputError(f"fuse takes Runs, got {type(bad).__name__}; wrap a dict with Run(...)",
+                         field="runs")
+    if len(runs) < 2:
+        raise InputError(f"fuse needs at least two runs, got {len(runs)}", field="runs")
+    allowed = {"fuse": ("top", "depth", "k"), "rrf": ("k", "depth")}.get(method, ())
+    unknown = [p for p in params if p not in allowed]
+    if unknown:
+        raise InputError(f"fusion {method!r} has no parameter {unknown[0]!r}; its parameters: "
+                         f"{', '.join(('weights', *allowed))}", field=unknown[0])
+    name = "+".join(r.name for r in runs)
+    if method == "fuse":
+        return score_fusion(runs, weights, name=name, **params)  # type: ignore[arg-type]
+    if method == "rrf":
+        return rrf(runs, weights=weights, name=name, **params)  # type: ignore[arg-type]
+    return weighted_fusion(runs, weights, norm=method, name=name)
+
+
 class ScoreFusion(StageBase):
     """Stage: :func:`score_fusion` of several stages run on the same queries (and Run)."""
 

@@ -24,6 +24,7 @@ from skbsearch.retrieve.hybrid import (
 )
 from skbsearch.stages.base import bind
 from skbsearch.stages.context import StageContext
+from skbsearch.stages.explain import explainers
 
 
 class FusionStage(SpecStage):
@@ -78,6 +79,16 @@ class FusionStage(SpecStage):
             bind(c, context)
         return self
 
+    def explain(self, query: Query, doc_id: str) -> list[str]:
+        """Its children's evidence for ``doc_id``, merged in child order without repeats (a
+        fusion adds no evidence of its own: it only weighs its lists)."""
+        q = query if isinstance(query, Query) else Query("q0", str(query))
+        lines: list[str] = []
+        for child in self.children:
+            for ex in explainers(child):
+                lines.extend(ex.explain(q, doc_id))
+        return list(dict.fromkeys(lines))
+
     def judged_child_runs(self, queries: Sequence[Query], qrels: Qrels,
                           run: Run | None) -> tuple[list[str], list[Run]]:
         """What a fit searches over: the ids of the judged queries and each child's Run on them."""
@@ -125,11 +136,23 @@ class FuseStage(FusionStage):
         grid = [current] + [(w, top) for top in (2.0, 0.0, 1.0, 4.0) for w in _simplex(len(runs), 10)]
         ranks = np.array([_first_ranks(score_fusion(runs, list(w), top, self.params.depth, k=self.params.k),
                                        qrels, qids) for w, top in grid])
-        w, top = grid[_backed_off(ranks, qids)]
+        row = _backed_off(ranks, qids)
+        w, top = grid[row]
         self.params.weights = tuple(round(x, 3) for x in w)
         self.params.top = top
         self._built = None
+        mrr = _rr(ranks).mean(axis=1)
+        self._summary = {"kept": "fitted" if row else "spec", "weights": self.params.weights, "top": top,
+                         "training": {"queries": len(qids), "spec": {"mrr": round(float(mrr[0]), 4)},
+                                      "fitted": {"mrr": round(float(mrr[row]), 4)}}}
         return self
+
+    _summary: dict[str, Any] | None = None
+
+    def fit_summary(self) -> dict[str, Any] | None:
+        """The weights and ``top`` kept (the spec's unless held-out quarters backed the fitted
+        choice) and the judged queries' MRR under the spec's and the kept parameters."""
+        return self._summary
 
 
 def shared_evidence_weights(children: Sequence[Any]) -> tuple[float, ...]:
@@ -236,7 +259,15 @@ class _WeightedStage(FusionStage):
                 best, best_w = score, w
         self.params.weights = tuple(round(x, 3) for x in best_w or ())
         self._built = None
+        self._summary = {"kept": "fitted", "weights": self.params.weights,
+                         "training": {"queries": len(qids), "fitted": {"mrr": round(best, 4)}}}
         return self
+
+    _summary: dict[str, Any] | None = None
+
+    def fit_summary(self) -> dict[str, Any] | None:
+        """The weights the last fit chose and the judged queries' MRR under them."""
+        return self._summary
 
 
 def _simplex(n: int, steps: int) -> list[tuple[float, ...]]:

@@ -116,3 +116,23 @@ def inner_fitted_run(queries: Sequence[Query], parts: Sequence[int], fit_and_run
         if test and len(test) < len(queries):
             out.update(fit_and_run(test))
     return out
+
+
+def blend_summary(model: Any) -> dict[str, Any]:
+    """What a fit kept (``skb.fit``'s report): ``kept`` (``"untrained"`` at blend 0, else
+    ``"fitted"``), the blend, the learned weights and answer types, and the inner held-out
+    folds' MRR / Hit@10 of the untrained stage, the kept blend and the best blend tried
+    (:func:`choose_blend`)."""
+    out: dict[str, Any] = {"kept": "untrained" if model.blend <= 0.0 else "fitted", "blend": model.blend,
+                           "weights": dict(model.weights), "answer_types": list(model.answer_types)}
+    chosen = model.info.get("blend")
+    if isinstance(chosen, dict):
+        held = {"queries": chosen["queries"], "untrained": chosen["untrained"],
+                "fitted": chosen["blends"].get(str(model.blend), chosen["untrained"])}
+        best = max(chosen["blends"].items(), key=lambda kv: kv[1]["mrr"], default=None)
+        if best is not None:
+            held["best_blend"] = {"blend": float(best[0]), **best[1]}
+        out["held_out"] = held
+    elif model.blend >= 1.0:
+        out["note"] = "too few judged queries to validate a blend: the fitted model alone"
+    return out

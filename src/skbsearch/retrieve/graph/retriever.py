@@ -46,7 +46,7 @@ from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.store import SKB, numeric_column, positions
 from skbsearch.retrieve.graph.answer_types import AnswerTypes
 from skbsearch.retrieve.graph.backoff import back_off
-from skbsearch.retrieve.graph.blend import blend_runs, plain_twin
+from skbsearch.retrieve.graph.blend import blend_runs, blend_summary, plain_twin
 from skbsearch.retrieve.graph.bounds import parse_attribute_bounds
 from skbsearch.retrieve.graph.evidence import explain_node
 from skbsearch.retrieve.graph.exact_linker import (
@@ -438,6 +438,11 @@ class SKBGraphRetriever(SpecStage):
         model = model or KGModel(answer_types=[])
         model.weights = {**model.weights, **over}
         return model
+
+    def fit_summary(self) -> dict[str, Any] | None:
+        """The fitted model's blend with the untrained stage and the held-out numbers it was
+        chosen on (:func:`~skbsearch.retrieve.graph.blend.blend_summary`)."""
+        return blend_summary(self.fitted) if self.fitted is not None else None
 
     @property
     def fitted(self) -> KGModel | None:
