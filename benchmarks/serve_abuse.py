@@ -91,8 +91,8 @@ async def abandoned_clients(base: str, texts: list[str], total: int, seed: int,
 
 
 async def bm25_probe(base: str, texts: list[str], stop: asyncio.Event,
-                     out: list[tuple[int, float]]) -> None:
-    """A plain ``bm25`` search every :data:`PROBE_EVERY` seconds until ``stop``."""
+                     out: list[tuple[int, float]], every: float = PROBE_EVERY) -> None:
+    """A plain ``bm25`` search every ``every`` seconds until ``stop``."""
     i = 0
     async with httpx.AsyncClient(base_url=base, timeout=120) as http:
         while not stop.is_set():

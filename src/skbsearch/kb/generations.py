@@ -176,8 +176,8 @@ def collect_garbage(root: str | Path, *, locked: bool = False) -> list[Path]:
     """Remove manifests older than the :data:`KEEP` newest, parts none of those reference,
     and temp litter of dead writers. Without ``locked``, runs only if no writer is busy."""
     root = Path(root)
-    if not (root / GENERATIONS_DIR).is_dir():
-        return []
+    if not any((root / d).is_dir() for d in (GENERATIONS_DIR, SEGMENTS_DIR, BASES_DIR)):
+        return []  # never updated (a writer killed before its first commit leaves segments/)
     if not locked:
         with writer_lock(root, blocking=False) as got:
             return collect_garbage(root, locked=True) if got else []

@@ -50,7 +50,7 @@ UNDERSCORE_RUN = 20
 #: Weight per byte and pattern character of a pattern RE2 must simulate.
 LIKE_PER_CHAR = 4.0
 _SIMPLE_LIKE = re.compile(r"%?[^%_\\]*%?", re.S)
-_LONG_RUN = re.compile("_{%d,}" % UNDERSCORE_RUN)
+_LONG_RUN = re.compile(f"_{{{UNDERSCORE_RUN},}}")
 
 
 def like_weight(pattern: str, ignore_case: bool) -> float:
