@@ -35,7 +35,7 @@ def register(app: typer.Typer) -> None:
                                               "it runs; then it stops (504)."),
         pipeline_cache_mb: int = typer.Option(256, help="Estimated memory of the built pipelines "
                                               "kept per SKB snapshot (MB)."),
-        max_filter_cost: int = typer.Option(2_000_000_000, help="Estimated cost of a request's "
+        max_filter_cost: int = typer.Option(1_000_000_000, help="Estimated cost of a request's "
                                             "'where' filters above which it is refused (400); "
                                             "the unit is one numeric comparison of a row."),
         light_filter_cost: int = typer.Option(10_000_000, help="Estimated filter cost above which "

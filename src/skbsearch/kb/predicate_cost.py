@@ -7,20 +7,19 @@ column per comparison. Its cost is the sum over its comparisons of *what the pas
 - ``=``, ``<``, ``IS NULL``...: 1; ``IN (v1, ..., vn)``: n (one pass a value);
   ``BETWEEN``: 2.
 - ``LIKE`` with a pattern Arrow matches without a regular expression (case-sensitive
-  ``abc``, ``abc%``, ``%abc``, ``%abc%``): 1. Any other pattern (``ILIKE``, ``_``, or
-  wildcards inside) runs as an RE2 regular expression: :data:`LIKE_REGEX` while RE2's
-  automaton stays small, which it does for any number of ``%`` (a 1,000-character
-  ``'%a%b%…'`` chain reads a byte about as fast as ``'%wool%'``); a run of at least
-  :data:`UNDERSCORE_RUN` ``_`` after a wildcard blows the automaton up and RE2 falls back to
-  simulating it, whose work per byte grows with the pattern: :data:`LIKE_PER_CHAR` per
-  pattern character.
+  ``abc``, ``abc%``, ``%abc``, ``%abc%``): :data:`LIKE_SIMPLE`. Any other pattern
+  (``ILIKE``, ``_``, or wildcards inside) runs as an RE2 regular expression:
+  :data:`LIKE_REGEX` while RE2's automaton stays small, which it does for any number of
+  ``%`` (a 1,000-character ``'%a%b%…'`` chain reads a byte about as fast as ``'%wool%'``);
+  a run of at least :data:`UNDERSCORE_RUN` ``_`` after a wildcard blows the automaton up and
+  RE2 falls back to simulating it, whose work per byte grows with the pattern:
+  :data:`LIKE_PER_CHAR` per pattern character.
 
 The unit is what one comparison of a number costs a row, so a cost reads as "rows of simple
-scanning"; the weights were measured over the demo catalogue's descriptions with pyarrow's
-``match_like`` against ``less`` over its prices (``'%a' + '_' * 60 + 'b%'``: about 100-250
-units a byte; ``'%wool%'``, ``ILIKE`` chains of 480 ``%``: about 1-1.3). The server uses the
-estimate to pick a request's lane and to refuse a predicate over its budget
-(``server.budget``).
+scanning". The weights are measured by ``benchmarks/filter_cost.py`` (each shape's time over
+the demo catalogue's node table against ``price < 50``; ``benchmarks/results/filter_cost.json``)
+and set at or above what it measured. The server uses the estimate to pick a request's lane
+and to refuse a predicate over its budget (``server.budget``).
 """
 
 from __future__ import annotations
@@ -43,12 +42,14 @@ from skbsearch.kb.predicate import (
     parse_predicate,
 )
 
+#: Weight per byte of a LIKE pattern Arrow matches without a regular expression.
+LIKE_SIMPLE = 2.0
 #: Weight per byte of a LIKE pattern that runs as a (small) regular expression.
-LIKE_REGEX = 2.0
+LIKE_REGEX = 2.5
 #: Shortest run of ``_`` (after a wildcard) that blows RE2's automaton up.
 UNDERSCORE_RUN = 20
 #: Weight per byte and pattern character of a pattern RE2 must simulate.
-LIKE_PER_CHAR = 4.0
+LIKE_PER_CHAR = 8.0
 _SIMPLE_LIKE = re.compile(r"%?[^%_\\]*%?", re.S)
 _LONG_RUN = re.compile(f"_{{{UNDERSCORE_RUN},}}")
 
@@ -56,7 +57,7 @@ _LONG_RUN = re.compile(f"_{{{UNDERSCORE_RUN},}}")
 def like_weight(pattern: str, ignore_case: bool) -> float:
     """The weight of ``LIKE pattern`` per byte read (module docstring)."""
     if not ignore_case and _SIMPLE_LIKE.fullmatch(pattern):
-        return 1.0
+        return LIKE_SIMPLE
     if _LONG_RUN.search(pattern) and "%" in pattern:
         return LIKE_PER_CHAR * len(pattern)
     return LIKE_REGEX

@@ -76,7 +76,7 @@ class Limits:
     request_timeout: float = 30.0
     pipeline_cache_bytes: int = 256 * 2**20
     light_filter_cost: int = 10_000_000
-    max_filter_cost: int = 2_000_000_000
+    max_filter_cost: int = 1_000_000_000
 
     def __post_init__(self) -> None:
         for name, value in vars(self).items():
