@@ -12,16 +12,18 @@ and warmed. Requests in flight finish on the snapshot they started with.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skbsearch.core.errors import ArtefactError
+from skbsearch.core.errors import ArtefactError, SkbError
 from skbsearch.index.live import catch_up
 from skbsearch.kb.generations import newest_generation
 from skbsearch.server.browse import kb_overview
@@ -34,6 +36,10 @@ logger = logging.getLogger("skbsearch.server")
 Stamp = tuple[int, ...]
 #: Seconds to wait before retrying a snapshot that failed to load (a rebuild in progress).
 RETRY_AFTER_FAILURE = 1.0
+#: How much lower (``nice``) the background loader runs than the request threads.
+LOADER_NICE = 10
+#: The stage-context key of the shared name index (``retrieve.graph.retriever``).
+NAME_INDEX_KEY = "name-index"
 #: Estimated memory of the built pipelines kept per snapshot (keyed by pipeline, filters
 #: and, for aliases, k); ``skb serve --pipeline-cache-mb``.
 PIPELINE_CACHE_BYTES = 256 * 2**20
@@ -120,6 +126,26 @@ class Snapshot:
                 return cls(skb_dir, skb, before, cache_bytes)
         raise SnapshotChanged(f"{skb_dir} kept changing while it was being loaded")
 
+    def inherit(self, old: Snapshot) -> None:
+        """Seed the name index the graph stages share from ``old``'s (an earlier generation of
+        the same build), caught up to this generation: only the names the new segments touch
+        are tokenised (``index.bm25_live.catch_up``), not every node's. Anything that does
+        not fit is left to be built as usual."""
+        from skbsearch.index import bm25_live
+        from skbsearch.index.base import check_index_matches
+
+        prev = old._context.shared_value(NAME_INDEX_KEY) if old._context is not None else None
+        if prev is None or old.stamp[:-1] != self.stamp[:-1]:
+            return
+        try:
+            names = bm25_live.catch_up(prev, self.skb, self.skb_dir)
+            check_index_matches(names, self.skb)
+        except SkbError as e:
+            logger.info("name index of %s rebuilt, not caught up: %s", self.identity, e)
+            return
+        names.share_node_ids(self.skb)
+        self.context.shared(NAME_INDEX_KEY, lambda: names)
+
     def _kb_info(self) -> dict[str, Any]:
         return {"snapshot": self.identity, **kb_overview(self.skb)}
 
@@ -128,7 +154,8 @@ class Snapshot:
         """The stage context pipelines of this snapshot run in (its SKB, its indexes)."""
         with self._context_lock:
             if self._context is None:
-                self._context = SnapshotContext(self.skb, lambda kind: self.index(kind)[1])
+                me = weakref.ref(self)  # no cycle: a replaced snapshot is freed when unused
+                self._context = SnapshotContext(self.skb, lambda kind: _alive(me).index(kind)[1])
             return self._context
 
     def is_current(self) -> bool:
@@ -293,7 +320,9 @@ class SnapshotHolder:
             self._loader.start()
 
     def _load_newest(self) -> None:
-        """The loader thread: load and swap in snapshots until the served one is the newest."""
+        """The loader thread: load and swap in snapshots until the served one is the newest
+        (at a lower CPU priority than the threads answering requests, where the OS allows)."""
+        _lower_priority()
         try:
             while True:
                 current = self._current
@@ -302,6 +331,7 @@ class SnapshotHolder:
                     return
                 try:
                     snapshot = Snapshot.load(self.skb_dir, cache_bytes=self.cache_bytes)
+                    snapshot.inherit(current)
                     self._warm(snapshot)
                 except Exception as e:  # noqa: BLE001 - a half-written build must not stop the service
                     logger.warning("keeping snapshot %s: cannot load the rebuilt %s yet: %s",
@@ -314,10 +344,29 @@ class SnapshotHolder:
                 with self._cond:
                     self._current = snapshot
                     self._cond.notify_all()
+                del current, snapshot
+                # Stages keep cycles (a built stage points at itself): collect the replaced
+                # generations now, or their arrays wait for a rare full collection.
+                gc.collect()
         finally:
             with self._cond:
                 self._loader = None
                 self._cond.notify_all()
+
+
+def _alive(ref: weakref.ref[Snapshot]) -> Snapshot:
+    snap = ref()
+    if snap is None:  # a pipeline of a replaced snapshot, used after it was freed
+        raise SnapshotChanged("the snapshot was replaced")
+    return snap
+
+
+def _lower_priority() -> None:
+    """Lower the calling thread's CPU priority by :data:`LOADER_NICE` (Linux: per thread)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), LOADER_NICE)
+    except (AttributeError, OSError):  # not Linux, or not allowed: same priority
+        pass
 
 
 def _reached(snap: Snapshot, target: Stamp | None, min_generation: int | None) -> bool:
