@@ -42,7 +42,8 @@ class Limits:
         max_evidence_hits: hits of one response that get evidence lines (later ones: none).
         max_page: most neighbours per relation in one ``GET /nodes/{id}`` page (422).
         search_workers: threads of each of the light and normal lanes (searches, node
-            lookups and SKB reloads run on lanes by cost, see ``server.budget``).
+            lookups run on lanes by cost, see ``server.budget``; SKB reloads run on a
+            background thread, updates on their own worker).
         heavy_workers: threads of the heavy lane (models, big size parameters, indexes
             built in memory), so that heavy work never holds up the others.
         max_pending: requests running or queued at once in a lane; more get 503.
