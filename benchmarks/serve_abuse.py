@@ -9,12 +9,20 @@
   (it must answer within 1 s).
 - ``rss``: the server's resident memory, sampled every ``RSS_EVERY`` seconds (peak and
   last, against the idle value taken after warm-up).
+- ``filter storm`` (issue 31): :data:`STORM_CLIENTS` clients sending ``bm25`` searches whose
+  ``where`` is a 1,000-character ``description ILIKE '%a%b%…'`` chain (a new chain each, so
+  no cached filter helps), while the probe times plain ``bm25`` queries.
+- ``updates`` (issue 31): one ``POST /admin/update`` every ``--update-every`` seconds
+  (:data:`UPDATE_NODES` products re-priced), while the probe times plain ``bm25`` queries.
+- :func:`phase`: the probe (every :data:`PHASE_PROBE_EVERY` s) and the RSS sampler beside
+  a storm, the updates, or nothing (the baseline), for a fixed time.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import time
 from collections import Counter
@@ -30,6 +38,10 @@ ABUSIVE_CLIENTS = 10
 ABANDON_AFTER = 2.0
 PROBE_EVERY = 0.5
 RSS_EVERY = 0.25
+STORM_CLIENTS = 8
+STORM_WHERE_CHARS = 1_000
+UPDATE_NODES = 20
+PHASE_PROBE_EVERY = 0.2
 
 
 def abusive_body(texts: list[str]) -> dict[str, Any]:
@@ -79,8 +91,8 @@ async def abandoned_clients(base: str, texts: list[str], total: int, seed: int,
 
 
 async def bm25_probe(base: str, texts: list[str], stop: asyncio.Event,
-                     out: list[tuple[int, float]]) -> None:
-    """A plain ``bm25`` search every :data:`PROBE_EVERY` seconds until ``stop``."""
+                     out: list[tuple[int, float]], every: float = PROBE_EVERY) -> None:
+    """A plain ``bm25`` search every ``every`` seconds until ``stop``."""
     i = 0
     async with httpx.AsyncClient(base_url=base, timeout=120) as http:
         while not stop.is_set():
@@ -94,7 +106,7 @@ async def bm25_probe(base: str, texts: list[str], stop: asyncio.Event,
             out.append((status, 1000 * (time.perf_counter() - t0)))
             i += 1
             try:
-                await asyncio.wait_for(stop.wait(), PROBE_EVERY)
+                await asyncio.wait_for(stop.wait(), every)
             except TimeoutError:
                 pass
 
@@ -141,3 +153,177 @@ def summarise_abuse(abusive: list[tuple[int, float]], abandoned: list[str],
                    "last": round(rss[-1] if rss else idle_rss, 1),
                    "peak_over_idle": round(max(rss, default=idle_rss) / idle_rss, 3)},
     }
+
+
+def storm_where(seed: int, chars: int = STORM_WHERE_CHARS) -> str:
+    """``description ILIKE '%a%b%…%'`` of ``chars`` characters (letters drawn with ``seed``)."""
+    rng = random.Random(seed)
+    head, tail = "description ILIKE '%", "'"
+    parts = [rng.choice("abcdefghijklmnop") + "%" for _ in range((chars - len(head) - len(tail)) // 2)]
+    return head + "".join(parts) + tail
+
+
+async def filter_storm(base: str, texts: list[str], seconds: float,
+                       out: list[tuple[int, float]]) -> None:
+    """:data:`STORM_CLIENTS` clients sending storm-filtered ``bm25`` searches for ``seconds``."""
+    end = time.monotonic() + seconds
+    sent = [0]
+
+    async def one_client() -> None:
+        async with httpx.AsyncClient(base_url=base, timeout=300) as http:
+            while time.monotonic() < end:
+                sent[0] += 1
+                body = {"query": texts[sent[0] % len(texts)], "k": 10, "pipeline": "bm25",
+                        "where": storm_where(sent[0])}
+                t0 = time.perf_counter()
+                try:
+                    status = (await http.post("/search", json=body)).status_code
+                except httpx.TransportError:
+                    status = -1
+                out.append((status, 1000 * (time.perf_counter() - t0)))
+
+    await asyncio.gather(*(one_client() for _ in range(STORM_CLIENTS)))
+
+
+async def updater(base: str, token: str, products: list[dict[str, Any]], every: float,
+                  stop: asyncio.Event, out: list[tuple[int, float, int]]) -> None:
+    """One ``POST /admin/update`` re-pricing :data:`UPDATE_NODES` products every ``every``
+    seconds until ``stop``: ``(status, ms, generation)`` each."""
+    rng = random.Random(0)
+    headers = {"Authorization": f"Bearer {token}"}
+    async with httpx.AsyncClient(base_url=base, timeout=600) as http:
+        while not stop.is_set():
+            t0 = time.perf_counter()
+            nodes = [{**p, "price": round(rng.uniform(1, 500), 2)} for p in rng.sample(products, UPDATE_NODES)]
+            try:
+                r = await http.post("/admin/update", json={"nodes": nodes}, headers=headers)
+                status, gen = r.status_code, int(r.json().get("generation", -1)) if r.status_code == 200 else -1
+            except httpx.TransportError:
+                status, gen = -1, -1
+            took = time.perf_counter() - t0
+            out.append((status, 1000 * took, gen))
+            try:
+                await asyncio.wait_for(stop.wait(), max(0.0, every - took))
+            except TimeoutError:
+                pass
+
+
+async def phase(base: str, texts: list[str], pid: int, seconds: float, *, storm: bool = False,
+                update_every: float = 0.0, token: str = "",
+                products: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The bm25 probe and RSS for ``seconds`` beside a filter storm, updates, or nothing."""
+    stop = asyncio.Event()
+    probe: list[tuple[int, float]] = []
+    rss: list[float] = []
+    stormed: list[tuple[int, float]] = []
+    updates: list[tuple[int, float, int]] = []
+    side = [asyncio.create_task(bm25_probe(base, texts, stop, probe, PHASE_PROBE_EVERY)),
+            asyncio.create_task(rss_sampler(pid, stop, rss))]
+    if update_every:
+        side.append(asyncio.create_task(updater(base, token, products or [], update_every, stop, updates)))
+    if storm:
+        await filter_storm(base, texts, seconds, stormed)
+    else:
+        await asyncio.sleep(seconds)
+    stop.set()
+    await asyncio.gather(*side)
+    out: dict[str, Any] = {
+        "bm25_probe": {"n": len(probe), "statuses": dict(Counter(str(s) for s, _ in probe)),
+                       "errors_5xx": sum(s >= 500 for s, _ in probe), **latency([ms for _, ms in probe])},
+        "rss_mb": {"peak": round(max(rss, default=0.0), 1),
+                   "mean": round(float(np.mean(rss)) if rss else 0.0, 1)}}
+    if storm:
+        out["filter_storm"] = {"n": len(stormed), "statuses": dict(Counter(str(s) for s, _ in stormed)),
+                               "errors_5xx": sum(s >= 500 for s, _ in stormed),
+                               **latency([ms for _, ms in stormed])}
+    if update_every:
+        out["updates"] = {"n": len(updates), "statuses": dict(Counter(str(s) for s, _, _ in updates)),
+                          "errors_5xx": sum(s >= 500 for s, _, _ in updates),
+                          "last_generation": max((g for _, _, g in updates), default=-1),
+                          **latency([ms for _, ms, _ in updates])}
+    return out
+
+
+def product_records(skb: Any, n: int = 500) -> list[dict[str, Any]]:
+    """``n`` product nodes as update records (id, type, name, text fields, attributes)."""
+    out = []
+    for i in skb.nodes_of_type("product")[:n]:
+        node = skb.node(int(i))
+        out.append({"id": node.id, "type": node.type, "name": node.name, **node.fields,
+                    **{k: v for k, v in node.attributes.items() if isinstance(v, (int, float, str))}})
+    return out
+
+
+def run_phases(base: str, texts: list[str], pid: int, *, seconds: float, storm_seconds: float,
+               update_every: float, token: str, products: list[dict[str, Any]]) -> dict[str, Any]:
+    """The baseline, filter-storm and update phases (those asked for), one after another."""
+    out = {"baseline": asyncio.run(phase(base, texts, pid, seconds))}
+    if storm_seconds:
+        out["filter storm"] = asyncio.run(phase(base, texts, pid, storm_seconds, storm=True))
+    if update_every:
+        out[f"updates every {update_every:g} s"] = asyncio.run(phase(
+            base, texts, pid, seconds, update_every=update_every, token=token, products=products))
+    return out
+
+
+def phase_rows(phases: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Table rows: the probe of each phase against the baseline, the storm, the updates."""
+    base = phases["baseline"]
+    rows: dict[str, dict[str, Any]] = {}
+    for name, ph in phases.items():
+        pr = ph["bm25_probe"]
+        rows[f"bm25 probe ({name})"] = {
+            "n": pr["n"], "errors_5xx": pr["errors_5xx"], "p50_ms": pr["p50_ms"], "p95_ms": pr["p95_ms"],
+            "max_ms": pr["max_ms"], "p95_over_baseline": round(pr["p95_ms"] / base["bm25_probe"]["p95_ms"], 2),
+            "rss_peak_mb": ph["rss_mb"]["peak"],
+            "rss_over_baseline": round(ph["rss_mb"]["peak"] / base["rss_mb"]["peak"], 2)}
+        for key in ("filter_storm", "updates"):
+            if key in ph:
+                g = ph[key]
+                rows[f"{key.replace('_', ' ')} requests ({name})"] = {
+                    "n": g["n"], "errors_5xx": g["errors_5xx"], "p50_ms": g["p50_ms"],
+                    "p95_ms": g["p95_ms"], "max_ms": g["max_ms"],
+                    "statuses": " ".join(f"{k}:{v}" for k, v in sorted(g["statuses"].items()))}
+    return rows
+
+
+def reliability(args: Any, proc: Any, base: str, texts: list[str], products: list[dict[str, Any]],
+                log_path: Any, token: str) -> int:
+    """``serve_load.py``'s issue-31 mode: :func:`run_phases` on the started server ``proc``,
+    then the result (``args.json``); exit status 1 on a 5xx."""
+    try:
+        httpx.post(base + "/search", json={"query": texts[0], "pipeline": "bm25"}, timeout=300).raise_for_status()
+        phases = run_phases(base, texts, proc.pid, seconds=args.phase_seconds,
+                            storm_seconds=args.filter_storm, update_every=args.update_every,
+                            token=token, products=products)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    rows = phase_rows(phases)
+    tracebacks = log_path.read_text(errors="replace").count("Traceback")
+    result = {"benchmark": "serve_reliability", "config": {
+        "title": f"HTTP service: filter storm and live updates (issue 31), {args.products:,} products",
+        "order": 61, "percent": False, "overall_row": False,
+        "protocol": (f"real skb serve on 127.0.0.1 (default limits), demo catalogue of {args.products:,} "
+                     "products + BM25 index; a plain bm25 probe every 0.2 s alone (baseline, "
+                     f"{args.phase_seconds:g} s), beside 8 clients sending bm25 searches whose where "
+                     "is a new 1,000-character description ILIKE '%a%b%...' chain "
+                     f"({args.filter_storm:g} s), and beside one POST /admin/update of 20 products "
+                     f"every {args.update_every:g} s ({args.phase_seconds:g} s); server RSS every 0.25 s"),
+        "note": ("Load generator and server share 2 cores with other jobs; ratios are against the "
+                 "baseline phase of the same run."),
+        "command": (f"python benchmarks/serve_load.py --products {args.products} --filter-storm "
+                    f"{args.filter_storm:g} --update-every {args.update_every:g} --phase-seconds "
+                    f"{args.phase_seconds:g}" + (f" --skb-root {args.skb_root}" if args.skb_root else "")
+                    + (f" --json {args.json}" if args.json else "")),
+        "products": args.products, "cpu_count": os.cpu_count(),
+        "columns": ["n", "errors_5xx", "p50_ms", "p95_ms", "max_ms", "p95_over_baseline",
+                    "rss_peak_mb", "rss_over_baseline", "statuses"]},
+        "metrics": {"tracebacks_in_server_log": tracebacks}, "groups": rows, "phases": phases}
+    for name, row in rows.items():
+        print(f"{name:40s} {row}")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(result, indent=2) + "\n")
+        print(f"wrote {args.json}")
+    return 0 if all(r["errors_5xx"] == 0 for r in rows.values()) else 1

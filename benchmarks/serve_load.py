@@ -30,6 +30,10 @@ Usage::
     # the 300K-node measurement of issue 21 (the SKB is generated once under --skb-root)
     .venv/bin/python benchmarks/serve_load.py --products 300000 --skb-root /tmp/cat300k \
         --clients 50 --duration 60 --abusive 100 --abandoned 10
+    # issue 31 instead of the mix: a plain bm25 probe alone, beside a filter storm, and
+    # beside one update every 3 s (serve_abuse.phase); result: serve_reliability*.json
+    .venv/bin/python benchmarks/serve_load.py --products 30000 --filter-storm 30 \
+        --update-every 3 --phase-seconds 45 --json benchmarks/results/serve_reliability.json
 """
 
 from __future__ import annotations
@@ -55,6 +59,8 @@ from serve_abuse import (
     abandoned_clients,
     abusive_clients,
     bm25_probe,
+    product_records,
+    reliability,
     rss_mb,
     rss_sampler,
     summarise_abuse,
@@ -101,6 +107,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--abusive", type=int, default=100, help="abusive 3.5 KB requests (0: none)")
     p.add_argument("--abandoned", type=int, default=10, help="abandoned enrich requests (0: none)")
     p.add_argument("--request-timeout", type=float, default=30.0, help="the server's deadline")
+    p.add_argument("--filter-storm", type=float, default=0.0,
+                   help="seconds of the 8-client filter storm (issue 31 phases instead of the mix)")
+    p.add_argument("--update-every", type=float, default=0.0,
+                   help="seconds between updates in the update phase (issue 31 phases)")
+    p.add_argument("--phase-seconds", type=float, default=45.0,
+                   help="length of the baseline and update phases")
     args = p.parse_args(argv)
     if not (1 <= args.clients <= 200 and 0 < args.duration <= 300 and 1 <= args.max_requests <= 50_000
             and 0 <= args.abusive <= 1000 and 0 <= args.abandoned <= 100):
@@ -135,15 +147,21 @@ def prepare(root: Path, products: int, seed: int) -> tuple[list[str], list[str]]
     return texts, list(SKB.load(root / "skb").ids)
 
 
+#: The admin token the update phase's server is started with.
+ADMIN_TOKEN = "serve-load-admin-token-0123456789"
+
+
 def start_server(root: Path, timeout_s: float) -> tuple[subprocess.Popen, str, Path]:
-    """Start ``skb serve`` on the SKB under ``root``; returns it, its URL and its log."""
+    """Start ``skb serve`` on the SKB under ``root`` (``POST /admin/update`` on, with
+    :data:`ADMIN_TOKEN`); returns it, its URL and its log."""
     port = free_port()
     log_path = root / f"server-{port}.log"
     with log_path.open("w") as fh:
         proc = subprocess.Popen([*skb_command(), "serve", str(root / "skb"), "--host", "127.0.0.1",
                                  "--port", str(port), "--request-timeout", str(timeout_s)],
                                 stdout=fh, stderr=subprocess.STDOUT,
-                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                env={**os.environ, "PYTHONUNBUFFERED": "1",
+                                     "SKB_ADMIN_TOKEN": ADMIN_TOKEN})
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline:
@@ -314,6 +332,9 @@ def main(argv: list[str] | None = None) -> int:
         log(f"the demo SKB ({args.products} products) and its BM25 index under {root}")
         texts, ids = prepare(root, args.products, args.seed)
         proc, base, log_path = start_server(root, args.request_timeout)
+        if args.filter_storm or args.update_every:
+            return reliability(args, proc, base, texts, product_records(SKB.load(root / "skb")),
+                               log_path, ADMIN_TOKEN)
         try:
             run = run_load(args, proc, base, texts, ids)
             alive = proc.poll() is None and httpx.get(base + "/health", timeout=10).status_code == 200

@@ -1,4 +1,5 @@
-"""Snapshots of the served SKB: swapped after a rebuild, kept when a rebuild is broken."""
+"""Snapshots of the served SKB: loaded in the background and swapped after a rebuild, kept
+when a rebuild is broken."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from serving import build_skb
 
 from skbsearch.index.sparse import BM25Index
 from skbsearch.server import create_app
+from skbsearch.server.errors import SnapshotChanged
 from skbsearch.server.snapshot import SnapshotHolder
 from skbsearch.synth.catalogue import generate_catalogue
 
@@ -26,17 +28,20 @@ def test_holder_swaps_after_a_rebuild_and_keeps_serving_a_broken_one(tmp_path):
 
     new = build_skb(skb_dir, 80, seed=1)
     assert holder.changed_on_disk() and holder.current is first  # /health's view: no I/O but a stat
-    second = holder.get()
+    assert holder.get() is first  # a request never loads: the background loader starts
+    second = holder.refresh(timeout=60)
     assert second is not first and second.skb.num_nodes == new.skb.num_nodes
+    assert holder.get() is second and not holder.changed_on_disk()
     assert second.identity != first.identity and second.skb.path is None  # detached from disk
 
     meta = skb_dir / "meta.json"
     good = meta.read_text()
     meta.write_text("{ half written")
-    assert holder.get() is second  # the broken build is not served; the last good one is
+    with pytest.raises(SnapshotChanged):
+        holder.refresh(timeout=60)  # the broken build cannot be loaded ...
+    assert holder.get() is second  # ... and is not served; the last good one is
     meta.write_text(good)
-    holder._failed = None  # skip the retry pause
-    assert holder.get().skb.num_nodes == new.skb.num_nodes
+    assert holder.refresh(timeout=60).skb.num_nodes == new.skb.num_nodes
 
 
 def test_index_from_another_build_is_refused_without_paths(tmp_path):
@@ -66,3 +71,42 @@ def test_kb_and_health_name_the_same_snapshot(tmp_path):
     # An index removed from disk stays usable for the build it was loaded with.
     shutil.rmtree(skb_dir / "indexes" / "bm25")
     assert client.post("/search", json={"query": "blue", "k": 1}).status_code == 200
+
+
+def test_next_generation_catches_the_name_index_up(tmp_path):
+    """A new generation's shared name index is the previous one caught up (touched names
+    tokenised), scoring exactly as a fresh build; the old snapshot's index is unchanged."""
+    import json
+
+    import numpy as np
+
+    from skbsearch.index.names import build_name_index
+    from skbsearch.kb.update import update
+    from skbsearch.server.pipelines import PipelinePolicy
+    from skbsearch.server.search import warm_pipelines
+    from skbsearch.server.snapshot import NAME_INDEX_KEY, Snapshot
+
+    def top(ix, q):
+        s = ix.score_docs(ix.tokenize([q])[0], np.arange(ix.num_docs))
+        return [(ix.doc_ids[i], round(float(s[i]), 5)) for i in np.argsort(-s, kind="stable")[:5]]
+
+    skb_dir = tmp_path / "skb"
+    build_skb(skb_dir, 60, seed=0)
+    old = Snapshot.load(skb_dir)
+    warm_pipelines(old, PipelinePolicy())
+    prev = old.context.shared_value(NAME_INDEX_KEY)
+    queries = ["renamed gizmo", "brand new gizmo", old.skb.column("name")[7]]
+    before = [top(prev, q) for q in queries]
+    recs = [{"id": old.skb.ids[i], "type": "product", "name": f"renamed gizmo {i}"} for i in range(3)]
+    recs.append({"id": "newp", "type": "product", "name": "brand new gizmo"})
+    (tmp_path / "u.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    (tmp_path / "d.txt").write_text(old.skb.ids[9] + "\n")
+    update(skb_dir, nodes=tmp_path / "u.jsonl", delete_nodes=tmp_path / "d.txt")
+    new = Snapshot.load(skb_dir)
+    new.inherit(old)
+    got = new.context.shared_value(NAME_INDEX_KEY)
+    assert got is not None and got is not prev and got.num_docs == new.skb.num_nodes
+    ref = build_name_index(new.skb)
+    assert [top(got, q) for q in queries] == [top(ref, q) for q in queries]
+    assert top(got, "brand new gizmo")[0][0] == "newp"
+    assert [top(prev, q) for q in queries] == before

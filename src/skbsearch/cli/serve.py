@@ -35,6 +35,11 @@ def register(app: typer.Typer) -> None:
                                               "it runs; then it stops (504)."),
         pipeline_cache_mb: int = typer.Option(256, help="Estimated memory of the built pipelines "
                                               "kept per SKB snapshot (MB)."),
+        max_filter_cost: int = typer.Option(1_000_000_000, help="Estimated cost of a request's "
+                                            "'where' filters above which it is refused (400); "
+                                            "the unit is one numeric comparison of a row."),
+        light_filter_cost: int = typer.Option(10_000_000, help="Estimated filter cost above which "
+                                              "a request runs on the heavy lane."),
         allowed_hosts: list[str] = typer.Option(
             [], "--allowed-hosts", help="Host names clients may send in the Host header, "
             "repeatable ('*': any; default: the --host address, plus localhost, 127.0.0.1 and ::1 "
@@ -49,6 +54,9 @@ def register(app: typer.Typer) -> None:
         allow_spec_files: bool = typer.Option(
             False, "--allow-spec-files", help="Let clients' own specs name files, models and "
             "URLs (default: only named pipelines may)."),
+        api_docs: bool = typer.Option(
+            False, "--api-docs", help="Serve the interactive API docs at /docs and /redoc "
+            "(their scripts load from a CDN, under a Content-Security-Policy). Off by default."),
     ) -> None:
         """Serve search, pipelines, node lookup, KB info and the web explorer (at /) over HTTP (FastAPI; extra \\[server])."""
         from skbsearch.core.errors import InputError, MissingDependencyError
@@ -65,7 +73,8 @@ def register(app: typer.Typer) -> None:
                    "max_query_chars": max_query_chars, "max_k": max_k, "max_results": max_results,
                    "max_pending": max_pending, "max_candidates": max_candidates,
                    "request_timeout": request_timeout,
-                   "pipeline_cache_bytes": pipeline_cache_mb * 2**20}
+                   "pipeline_cache_bytes": pipeline_cache_mb * 2**20,
+                   "max_filter_cost": max_filter_cost, "light_filter_cost": light_filter_cost}
         if workers:
             options["search_workers"] = workers
             options["heavy_workers"] = max(1, workers // 2)
@@ -80,5 +89,6 @@ def register(app: typer.Typer) -> None:
 
         hosts = allowed_hosts or default_hosts(host)
         app = create_app(skb_dir, limits, pipelines=named, allow_spec_files=allow_spec_files,
-                         allowed_hosts=hosts, admin_token=read_token(admin_token_file))
+                         allowed_hosts=hosts, admin_token=read_token(admin_token_file),
+                         api_docs=api_docs)
         uvicorn.run(app, host=host, port=port, log_level="info")

@@ -32,6 +32,8 @@ from skbsearch.core.errors import ArtefactError
 GENERATIONS_DIR = "generations"
 SEGMENTS_DIR = "segments"
 BASES_DIR = "bases"
+#: The writers' lock file of earlier versions (now the SKB directory itself is locked);
+#: kept by the garbage collector, which never removes what an older writer may hold.
 LOCK_FILE = ".lock"
 #: How many of the newest manifests (and the parts they reference) are kept: the current
 #: one and its predecessor, so a reader that opened the previous generation a moment ago
@@ -154,11 +156,11 @@ def commit(root: Path, gen: Generation, op: str, step: int) -> None:
 
 @contextlib.contextmanager
 def writer_lock(root: Path, *, blocking: bool = True) -> Iterator[bool]:
-    """Hold the writers' lock of ``root`` (``flock``: released when the process dies).
-    Yields False when ``blocking`` is off and another writer holds it."""
-    gdir = Path(root) / GENERATIONS_DIR
-    gdir.mkdir(exist_ok=True)
-    fd = os.open(gdir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    """Hold the writers' lock of ``root`` (``flock`` on the SKB directory itself: released
+    when the process dies, and nothing is created, so an update refused before its commit
+    leaves a never-updated SKB as it was). Yields False when ``blocking`` is off and another
+    writer holds it."""
+    fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
@@ -174,8 +176,8 @@ def collect_garbage(root: str | Path, *, locked: bool = False) -> list[Path]:
     """Remove manifests older than the :data:`KEEP` newest, parts none of those reference,
     and temp litter of dead writers. Without ``locked``, runs only if no writer is busy."""
     root = Path(root)
-    if not (root / GENERATIONS_DIR).is_dir():
-        return []
+    if not any((root / d).is_dir() for d in (GENERATIONS_DIR, SEGMENTS_DIR, BASES_DIR)):
+        return []  # never updated (a writer killed before its first commit leaves segments/)
     if not locked:
         with writer_lock(root, blocking=False) as got:
             return collect_garbage(root, locked=True) if got else []

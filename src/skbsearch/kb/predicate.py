@@ -37,12 +37,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from skbsearch.core.deadline import check_deadline
 from skbsearch.core.errors import InputError
 
 #: Longest predicate accepted (characters); longer text is refused before parsing.
 MAX_PREDICATE_CHARS = 10_000
 #: Deepest nesting of parentheses / NOT accepted.
 MAX_DEPTH = 64
+#: Rows evaluated between two looks at the deadline (an expensive LIKE stops in time).
+EVAL_CHUNK_ROWS = 16_384
 
 _FIELD = "where"
 _CMP = {"=": "equal", "==": "equal", "!=": "not_equal", "<>": "not_equal", "<": "less",
@@ -517,5 +520,13 @@ def _as_bool(value: Any, expr: Expr) -> Any:
 
 
 def select_mask(text: str, table: pa.Table) -> np.ndarray:
-    """Parse ``text`` against ``table``'s columns and return the boolean row mask."""
-    return evaluate(parse_predicate(text, set(table.column_names)), table)
+    """Parse ``text`` against ``table``'s columns and return the boolean row mask, evaluated
+    :data:`EVAL_CHUNK_ROWS` rows at a time with a look at the current deadline between."""
+    expr = parse_predicate(text, set(table.column_names))
+    if table.num_rows <= EVAL_CHUNK_ROWS:
+        return evaluate(expr, table)
+    parts = []
+    for start in range(0, table.num_rows, EVAL_CHUNK_ROWS):
+        check_deadline()
+        parts.append(evaluate(expr, table.slice(start, EVAL_CHUNK_ROWS)))
+    return np.concatenate(parts)

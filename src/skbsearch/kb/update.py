@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from skbsearch.core.deadline import check_deadline
 from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.core.lines import iter_lines, require_file
 from skbsearch.kb.arrays import positions, take_rows
@@ -266,6 +267,7 @@ def update(root: PathLike, *, nodes: PathLike | None = None, edges: PathLike | N
                          content_hash=identity,
                          segments=[*gen.segments, {"name": name, "content_hash": digest}],
                          lineage=[*gen.lineage, identity])
+        check_deadline()  # a deadline stops an update before its commit point, never after
         commit(root, new, "update", 3)
         collect_garbage(root, locked=True)
         crash_step("update", 5)

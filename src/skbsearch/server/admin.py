@@ -3,32 +3,46 @@
 The endpoint exists only when the server was given an admin token (``skb serve
 --admin-token-file FILE`` or ``$SKB_ADMIN_TOKEN``); a request must carry it as
 ``Authorization: Bearer TOKEN`` (compared with :func:`hmac.compare_digest`, in constant
-time). The body is bounded like every other request (``Limits.max_body_bytes``)::
+time; the scheme is case-insensitive, a bare token is refused, RFC 6750). The body is
+bounded like every other request (``Limits.max_body_bytes``) and must be standard JSON (no
+``NaN``/``Infinity``, nesting at most :data:`MAX_DEPTH` deep, text without unpaired
+surrogates; 422 otherwise)::
 
     {"nodes": [{"id": ..., "type": ..., ...}], "edges": [{"source": ..., "relation": ...,
      "target": ...}], "delete_nodes": ["id", ...], "delete_edges": [{...}]}
 
 Records are those of ``skb kb build``'s JSONL files and go through the same checks
 (:func:`skbsearch.kb.update.update`): a bad record is a 422 naming the list, the record's
-position and the field, and nothing changes. A good update commits one generation; the next
-request is answered from it, requests in flight finish on theirs.
+position and the field (never a server path), and nothing changes. A good update commits
+one generation and is answered 200 with it, once the service serves it (read-your-writes:
+the next ``/health`` and search show it; requests in flight finish on theirs). The request's
+deadline (``--request-timeout``) applies up to the commit point: an update stopped there is a
+504 and changed nothing; after it, the reload completes and the answer is 200. Updates run on
+their own worker (one at a time, as the writers' lock wants), never on a search lane; the new
+generation is opened in the background (:class:`~skbsearch.server.snapshot.SnapshotHolder`).
 """
 
 # No `from __future__ import annotations`: FastAPI must resolve the endpoint's Request.
 
+import asyncio
 import hmac
 import json
 import os
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from skbsearch.core.errors import InputError
+from skbsearch.core.deadline import Deadline, deadline
+from skbsearch.core.errors import DeadlineExceeded, InputError
+from skbsearch.core.jsonl import check_json_text
+from skbsearch.server.lanes import BoundedExecutor, Busy
 
 #: Environment variable holding the admin token (``--admin-token-file`` wins).
 TOKEN_ENV = "SKB_ADMIN_TOKEN"
 _LISTS = ("nodes", "edges", "delete_nodes", "delete_edges")
+#: Deepest nesting of arrays and objects accepted in an update body.
+MAX_DEPTH = 32
 
 
 def read_token(token_file: str | Path | None) -> str | None:
@@ -44,16 +58,75 @@ def read_token(token_file: str | Path | None) -> str | None:
     return token
 
 
+def bearer_token(header: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer TOKEN`` header (RFC 6750: the scheme is
+    case-insensitive, then one or more spaces); ``None`` for any other header, a bare token
+    included."""
+    scheme, sep, credentials = (header or "").partition(" ")
+    credentials = credentials.lstrip(" ")
+    if not sep or scheme.lower() != "bearer" or not credentials or " " in credentials:
+        return None
+    return credentials
+
+
 def authorised(header: str | None, token: str) -> bool:
     """Whether an ``Authorization`` header carries ``token`` (constant-time comparison)."""
-    given = (header or "").removeprefix("Bearer ").strip()
-    return hmac.compare_digest(given.encode("utf-8"), token.encode("utf-8"))
+    given = bearer_token(header)
+    if given is None:
+        return False
+    return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), token.encode("utf-8"))
+
+
+def _refuse_constant(name: str) -> Any:
+    raise InputError(f"{name} is not a JSON number; send standard JSON", field="body")
+
+
+def read_body(raw: bytes) -> dict[str, Any]:
+    """The update body: a JSON object of standard JSON (see the module docstring).
+
+    Raises:
+        InputError: not UTF-8, not JSON, ``NaN``/``Infinity``, nested deeper than
+            :data:`MAX_DEPTH`, an unpaired surrogate (naming the field), or not an object.
+    """
+    try:
+        text = raw.decode("utf-8")
+        body = json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise InputError(f"the body nests deeper than {MAX_DEPTH} levels", field="body") from None
+    except (ValueError, UnicodeDecodeError) as e:
+        if isinstance(e, InputError):
+            raise
+        raise InputError("the body must be a JSON object", field="body") from None
+    if not isinstance(body, dict):
+        raise InputError("the body must be a JSON object", field="body")
+    _check_depth(body)
+    check_json_text(text, body)
+    return body
+
+
+def _check_depth(value: Any) -> None:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise InputError(f"the body nests deeper than {MAX_DEPTH} levels", field="body")
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
 
 
 def apply_update(skb_dir: Path, body: dict[str, Any]) -> dict[str, Any]:
-    """Write the body's lists as JSONL files (ids one a line) and run the update on them."""
-    from skbsearch.index.live import stale_indexes
-    from skbsearch.kb.generations import current
+    """Apply an update body (see :func:`commit_update`) and list the indexes it left stale."""
+    return {**commit_update(skb_dir, body), "stale_indexes": _stale(skb_dir)}
+
+
+def commit_update(skb_dir: Path, body: dict[str, Any]) -> dict[str, Any]:
+    """Write the body's lists as JSONL files (ids one a line) and run the update on them.
+
+    Raises:
+        InputError: a bad record, named by list and position (no server path).
+        DeadlineExceeded: the current deadline passed before the commit point (nothing
+            changed).
+    """
     from skbsearch.kb.update import update
 
     unknown = sorted(set(body) - set(_LISTS))
@@ -72,14 +145,28 @@ def apply_update(skb_dir: Path, body: dict[str, Any]) -> dict[str, Any]:
             path.write_text("".join(x + "\n" for x in lines), encoding="utf-8")
             files[key] = path
         try:
-            out = update(skb_dir, **files).to_dict()
-            gen = current(skb_dir)
-            out["stale_indexes"] = stale_indexes(skb_dir, gen.lineage, gen.content_hash) if gen else []
-            return out
+            return update(skb_dir, **files).to_dict()
         except InputError as e:
             where = Path(str(e.file)).stem if e.file is not None else None
             at = f"{where}[{e.line - 1}]" if where and e.line else (where or "body")
-            raise InputError(f"{at}: {e.reason}", field=e.field) from None
+            reason = _without_paths(e.reason, tmp, skb_dir)
+            raise InputError(f"{at}: {reason}", field=e.field) from None
+
+
+def _without_paths(text: str, tmp: str, skb_dir: Path) -> str:
+    """``text`` without the server's paths (the temp dir of the body's files, the SKB's)."""
+    for path, name in ((os.path.realpath(tmp), "the body"), (tmp, "the body"),
+                       (str(skb_dir.resolve()), "the SKB"), (str(skb_dir), "the SKB")):
+        text = text.replace(path + os.sep, "").replace(path, name)
+    return text
+
+
+def _stale(skb_dir: Path) -> list[str]:
+    from skbsearch.index.live import stale_indexes
+    from skbsearch.kb.generations import current
+
+    gen = current(skb_dir)
+    return stale_indexes(skb_dir, gen.lineage, gen.content_hash) if gen else []
 
 
 def _line(key: str, k: int, item: Any) -> str:
@@ -96,31 +183,45 @@ def _line(key: str, k: int, item: Any) -> str:
     return json.dumps(item, ensure_ascii=False)
 
 
-def install_admin(app: Any, skb_dir: Path, token: str | None,
-                  offload: Callable[[Callable[[], Any]], Awaitable[Any]],
-                  reload: Callable[[], Any] = lambda: None) -> None:
-    """Add ``POST /admin/update`` to ``app`` when ``token`` is set (else nothing); after a
-    committed update, ``reload()`` moves the service to the new generation before answering."""
+def install_admin(app: Any, skb_dir: Path, token: str | None, *, timeout: float,
+                  reload: Callable[[int], Any], max_pending: int = 64) -> None:
+    """Add ``POST /admin/update`` to ``app`` when ``token`` is set (else nothing).
+
+    Args:
+        timeout: seconds an update may run before its commit point (504 after, unchanged).
+        reload: ``reload(generation)`` returns once the service serves that generation
+            (or a later one); the answer waits for it (read-your-writes).
+        max_pending: updates running or queued at once (503 above).
+    """
     if not token:
         return
     from fastapi import HTTPException, Request
+
+    worker = BoundedExecutor(1, max_pending, name="skb-admin")
+
+    def job(body: dict[str, Any], limit: Deadline) -> dict[str, Any]:
+        limit.start()
+        with deadline(limit):
+            limit.check()
+            result = commit_update(skb_dir, body)
+        # Committed (or nothing to commit): no deadline from here on.
+        result["stale_indexes"] = _stale(skb_dir)
+        result["served_generation"] = int(reload(int(result["generation"])).generation)
+        return result
 
     @app.post("/admin/update")
     async def admin_update(request: Request) -> dict[str, Any]:
         if not authorised(request.headers.get("authorization"), token):
             raise HTTPException(401, "admin token required", headers={"WWW-Authenticate": "Bearer"})
         try:
-            body = json.loads(await request.body())
-        except (ValueError, UnicodeDecodeError):
-            raise HTTPException(422, "the body must be a JSON object") from None
-        if not isinstance(body, dict):
-            raise HTTPException(422, "the body must be a JSON object")
-        def run() -> dict[str, Any]:
-            result = apply_update(skb_dir, body)
-            reload()
-            return result
-
-        try:
-            return await offload(run)
+            body = read_body(await request.body())
+            return await asyncio.wrap_future(worker.submit(lambda: job(body, Deadline(timeout, start=False))))
         except InputError as e:
             raise HTTPException(422, str(e)[:500]) from None
+        except DeadlineExceeded:
+            raise HTTPException(504, f"the update ran past the server's time limit of {timeout:g} s "
+                                "(--request-timeout) before its commit point and was not applied: "
+                                "nothing changed") from None
+        except Busy:
+            raise HTTPException(503, "too many updates queued; retry later",
+                                headers={"Retry-After": "1"}) from None

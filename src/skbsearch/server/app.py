@@ -12,6 +12,7 @@ from skbsearch.server.admin import install_admin
 from skbsearch.server.browse import node_page
 from skbsearch.server.context import ServerContext
 from skbsearch.server.errors import UnknownNode, install_error_handlers
+from skbsearch.server.headers import NoSniff, install_api_docs
 from skbsearch.server.hosts import LOCAL_HOSTS, AllowedHosts
 from skbsearch.server.limits import BodySizeLimit, Limits
 from skbsearch.server.pipelines import PipelineRequest
@@ -24,7 +25,7 @@ from skbsearch.stages import available_stages, describe
 def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
                pipelines: Mapping[str, str] | None = None, allow_spec_files: bool = False,
                allowed_hosts: Iterable[str] = LOCAL_HOSTS,
-               admin_token: str | None = None) -> Any:
+               admin_token: str | None = None, api_docs: bool = False) -> Any:
     """A FastAPI app serving the SKB at ``skb_dir`` (its indexes under ``skb_dir/indexes``).
 
     Args:
@@ -38,6 +39,8 @@ def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
             ``"*"``: any), see :mod:`skbsearch.server.hosts`; default: the loopback names.
         admin_token: enables ``POST /admin/update`` for requests carrying it
             (:mod:`skbsearch.server.admin`); ``None``: no such endpoint.
+        api_docs: serve the interactive API docs (``/docs``, ``/redoc``; their scripts come
+            from a CDN, under a CSP, see :mod:`skbsearch.server.headers`); off by default.
     """
     try:
         from fastapi import FastAPI
@@ -46,15 +49,21 @@ def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
 
     limits = limits or Limits()
     ctx = ServerContext.create(skb_dir, limits, pipelines, allow_spec_files)
-    app = FastAPI(title="skbsearch", version="0.1.0", lifespan=ctx.lifespan)
+    app = FastAPI(title="skbsearch", version="0.1.0", lifespan=ctx.lifespan, docs_url=None,
+                  redoc_url=None)
     app.add_middleware(BodySizeLimit, max_bytes=limits.max_body_bytes)
-    app.add_middleware(AllowedHosts, hosts=allowed_hosts)  # outermost: runs first
+    app.add_middleware(AllowedHosts, hosts=allowed_hosts)  # runs first
+    app.add_middleware(NoSniff)  # outermost: on every answer, refusals included
     install_error_handlers(app)
     install_web(app)
+    if api_docs:
+        install_api_docs(app)
     register_info_routes(app, ctx)
     register_node_routes(app, ctx)
     register_search_routes(app, ctx)
-    install_admin(app, Path(skb_dir), admin_token, ctx.offload, ctx.holder.get)
+    install_admin(app, Path(skb_dir), admin_token, timeout=limits.request_timeout,
+                  reload=lambda gen: ctx.holder.refresh(min_generation=gen),
+                  max_pending=limits.max_pending)
     app.state.snapshots = ctx.holder
     app.state.limits = limits
     app.state.pipelines = ctx.policy

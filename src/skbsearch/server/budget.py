@@ -14,6 +14,13 @@ when every stage is marked light (BM25, fusion, filters, saved runs) and no size
 parameter exceeds ``max_k``, ``heavy`` when a stage is (``SpecStage.cost``), a size
 parameter is larger than ``max_k`` or the batch holds more than :data:`LIGHT_BATCH`
 queries, ``normal`` otherwise.
+
+A ``where`` predicate (the request's, or a stage's ``where`` parameter) adds its **filter
+cost**, estimated before it runs (:mod:`skbsearch.kb.predicate_cost`: its comparisons'
+shapes times what they read): a request whose filters cost more than ``light_filter_cost``
+runs on the heavy lane, under the same deadline as other heavy work, and one whose filters
+cost more than ``max_filter_cost`` is refused (400) before it queues. Plain searches keep
+their lane whatever mix of filters arrives.
 """
 
 from __future__ import annotations
@@ -23,7 +30,8 @@ import typing
 from collections.abc import Iterable
 from typing import Any
 
-from skbsearch.server.errors import PipelineRefused
+from skbsearch.core.errors import InputError
+from skbsearch.server.errors import FilterTooCostly, PipelineRefused
 
 #: Cost classes, cheapest first (one worker lane each).
 COST_CLASSES = ("light", "normal", "heavy")
@@ -100,3 +108,33 @@ def cost_class(stages: Iterable[Any], n_queries: int, *, max_k: int) -> str:
     if n_queries > LIGHT_BATCH:
         rank = max(rank, 1)
     return COST_CLASSES[rank]
+
+
+def filter_cost(stages: Iterable[Any], table: Any, where: str | None = None) -> float:
+    """The estimated cost of every ``where`` the request evaluates: each stage's ``where``
+    parameter (a retriever's, a ``filter`` stage's) and ``where`` (the request's, when no
+    stage carries it). A predicate that does not parse costs nothing here: the worker
+    refuses it at once with its own message."""
+    from skbsearch.kb.predicate_cost import predicate_cost
+
+    texts = [w for st in stages if isinstance(w := getattr(st.params, "where", None), str) and w.strip()]
+    if where and where.strip() and where not in texts:
+        texts.append(where)
+    total = 0.0
+    for text in texts:
+        try:
+            total += predicate_cost(text, table)
+        except InputError:
+            pass
+    return total
+
+
+def filter_lane(lane: str, cost: float, *, light_cost: int, max_cost: int) -> str:
+    """``lane`` moved to ``heavy`` when the filters cost more than ``light_cost``.
+
+    Raises:
+        FilterTooCostly: the filters cost more than ``max_cost``.
+    """
+    if cost > max_cost:
+        raise FilterTooCostly(cost, max_cost)
+    return "heavy" if cost > light_cost else lane

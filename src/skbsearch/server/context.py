@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from skbsearch.core.deadline import Deadline
+from skbsearch.core.deadline import Deadline, current_deadline
 from skbsearch.documents import DocumentRenderer
-from skbsearch.server.budget import cost_class
+from skbsearch.server.budget import cost_class, filter_cost, filter_lane
 from skbsearch.server.errors import SnapshotChanged, UnknownNode
 from skbsearch.server.lanes import Busy, Lanes
 from skbsearch.server.limits import Limits, check_text
@@ -23,6 +23,8 @@ from skbsearch.server.snapshot import Snapshot, SnapshotHolder
 T = TypeVar("T")
 #: Times a request is retried on a newer snapshot when the SKB is rebuilt under it.
 SNAPSHOT_RETRIES = 3
+#: Most seconds a request whose snapshot's files a rebuild removed waits for the new one.
+REBUILD_WAIT = 5.0
 
 
 def _http_error(status: int, detail: str, headers: dict[str, str] | None = None) -> Exception:
@@ -71,39 +73,47 @@ class ServerContext:
             raise _http_error(503, "server busy; retry later", {"Retry-After": "1"}) from None
 
     def on_snapshot(self, fn: Callable[[Snapshot], T]) -> T:
-        """``fn`` on the newest snapshot; retried on a newer one if a rebuild lands meanwhile."""
+        """``fn`` on the served snapshot; when a rebuild removed the files it still needed,
+        retried on the new one once the background loader has it (within the deadline)."""
         for attempt in range(SNAPSHOT_RETRIES):
             try:
                 return fn(self.holder.get())
             except SnapshotChanged:
                 if attempt == SNAPSHOT_RETRIES - 1:
                     raise
-                time.sleep(0.05 * (attempt + 1))
+                d = current_deadline()
+                wait = min(REBUILD_WAIT, max(0.0, d.remaining())) if d is not None else REBUILD_WAIT
+                try:
+                    self.holder.refresh(timeout=wait)
+                except SnapshotChanged:
+                    time.sleep(0.05 * (attempt + 1))
         raise AssertionError("unreachable")
 
     async def served_snapshot(self) -> Snapshot:
-        """The snapshot to answer from: at once if the directory still holds it (one stat),
-        else the reload runs on the worker pool."""
-        holder = self.holder
-        return holder.current if not holder.changed_on_disk() else await self.offload(holder.get, "normal")
+        """The snapshot to answer from, at once (a newer one on disk loads in the background)."""
+        return self.holder.get()
 
     def refuse_early(self, preq: PipelineRequest | None = None, node_id: str | None = None,
                      n_queries: int = 1) -> str:
-        """Refuse a bad pipeline or an unknown id on the event loop, without queueing;
-        returns the lane (cost class) the request runs on.
+        """Refuse a bad pipeline, a filter over its budget or an unknown id on the event
+        loop, without queueing; returns the lane (cost class) the request runs on.
 
-        Parsing and checking a spec takes well under a millisecond (the pipeline is cached
-        for the worker that runs it); only when the served snapshot is still current.
+        Parsing and checking a spec and estimating its filters' cost take well under a
+        millisecond (the pipeline is cached for the worker that runs it). Requests are
+        answered from the served snapshot (a newer one loads in the background), so it is
+        the one checked.
         """
-        if self.holder.changed_on_disk():
-            return "normal"
         snap = self.holder.current
         if node_id is not None and not snap.skb.has_node(node_id):
             raise UnknownNode(node_id)
         if preq is None:
             return "light"
         pipe = get_pipeline(snap, self.policy, preq)
-        return cost_class(iter_stages(pipe), n_queries, max_k=self.limits.max_k)
+        stages = list(iter_stages(pipe))
+        lane = cost_class(stages, n_queries, max_k=self.limits.max_k)
+        cost = filter_cost(stages, snap.skb.nodes, preq.where)
+        return filter_lane(lane, cost, light_cost=self.limits.light_filter_cost,
+                           max_cost=self.limits.max_filter_cost)
 
     def refuse_text(self, **fields: Any) -> None:
         """400 naming the field when a text field is not valid text (a lone surrogate)."""

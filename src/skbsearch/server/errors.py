@@ -59,6 +59,17 @@ class PipelineRefused(InputError):
         self.stages = available_stages()
 
 
+class FilterTooCostly(InputError):
+    """A ``where`` predicate whose estimated cost is over the server's budget (400)."""
+
+    def __init__(self, cost: float, budget: int) -> None:
+        super().__init__(f"the 'where' filter is estimated to cost {cost:,.0f}, over the server's "
+                         f"budget of {budget:,} (--max-filter-cost); use a cheaper one: comparisons "
+                         "(=, <, IN), LIKE 'abc%' or '%abc%', no long runs of '_'", field="where")
+        self.cost = cost
+        self.budget = budget
+
+
 class SnapshotChanged(SkbError):
     """The SKB directory changed under a request; it should be retried on the new build."""
 

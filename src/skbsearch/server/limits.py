@@ -42,7 +42,8 @@ class Limits:
         max_evidence_hits: hits of one response that get evidence lines (later ones: none).
         max_page: most neighbours per relation in one ``GET /nodes/{id}`` page (422).
         search_workers: threads of each of the light and normal lanes (searches, node
-            lookups and SKB reloads run on lanes by cost, see ``server.budget``).
+            lookups run on lanes by cost, see ``server.budget``; SKB reloads run on a
+            background thread, updates on their own worker).
         heavy_workers: threads of the heavy lane (models, big size parameters, indexes
             built in memory), so that heavy work never holds up the others.
         max_pending: requests running or queued at once in a lane; more get 503.
@@ -51,6 +52,11 @@ class Limits:
         request_timeout: seconds a request's work may take once it runs (the queue is
             bounded by ``max_pending``); then it stops at the next check and gets 504.
         pipeline_cache_bytes: estimated memory of the built pipelines kept per snapshot.
+        light_filter_cost: estimated cost of a request's ``where`` filters above which it
+            runs on the heavy lane (``server.budget``; the unit is one numeric comparison
+            of a row, ``kb.predicate_cost``).
+        max_filter_cost: estimated cost of a request's ``where`` filters above which it is
+            refused (400) before it queues.
     """
 
     max_body_bytes: int = 1_000_000
@@ -70,6 +76,8 @@ class Limits:
     max_candidates: int = 10_000
     request_timeout: float = 30.0
     pipeline_cache_bytes: int = 256 * 2**20
+    light_filter_cost: int = 10_000_000
+    max_filter_cost: int = 1_000_000_000
 
     def __post_init__(self) -> None:
         for name, value in vars(self).items():

@@ -5,23 +5,25 @@ answers is read from a newer build's files) and the indexes loaded for that buil
 :class:`SnapshotHolder` checks on every request, with one ``stat`` of ``meta.json``,
 whether the directory was rebuilt (``SKB.save`` replaces the whole directory, so the file
 is new), and with one ``listdir`` whether a newer generation was committed (``skb kb
-update``); if so one thread loads a new snapshot while the others keep answering from the
-old one, and the reference is swapped when the new one is complete. Requests in flight
-finish on the snapshot they started with.
+update``); if so a background thread loads a new snapshot (requests never do) while they
+keep answering from the old one, and the reference is swapped when the new one is complete
+and warmed. Requests in flight finish on the snapshot they started with.
 """
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skbsearch.core.errors import ArtefactError
+from skbsearch.core.errors import ArtefactError, SkbError
 from skbsearch.index.live import catch_up
 from skbsearch.kb.generations import newest_generation
 from skbsearch.server.browse import kb_overview
@@ -34,6 +36,10 @@ logger = logging.getLogger("skbsearch.server")
 Stamp = tuple[int, ...]
 #: Seconds to wait before retrying a snapshot that failed to load (a rebuild in progress).
 RETRY_AFTER_FAILURE = 1.0
+#: How much lower (``nice``) the background loader runs than the request threads.
+LOADER_NICE = 10
+#: The stage-context key of the shared name index (``retrieve.graph.retriever``).
+NAME_INDEX_KEY = "name-index"
 #: Estimated memory of the built pipelines kept per snapshot (keyed by pipeline, filters
 #: and, for aliases, k); ``skb serve --pipeline-cache-mb``.
 PIPELINE_CACHE_BYTES = 256 * 2**20
@@ -120,6 +126,26 @@ class Snapshot:
                 return cls(skb_dir, skb, before, cache_bytes)
         raise SnapshotChanged(f"{skb_dir} kept changing while it was being loaded")
 
+    def inherit(self, old: Snapshot) -> None:
+        """Seed the name index the graph stages share from ``old``'s (an earlier generation of
+        the same build), caught up to this generation: only the names the new segments touch
+        are tokenised (``index.bm25_live.catch_up``), not every node's. Anything that does
+        not fit is left to be built as usual."""
+        from skbsearch.index import bm25_live
+        from skbsearch.index.base import check_index_matches
+
+        prev = old._context.shared_value(NAME_INDEX_KEY) if old._context is not None else None
+        if prev is None or old.stamp[:-1] != self.stamp[:-1]:
+            return
+        try:
+            names = bm25_live.catch_up(prev, self.skb, self.skb_dir)
+            check_index_matches(names, self.skb)
+        except SkbError as e:
+            logger.info("name index of %s rebuilt, not caught up: %s", self.identity, e)
+            return
+        names.share_node_ids(self.skb)
+        self.context.shared(NAME_INDEX_KEY, lambda: names)
+
     def _kb_info(self) -> dict[str, Any]:
         return {"snapshot": self.identity, **kb_overview(self.skb)}
 
@@ -128,7 +154,8 @@ class Snapshot:
         """The stage context pipelines of this snapshot run in (its SKB, its indexes)."""
         with self._context_lock:
             if self._context is None:
-                self._context = SnapshotContext(self.skb, lambda kind: self.index(kind)[1])
+                me = weakref.ref(self)  # no cycle: a replaced snapshot is freed when unused
+                self._context = SnapshotContext(self.skb, lambda kind: _alive(me).index(kind)[1])
             return self._context
 
     def is_current(self) -> bool:
@@ -205,14 +232,20 @@ def _check_matches(kind: str, index: Any, skb: Any) -> None:
 
 
 class SnapshotHolder:
-    """The snapshot being served; :meth:`get` swaps in a new one after a rebuild.
+    """The snapshot being served; a newer build or generation on disk is loaded in the
+    background and swapped in whole.
+
+    Requests never load: :meth:`get` answers the served snapshot at once and, when the
+    directory holds something newer, starts the one loader thread (if it is not running).
+    :meth:`refresh` waits for the loader (``POST /admin/update`` answers only once the
+    service serves what it committed: read-your-writes).
 
     Args:
         skb_dir: the served directory.
         cache_bytes: the pipeline cache budget of each snapshot.
-        warm: called on every snapshot before it is served (outside any request deadline):
-            the server builds its named pipelines there, so the indexes they share are
-            ready before the first request (see ``server.app``).
+        warm: called on every snapshot before it is served (in the loader, outside any
+            request deadline): the server builds its named pipelines there, so the indexes
+            they share are ready before the first request (see ``server.app``).
     """
 
     def __init__(self, skb_dir: str | Path, cache_bytes: int = PIPELINE_CACHE_BYTES,
@@ -222,8 +255,10 @@ class SnapshotHolder:
         self._warm = warm or (lambda _snap: None)
         self._current = Snapshot.load(self.skb_dir, cache_bytes=cache_bytes)
         self._warm(self._current)
-        self._loading = threading.Lock()
-        self._failed: tuple[Stamp | None, float] | None = None
+        self._cond = threading.Condition()
+        self._loader: threading.Thread | None = None
+        #: the stamp whose load failed last, when it may be retried, and when it failed
+        self._failed: tuple[Stamp | None, float, float] | None = None
 
     @property
     def current(self) -> Snapshot:
@@ -235,34 +270,111 @@ class SnapshotHolder:
         return not self._current.is_current()
 
     def get(self) -> Snapshot:
-        """The newest complete snapshot; loads one if the directory was rebuilt.
+        """The snapshot to answer from: the served one, at once (one ``stat``, one ``listdir``).
 
-        Only one thread loads; the others keep the current snapshot meanwhile. A build that
-        fails to load (half-written, or missing while being replaced) is logged and the old
-        snapshot stays in service; loading is retried after :data:`RETRY_AFTER_FAILURE`.
+        When the directory holds a newer build or generation, the loader thread starts (one
+        at a time); the swap happens when the new snapshot is complete and warmed. A build
+        that fails to load (half-written, or missing while being replaced) is logged, the old
+        snapshot stays in service, and loading is retried after :data:`RETRY_AFTER_FAILURE`.
         """
         current = self._current
         stamp = skb_stamp(self.skb_dir)
-        if stamp is None or stamp == current.stamp:
-            return current
-        if self._failed and self._failed[0] == stamp and time.monotonic() < self._failed[1]:
-            return current
-        if not self._loading.acquire(blocking=False):
-            return current
-        try:
-            if self._current.stamp == stamp:
-                return self._current
-            try:
-                snapshot = Snapshot.load(self.skb_dir, cache_bytes=self.cache_bytes)
-            except Exception as e:  # noqa: BLE001 - a half-written build must not stop the service
-                logger.warning("keeping snapshot %s: cannot load the rebuilt %s yet: %s",
-                               current.identity, self.skb_dir, e)
-                self._failed = (stamp, time.monotonic() + RETRY_AFTER_FAILURE)
+        if stamp is not None and stamp != current.stamp:
+            self._start_loader(stamp, force=False)
+        return current
+
+    def refresh(self, min_generation: int | None = None, timeout: float | None = None) -> Snapshot:
+        """Wait until the served snapshot is what the directory holds now (or, with
+        ``min_generation``, a snapshot of at least that generation), loading it in the
+        background thread; returns it.
+
+        Raises:
+            SnapshotChanged: the new build could not be loaded (its error is logged), or
+                ``timeout`` seconds passed first.
+        """
+        started = time.monotonic()
+        target = skb_stamp(self.skb_dir)
+        limit = float("inf") if timeout is None else started + timeout
+        while True:
+            current = self._current
+            if _reached(current, target, min_generation):
                 return current
-            self._warm(snapshot)
-            logger.info("serving snapshot %s of %s (was %s)", snapshot.identity, self.skb_dir,
-                        current.identity)
-            self._current = snapshot
-            return snapshot
+            failed = self._failed
+            if failed is not None and failed[2] >= started and failed[0] == skb_stamp(self.skb_dir):
+                raise SnapshotChanged(f"{self.skb_dir}: the new generation could not be loaded")
+            if time.monotonic() > limit:
+                raise SnapshotChanged(f"{self.skb_dir}: the new generation is still loading")
+            self._start_loader(skb_stamp(self.skb_dir), force=True)
+            with self._cond:
+                self._cond.wait(0.05)
+
+    def _start_loader(self, stamp: Stamp | None, *, force: bool) -> None:
+        failed = self._failed
+        if not force and failed and failed[0] == stamp and time.monotonic() < failed[1]:
+            return
+        with self._cond:
+            if self._loader is not None:
+                return
+            self._loader = threading.Thread(target=self._load_newest, daemon=True,
+                                            name="skb-snapshot-loader")
+            self._loader.start()
+
+    def _load_newest(self) -> None:
+        """The loader thread: load and swap in snapshots until the served one is the newest
+        (at a lower CPU priority than the threads answering requests, where the OS allows)."""
+        _lower_priority()
+        try:
+            while True:
+                current = self._current
+                stamp = skb_stamp(self.skb_dir)
+                if stamp is None or stamp == current.stamp:
+                    return
+                try:
+                    snapshot = Snapshot.load(self.skb_dir, cache_bytes=self.cache_bytes)
+                    snapshot.inherit(current)
+                    self._warm(snapshot)
+                except Exception as e:  # noqa: BLE001 - a half-written build must not stop the service
+                    logger.warning("keeping snapshot %s: cannot load the rebuilt %s yet: %s",
+                                   current.identity, self.skb_dir, e)
+                    now = time.monotonic()
+                    self._failed = (stamp, now + RETRY_AFTER_FAILURE, now)
+                    return
+                logger.info("serving snapshot %s generation %d of %s (was %s)", snapshot.identity,
+                            snapshot.generation, self.skb_dir, current.identity)
+                with self._cond:
+                    self._current = snapshot
+                    self._cond.notify_all()
+                del current, snapshot
+                # Stages keep cycles (a built stage points at itself): collect the replaced
+                # generations now, or their arrays wait for a rare full collection.
+                gc.collect()
         finally:
-            self._loading.release()
+            with self._cond:
+                self._loader = None
+                self._cond.notify_all()
+
+
+def _alive(ref: weakref.ref[Snapshot]) -> Snapshot:
+    snap = ref()
+    if snap is None:  # a pipeline of a replaced snapshot, used after it was freed
+        raise SnapshotChanged("the snapshot was replaced")
+    return snap
+
+
+def _lower_priority() -> None:
+    """Lower the calling thread's CPU priority by :data:`LOADER_NICE` (Linux: per thread)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), LOADER_NICE)
+    except (AttributeError, OSError):  # not Linux, or not allowed: same priority
+        pass
+
+
+def _reached(snap: Snapshot, target: Stamp | None, min_generation: int | None) -> bool:
+    """Whether ``snap`` is what a :meth:`SnapshotHolder.refresh` waits for: a generation of
+    at least ``min_generation`` if given, else the ``target`` stamp (or a later generation
+    of the same build)."""
+    if min_generation is not None:
+        return snap.generation >= min_generation
+    if target is None or snap.stamp == target:
+        return True
+    return snap.stamp[:-1] == target[:-1] and snap.stamp[-1] >= target[-1]

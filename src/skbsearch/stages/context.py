@@ -136,6 +136,11 @@ class StageContext:
                 self._building.pop(key, None)
             return value
 
+    def shared_value(self, key: str) -> Any:
+        """The value :meth:`shared` built for ``key``, or ``None`` (nothing is built)."""
+        with self._lock:
+            return self._shared.get(key)
+
     def shared_values(self) -> list[Any]:
         """The values built by :meth:`shared` so far (name indexes, enriched indexes...)."""
         with self._lock:
