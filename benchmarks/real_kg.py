@@ -217,7 +217,7 @@ def run_kg(data: str, questions: Path | None, work: Path, a: argparse.Namespace)
     from skbsearch.datasets.queries import read_queries, read_queries_and_answers
 
     kb = skb.SKB.load(skb_dir)
-    queries = read_queries(qfile, text_field="query")
+    queries = read_queries(qfile, text_field=None if data == "generated" else "query")
     qrels = read_qrels(qrels_file)
     sets = {"questions": (queries, qrels)}
     if a.synth:
