@@ -11,9 +11,11 @@ it come first in a question, before the first relation word or preposition ("Whi
   of them are of one type (a profession "Comedian" for people, a genre for films): "a
   *comedian* born in ..." asks for the type of the nodes that link to Comedian.
 
-Only types that inform (:func:`skbsearch.kb.profile.informative_types`: not one type for
-nearly every node, a noun phrase for a name) are guessed: a question's "part" or "that" never
-restricts answers to an importer's ``thing with part`` or ``thing that similar to``.
+Only the names of types that inform (:func:`skbsearch.kb.profile.informative_types`: not one
+type for nearly every node, a noun phrase for a name) are matched: a question's "part" or
+"that" never restricts answers to an importer's ``thing with part`` or ``thing that similar
+to``. A class node speaks for its members whatever their type is named ("national capitals"
+asks for the nodes that are instances of *national capital*).
 Nothing here names a particular KB's types: the vocabulary is read off the SKB (type
 names, node names, in-links). :class:`AnswerTypes` is built once per SKB.
 """
@@ -131,8 +133,6 @@ class AnswerTypes:
         #: class name (tuple of singular words) -> (type index, share)
         self.classes: dict[tuple[str, ...], tuple[int, float]] = {}
         for node, (code, share, _) in self.class_nodes.items():
-            if self.types[code] not in self.informative:
-                continue
             words = tuple(singular(w) for w in normalise(names[node] or "").split() if len(w) > 2)
             if words and len(words) <= 4 and share > self.classes.get(words, (0, 0.0))[1]:
                 self.classes[words] = (code, share)
