@@ -131,11 +131,18 @@ def index_cmd(
     summary = {"kind": kind, "engine": engine, "path": str(out), "num_docs": index.num_docs,
                "params": getattr(index, "params", {}), "seconds": round(time.perf_counter() - t0, 2),
                "built_on": getattr(index, "built_on", None)}
+    choice = (getattr(index, "source", None) or {}).get("rel_weight_choice")
+    if choice:
+        summary["rel_weight_choice"] = choice
     if json_out:
         print_json(summary)
     elif not quiet:
         console.print(f"[green]built[/] {kind} index of {index.num_docs} documents at {escape(str(out))} "
                       f"in {summary['seconds']} s")
+        if choice:
+            console.print(f"relation lines weigh {choice['weight']:g}: {choice['reason']}"
+                          + (f" (MRR by weight: {choice['mrr']})" if choice["mrr"] else ""),
+                          markup=False, highlight=False, soft_wrap=True)
 
 
 def _check_engine(kind: str, engine: str, device: str | None,
