@@ -54,8 +54,18 @@ class Plan:
 
 @dataclass
 class Scored:
-    """Candidates of one query with their evidence (columns: ``model.FEATURES``)."""
+    """Candidates of one query with their evidence (columns: ``model.FEATURES``) and the
+    stage's confidence in its walks (:func:`walk_confidence`)."""
 
     nodes: np.ndarray
     features: np.ndarray
     tie: np.ndarray
+    confidence: float = 1.0
+
+
+def walk_confidence(walked: dict[int, float]) -> float:
+    """How sure the stage is of its graph evidence on one query, in [0, 1]: the probability
+    of its likeliest walk that reached something (an anchor's weight times its metapath's
+    probability: an unnamed zero-shot path is only a guess); 0 when no walk reached
+    anything. ``walked``: anchor -> its likeliest reaching walk's probability."""
+    return min(1.0, max(walked.values(), default=0.0))
