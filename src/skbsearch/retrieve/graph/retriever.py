@@ -367,7 +367,8 @@ class SKBGraphRetriever(SpecStage):
         rows = unique_sorted(np.concatenate([g_nodes.astype(np.int64), text]))
         if exclude:
             named = [a for a in plan.anchors if a.source in ("bracket", "exact") or a.conf >= 0.99]
-            asked = self._asked_about(plan, named, text)
+            # untrained only: a fitted model's exclusion was learned from judged answers
+            asked = self._asked_about(plan, named, text) if self.model is None or not self.model.info else set()
             rows = rows[~np.isin(rows, [a.node for a in named if a.node not in asked])]
             if asked:
                 rows = unique_sorted(np.concatenate([rows, np.fromiter(asked, np.int64)]))
