@@ -243,6 +243,11 @@ class SKBGraphRetriever(SpecStage):
                 opts.sort(key=lambda x: -x[1])
             kept = [(m, weight * v) for m, v in opts if steps_of(m)]
             plan.paths.extend((ai, m, v) for m, v in kept[: self.top_paths] if v >= self.min_path_prob)
+            # how sure a followed chain is: its probability, or its share of the followed
+            # chains' (an anchor with one way out is followed surely, named or not)
+            total = sum(v for _, v in kept[: self.top_paths])
+            plan.certainty.update({(ai, m): max(v, weight * v / total) for m, v in kept[: self.top_paths]
+                                   if total > 0})
             # back-off candidates: the top paths too improbable to follow, then the next ones
             plan.spare.extend((ai, m, v) for k, (m, v) in enumerate(kept[: self.top_paths + self.backoff])
                               if k >= self.top_paths or v < self.min_path_prob)
@@ -355,10 +360,10 @@ class SKBGraphRetriever(SpecStage):
         rel_all = np.zeros(n)  # zero pages cost nothing until touched
         touched = []
         walked: dict[int, float] = {}
-        for ai, _, prob, reached in self.walks(plan, cache):
+        for ai, path, prob, reached in self.walks(plan, cache):
             rel_all[reached] += prob  # a reached set is unique: no repeated index
             touched.append(reached)
-            walked[ai] = max(walked.get(ai, 0.0), prob)
+            walked[ai] = max(walked.get(ai, 0.0), plan.certainty.get((ai, path), prob))
         conf = walk_confidence(walked)
         uniq = unique_sorted(np.concatenate(touched), n) if len(touched) > 1 else (
             touched[0] if touched else np.zeros(0, np.int64))
