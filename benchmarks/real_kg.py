@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -272,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.json:
         _write_json(a.json, out)
     if a.table:
-        _write_json(a.table, table(results, " ".join(["python", "benchmarks/real_kg.py", *(argv or sys.argv[1:])])))
+        _write_json(a.table, table(results, shlex.join(["python", "benchmarks/real_kg.py", *(argv or sys.argv[1:])])))
     return 0
 
 

@@ -275,7 +275,7 @@ class SKBGraphRetriever(SpecStage):
         types when the phrase says none."""
         guess = self.answer_types.guess(words)
         if not guess:
-            return zero_shot_types(self.skb, set(words), self.text_types)
+            return zero_shot_types(self.skb, set(words), self.text_types, self.answer_types.informative)
         if not self.text_types:
             return guess
         docs = {t: 0.5 / len(self.text_types) for t in self.text_types}
