@@ -84,4 +84,32 @@ def test_fuse_counts_the_text_evidence_the_graph_stage_carries_once(ctx):
     from skbsearch.retrieve.hybrid import score_fusion
 
     runs = [c(q) for c in p.children]
-    assert p(q) == score_fusion(runs, [0.5, 1.0], 2.0, 100)
+    # the weights at full confidence are (0.5, 1); on this query the graph stage's walk from
+    # Zenith follows a relation the question does not name (a guess): it weighs less
+    c = runs[1].confidence["q"]
+    assert 0.0 < c < 1.0
+    assert p(q) == score_fusion(runs, [1 / (1 + c), c], 2.0, 100)
+
+
+def test_the_graph_stage_says_when_it_has_no_confident_anchor_and_fuse_listens(ctx):
+    """A query that names no node: the graph list's confidence is 0 and ``bm25 + graph``
+    ranks as ``bm25`` alone; a named node and a named relation (has_brand) give 1."""
+    qs = [Query("named", "mugs of the brand zenith"), Query("none", "a ceramic cup, dishwasher safe")]
+    run = pipeline("graph", ctx)(qs)
+    assert run.confidence["named"] == pytest.approx(1.0)
+    assert run.confidence["none"] == 0.0
+    fused = pipeline("bm25 + graph", ctx)(qs)
+    text = pipeline("bm25", ctx)(qs)
+    assert [d for d, _ in fused.ranked("none")] == [d for d, _ in text.ranked("none")]
+    assert fused.ranked("named")[0][0] in {"p5", "p6"}  # Zenith mugs, from the graph's walk
+
+
+def test_a_named_node_the_question_asks_about_can_be_the_answer(ctx):
+    """'what has a lid, the Zenith Cosy Mug?' names its answer: the anchor's own text
+    matches the question's other words best, so it stays a candidate; a question about
+    what hangs off a named node ('bought with the Acme Ridge Boot') still excludes it."""
+    g = pipeline("graph", ctx)
+    about = g([Query("q", "is the Zenith Cosy Mug the one with a lid")])
+    assert about.ranked("q")[0][0] == "p6"
+    off = g([Query("q", "something bought together with the Acme Ridge Boot")])
+    assert "p3" not in off["q"]
