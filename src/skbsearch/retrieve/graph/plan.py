@@ -65,10 +65,17 @@ class Scored:
     confidence: float = 1.0
 
 
+#: the confidence of the graph stage's list when no walk is sure (or none reached anything):
+#: the list is then its text candidates of the answer types, scored by text and type, which
+#: stand whatever the anchors (measured on four KGs: benchmarks/NOTES.md, issue 32)
+TEXT_ONLY_CONFIDENCE = 0.5
+
+
 def walk_confidence(walked: dict[int, float]) -> float:
     """How sure the stage is of its graph evidence on one query, in [0, 1]: the certainty of
     its surest walk that reached something (an anchor's weight times its metapath's
     probability, or its share of the anchor's followed metapaths' if larger: an unnamed
-    zero-shot path among several is only a guess, the one way out of an anchor is not); 0
-    when no walk reached anything. ``walked``: anchor -> its surest reaching walk's."""
-    return min(1.0, max(walked.values(), default=0.0))
+    zero-shot path among several is only a guess, the one way out of an anchor is not), at
+    least :data:`TEXT_ONLY_CONFIDENCE` (what its list holds without walks). ``walked``:
+    anchor -> its surest reaching walk's."""
+    return min(1.0, max([TEXT_ONLY_CONFIDENCE, *walked.values()]))
