@@ -1,8 +1,9 @@
 """``bm25 + graph`` fusion weights on query sets: the BM25 list's weight and ``fuse``'s max term.
 
 The graph stage's score holds the BM25 score of the index a ``bm25`` stage reads, so ``fuse``
-weighs the BM25 list ``1 / 2`` by default (``stages/fusion.shared_evidence_weights``: shared
-evidence counts once). This script measures that choice against equal weights and a grid of
+weighs the BM25 list ``1 / 2`` at full confidence (``stages/fusion.shared_evidence_weights``:
+shared evidence counts once); per query, the weights follow the graph list's confidence
+(``hybrid.confident_weights``: the row "per-query confidence"). This script measures that choice against equal weights and a grid of
 BM25 weights (``--weights``) x max terms (``--tops``), with ``bm25`` and ``graph`` alone beside
 them, untrained, each query set an SKB with queries and answers (a STaRK CSV with
 ``answer_ids``, or queries + TREC qrels). Hit@1, Hit@10 and MRR per set; mean MRR and Hit@10
@@ -36,6 +37,7 @@ from skbsearch.datasets.qrels import read_qrels
 from skbsearch.datasets.queries import read_queries
 from skbsearch.eval import evaluate
 from skbsearch.retrieve.hybrid import score_fusion
+from skbsearch.stages.fusion import child_evidence
 
 METRICS = ("hit@1", "hit@10", "mrr")
 
@@ -53,7 +55,10 @@ def measure(kb: SKB, queries: list[Any], qrels: Qrels, weights: list[float], top
             ) -> dict[str, dict[str, float]]:
     """Per system: the metrics (bm25, graph, the default ``bm25 + graph`` and the grid)."""
     runs = [kb.pipeline(s).run(queries) for s in ("bm25", "graph")]
-    systems = {"bm25": runs[0], "graph": runs[1], "bm25 + graph (default)": kb.pipeline("bm25 + graph").run(queries)}
+    fused = kb.pipeline("bm25 + graph")
+    systems = {"bm25": runs[0], "graph": runs[1], "bm25 + graph (default)": fused.run(queries),
+               # the default's per-query weights from the lists' evidence and confidence
+               "per-query confidence": score_fusion(runs, None, 2.0, 100, evidence=child_evidence(fused.children))}
     for w in weights:
         for top in tops:
             systems[f"w_bm25={w:g} top={top:g}"] = score_fusion(runs, [w, 1.0], top, 100)

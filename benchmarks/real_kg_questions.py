@@ -19,6 +19,8 @@ Constraints:
   a node type in all but name.
 - ``{"name_has": [WORD, ...]}``: the node's name contains every word (case-insensitive),
   the textual part of a question.
+- ``{"text_has": [WORD, ...]}``: the node's whole text (name column and description) holds
+  every word or phrase as a whole word (case-insensitive): questions answered by a description.
 - ``{"not": CONSTRAINT}``: nodes that do not meet it.
 
 Every question must have between 1 and ``--max-answers`` answers, and none of its anchor
@@ -27,6 +29,8 @@ entities may be an answer (the script fails loudly otherwise, naming the questio
 Usage::
 
     python benchmarks/real_kg_questions.py ../shared/data/fb15k237 /tmp/fbq
+    python benchmarks/real_kg_questions.py ../shared/data/wn18rr /tmp/wnq \
+        --questions benchmarks/real_kg_questions_wn18rr.json
     # -> /tmp/fbq/queries.jsonl, /tmp/fbq/qrels.trec, /tmp/fbq/summary.json
 """
 
@@ -35,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -46,14 +51,16 @@ INV = "^-1"
 
 
 class KG:
-    """Triples indexed both ways, and entity names."""
+    """Triples indexed both ways, entity names and texts.
+
+    Names come from ``entities.tsv`` (FB15k-237) or ``entity2text.txt`` (KG-BERT's layout;
+    WN18RR's column holds ``lemma, gloss``: the part before the first ", " is also accepted as
+    the name in ``from``); descriptions from ``entity2textlong.txt`` when present.
+    """
 
     def __init__(self, root: Path) -> None:
-        self.name: dict[str, str] = {}
-        for line in (root / "entities.tsv").read_text(encoding="utf-8").splitlines():
-            if "\t" in line:
-                mid, text = line.split("\t", 1)
-                self.name[mid] = text
+        self.name = _read_column(root, ("entities.tsv", "entity2text.txt"))
+        self.desc = _read_column(root, ("entity2textlong.txt",))
         self.out: dict[tuple[str, str], set[str]] = defaultdict(set)
         self.heads: dict[str, set[str]] = defaultdict(set)
         self.tails: dict[str, set[str]] = defaultdict(set)
@@ -69,8 +76,14 @@ class KG:
                 self.tails[r].add(t)
         self.linked = {h for h, _ in self.out}
         self.by_name: dict[str, list[str]] = defaultdict(list)
+        self.by_head: dict[str, list[str]] = defaultdict(list)
         for mid, text in self.name.items():
             self.by_name[text.lower()].append(mid)
+            self.by_head[text.split(", ", 1)[0].lower()].append(mid)
+
+    def text(self, mid: str) -> str:
+        """A node's whole text (name column + description), lower-cased."""
+        return f"{self.name.get(mid, '')} {self.desc.get(mid, '')}".lower()
 
     def entity(self, qid: str, name: str, mid: str | None) -> str:
         """The one entity a question names."""
@@ -79,6 +92,8 @@ class KG:
                 raise SystemExit(f"{qid}: unknown mid {mid}")
             return mid
         found = [m for m in self.by_name.get(name.lower(), []) if m in self.linked]
+        if not found:  # a name column of "lemma, gloss": the lemma names the node
+            found = [m for m in self.by_head.get(name.lower(), []) if m in self.linked]
         if len(found) != 1:
             raise SystemExit(f"{qid}: {name!r} names {len(found)} entities {found}; give \"mid\"")
         return found[0]
@@ -89,6 +104,21 @@ class KG:
         for rel in path:
             cur = set().union(*(self.out.get((n, rel), set()) for n in cur)) if cur else set()
         return cur
+
+
+def _read_column(root: Path, files: tuple[str, ...]) -> dict[str, str]:
+    """``id<TAB>text`` lines of the first of ``files`` that exists ({} if none)."""
+    for name in files:
+        f = root / name
+        if f.exists():
+            rows = (line.split("\t", 1) for line in f.read_text(encoding="utf-8").splitlines() if "\t" in line)
+            return {mid: text for mid, text in rows}
+    return {}
+
+
+def _words(words: list[str]) -> list[re.Pattern[str]]:
+    """Whole-word, case-insensitive patterns (a word may be a phrase)."""
+    return [re.compile(rf"\b{re.escape(w.lower())}\b") for w in words]
 
 
 def meets(kg: KG, qid: str, c: dict[str, Any], anchors: set[str]) -> set[str] | tuple[str, set[str]]:
@@ -103,6 +133,9 @@ def meets(kg: KG, qid: str, c: dict[str, Any], anchors: set[str]) -> set[str] | 
     if "name_has" in c:
         words = [w.lower() for w in c["name_has"]]
         return {m for m, n in kg.name.items() if all(w in n.lower() for w in words)}
+    if "text_has" in c:
+        pats = _words(c["text_has"])
+        return {m for m in kg.name if all(p.search(kg.text(m)) for p in pats)}
     if "not" in c:
         got = meets(kg, qid, c["not"], anchors)
         return ("not", got if isinstance(got, set) else set())
@@ -140,7 +173,7 @@ def _write(path: Path, text: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Compute the answers and write queries.jsonl, qrels.trec and summary.json."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("kg", type=Path, help="KG directory (split .tsv files + entities.tsv)")
+    p.add_argument("kg", type=Path, help="KG directory (split .tsv files + entities.tsv or entity2text.txt)")
     p.add_argument("out", type=Path, help="output directory (never inside the repo)")
     p.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
     p.add_argument("--max-answers", type=int, default=60)

@@ -23,6 +23,8 @@ def test_index_prints_progress_lines_into_a_pipe(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert "loading SKB: 1/1" in r.stderr and "saving: 1/1" in r.stderr  # (a transient bar printed nothing)
     assert "built bm25 index" in r.stdout
+    # the relation field's weight, and why (a 60-product catalogue is too small to calibrate)
+    assert "relation lines weigh 1: not calibrated" in r.stdout
     q = subprocess.run([*_skb(), "index", str(tmp_path / "cat" / "skb"), "--kind", "bm25", "--force", "-q"],
                        capture_output=True, text=True, timeout=300)
     assert q.returncode == 0 and "saving" not in q.stderr

@@ -96,8 +96,13 @@ def test_wn18rr_layout(tmp_path):
     assert skb.num_nodes == 6 and skb.num_edges == 5
     assert {"hypernym", "verb group", "member of domain usage", "derivationally related form"} == set(
         skb.schema.relations)
-    assert skb.node("00001").name == "dog, a domestic animal"
+    # the names column holds "lemma, gloss": split on purpose into a name and a description
+    dog = skb.node("00001")
+    assert dog.name == "dog" and dog.fields["description"] == "a domestic animal"
     assert skb.node("00006").name == "00006"
+    assert skb.meta["names_split"]["split"] == 2 and skb.meta["names_split"]["separator"] == ", "
+    whole = load(d, split_names="no")
+    assert whole.node("00001").name == "dog, a domestic animal"
 
 
 def test_yago_layout_words_ids(tmp_path):

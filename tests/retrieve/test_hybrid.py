@@ -208,5 +208,33 @@ def test_fuse_refit_backs_off_to_the_specs_parameters_not_the_last_fit():
     same.fit(qs, qrels)
     assert same.params.weights == (0.3, 0.7) and same.params.top == 1.0  # nothing to gain: kept
     st.children = [_fixed(good, "good"), _fixed(good, "good2")]
-    st.fit(qs, qrels)  # a refit where nothing generalises: back to the spec's equal weights
-    assert st.params.weights == (1.0, 1.0) and st.params.top == 2.0
+    st.fit(qs, qrels)  # a refit where nothing generalises: back to the spec's default weights
+    assert st.params.weights == () and st.params.top == 2.0
+
+
+def test_confident_weights_follow_each_lists_confidence_on_the_query():
+    """Shared evidence counts once at full confidence; a list that is not confident on a
+    query weighs its confidence, and the lists it shares evidence with weigh more."""
+    from skbsearch.retrieve.hybrid import confident_weights
+
+    ev = [("index:bm25",), ("graph", "index:bm25")]
+    assert confident_weights(ev, [1.0, 1.0]) == [0.5, 1.0]
+    assert confident_weights(ev, [1.0, 0.0]) == [1.0, 0.0]
+    assert confident_weights(ev, [1.0, 0.5]) == pytest.approx([1 / 1.5, 0.5])
+    assert confident_weights([(), ("x",)], [1.0, 2.0]) == [1.0, 1.0]  # clipped to [0, 1]
+
+
+def test_score_fusion_with_evidence_weighs_each_query_by_the_runs_confidence():
+    text = Run({"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"a": 3.0, "b": 2.0, "c": 1.0}}, name="bm25")
+    graph = Run({"q1": {"c": 5.0, "d": 1.0}, "q2": {"c": 5.0, "d": 1.0}}, name="graph")
+    graph.confidence = {"q1": 0.0, "q2": 1.0}
+    ev = [("index:bm25",), ("graph", "index:bm25")]
+    fused = score_fusion([text, graph], evidence=ev)
+    # no confidence on q1: the graph list adds nothing, the text list's order stands
+    assert [d for d, _ in fused.ranked("q1")][:3] == ["a", "b", "c"]
+    assert fused["q1"]["a"] == pytest.approx(1.0 + 2.0)
+    # full confidence on q2: the static shared-evidence weights (0.5, 1)
+    assert fused["q2"] == score_fusion([text, graph], weights=[0.5, 1.0])["q2"]
+    assert fused.ranked("q2")[0][0] == "c"
+    # a cut keeps the confidence it was given
+    assert graph.top(1).confidence == graph.confidence

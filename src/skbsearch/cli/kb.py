@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from skbsearch.cli.kb_profile import inferred, print_inferred
 from skbsearch.cli.output import console, err_console, handle_errors, print_json, print_table
 from skbsearch.core.errors import InputError
 from skbsearch.core.outfile import check_output_dir
@@ -49,6 +50,7 @@ def _build_summary(skb: Any, out: Path, seconds: float) -> dict[str, Any]:
     for key in ("duplicates_dropped", "type_conflicts", "untyped_relations", "typing_relation"):
         if skb.meta.get(key):
             summary[key] = skb.meta[key]
+    summary["inferred"] = inferred(skb)
     return summary
 
 
@@ -91,6 +93,9 @@ def build(
                           "kg: a file of id<TAB>type lines (overrides the inferred types)."),
     ] = None,
     dataset: Annotated[str | None, typer.Option(help="STaRK: amazon|mag|prime (default: guess).")] = None,
+    split_names: Annotated[str | None, typer.Option(
+        "--split-names", help="kg: a names column of 'name, definition' values is split into name "
+        "and description: 'auto' (default: when most values have that shape), 'no', or the separator.")] = None,
     trust_pickles: Annotated[
         bool, typer.Option("--trust-pickles", help="STaRK: allow unpickling node_info.pkl (runs code!).")
     ] = False,
@@ -116,7 +121,9 @@ def build(
     with _progress(quiet) as prog:
         task = prog.add_task(f"loading {source or nodes}", total=None)
         fmt = format or detect_format(source, nodes)
-        extra = {"progress": _triples_progress(prog, task)} if fmt == "kg" else {}
+        extra: dict[str, Any] = {"progress": _triples_progress(prog, task)} if fmt == "kg" else {}
+        if split_names is not None:
+            extra["split_names"] = split_names
         skb = load(
             source,
             fmt,
@@ -156,6 +163,7 @@ def _report_build(summary: dict[str, Any], out: Path, json_out: bool, quiet: boo
     )
     rows = [{"node type": k, "count": v} for k, v in summary["node_types"].items()]
     print_table(*_largest(rows, "count", 20, "node types"))
+    print_inferred(summary["inferred"])
     for name, state in summary.get("indexes_kept", {}).items():
         if state.startswith("skb index"):
             err_console.print(f"note: kept {out / 'indexes' / name}, built from the previous "
@@ -260,6 +268,7 @@ def kb_info(path: Path) -> dict[str, Any]:
         "text_fields": list(skb.schema.text_fields),
         "attributes": dict(skb.schema.attributes),
         "source": skb.meta.get("source"),
+        "inferred": inferred(skb),
     }
 
 
@@ -327,6 +336,7 @@ def info(path: DirArg, json_out: JsonOpt = False,
         console.print(f"text fields: {', '.join(res['text_fields']) or '-'}", markup=False)
         attrs = ", ".join(f"{k} ({v})" for k, v in res["attributes"].items())
         console.print(f"attributes: {attrs or '-'}", markup=False)
+    print_inferred(res["inferred"])
 
 
 def kb_show(path: Path, node_id: str, limit: int = 20) -> dict[str, Any]:

@@ -116,13 +116,7 @@ def index_cmd(
     options = _build_options(kind, engine, field_list, add_rel, rel_weight)
     options.update(_kind_params(kind, k1=k1, b=b, method=method, stemmer=stemmer, encoder=encoder,
                                 backend=backend, device=device, precision=precision))
-    if kind != "bm25" and (combine is not None or field_b):
-        raise InputError("--combine and --field-b are BM25 settings; use them with --kind bm25",
-                         field="--combine" if combine is not None else "--field-b")
-    if kind == "bm25":
-        options.update({k: v for k, v in (("combine", combine),
-                                          ("field_b", parse_field_weights(field_b, "--field-b") or None))
-                        if v is not None})
+    options.update(_bm25_only(kind, combine, field_b))
     t0 = time.perf_counter()
     with stage_progress(disable=quiet or json_out) as progress:
         skb, index = _build_index(skb_dir, kind, engine, ray_address, shard_rows, progress,
@@ -135,15 +129,47 @@ def index_cmd(
     summary = {"kind": kind, "engine": engine, "path": str(out), "num_docs": index.num_docs,
                "params": getattr(index, "params", {}), "seconds": round(time.perf_counter() - t0, 2),
                "built_on": getattr(index, "built_on", None), "graph_tables": tables}
+    _report_index(summary, index, skb_dir, out, json_out=json_out, quiet=quiet)
+
+def _bm25_only(kind: str, combine: str | None, field_b: list[str] | None) -> dict[str, Any]:
+    """``--combine`` / ``--field-b`` as build options (BM25 only; refused with another kind)."""
+    if kind != "bm25":
+        if combine is not None or field_b:
+            raise InputError("--combine and --field-b are BM25 settings; use them with --kind bm25",
+                             field="--combine" if combine is not None else "--field-b")
+        return {}
+    options: dict[str, Any] = {}
+    if combine is not None:
+        options["combine"] = combine
+    parsed_b = parse_field_weights(field_b, "--field-b")
+    if parsed_b:
+        options["field_b"] = parsed_b
+    return options
+
+
+def _report_index(summary: dict[str, Any], index: Any, skb_dir: Path, out: Path, *,
+                  json_out: bool, quiet: bool) -> None:
+    """Print what ``skb index`` built: JSON, or a line plus how to name a non-default index
+    and what the relation lines weigh (the per-SKB calibration's choice)."""
+    kind = summary["kind"]
+    choice = (getattr(index, "source", None) or {}).get("rel_weight_choice")
+    if choice:
+        summary["rel_weight_choice"] = choice
     if json_out:
         print_json(summary)
-    elif not quiet:
-        console.print(f"[green]built[/] {kind} index of {index.num_docs} documents at {escape(str(out))} "
-                      f"in {summary['seconds']} s")
-        if out.absolute() != default_index_dir(skb_dir, kind).absolute():
-            console.print(f"pipelines read SKB_DIR/indexes/{kind} by default; name this one as "
-                          f"-p \"{kind}(index='{out}')\" (or 'skb search --retriever {kind} "
-                          f"--index {out}')", markup=False, highlight=False, soft_wrap=True)
+        return
+    if quiet:
+        return
+    console.print(f"[green]built[/] {kind} index of {index.num_docs} documents at {escape(str(out))} "
+                  f"in {summary['seconds']} s")
+    if out.absolute() != default_index_dir(skb_dir, kind).absolute():
+        console.print(f"pipelines read SKB_DIR/indexes/{kind} by default; name this one as "
+                      f"-p \"{kind}(index='{out}')\" (or 'skb search --retriever {kind} "
+                      f"--index {out}')", markup=False, highlight=False, soft_wrap=True)
+    if choice:
+        console.print(f"relation lines weigh {choice['weight']:g}: {choice['reason']}"
+                      + (f" (MRR by weight: {choice['mrr']})" if choice["mrr"] else ""),
+                      markup=False, highlight=False, soft_wrap=True)
 
 
 def _check_engine(kind: str, engine: str, device: str | None,

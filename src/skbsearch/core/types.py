@@ -131,10 +131,14 @@ class Run(dict[str, dict[str, float]]):
     """Ranked candidates per query: ``{query_id: {doc_id: score}}``. Higher is better."""
 
     name: str = "run"
+    #: per query, how sure the stage that made this Run is of its list, in [0, 1] (a query
+    #: not in it: no statement, taken as 1); ``fuse`` with default weights weighs lists by it
+    confidence: dict[str, float]
 
     def __init__(self, data: Mapping[str, Mapping[str, float]] | None = None, name: str = "run"):
         super().__init__()
         self.name = name
+        self.confidence = {}
         for qid, docs in (data or {}).items():
             self[str(qid)] = {str(d): float(s) for d, s in docs.items()}
 
@@ -146,7 +150,9 @@ class Run(dict[str, dict[str, float]]):
         """A new Run with at most ``k`` candidates per query."""
         if k < 0:
             raise ValueError("k must be >= 0")
-        return Run({q: dict(_sorted_items(d)[:k]) for q, d in self.items()}, name=self.name)
+        out = Run({q: dict(_sorted_items(d)[:k]) for q, d in self.items()}, name=self.name)
+        out.confidence = dict(self.confidence)
+        return out
 
     def to_trec(self, path: str | Path, tag: str | None = None) -> None:
         """Write a TREC run file: ``qid Q0 docid rank score tag``."""

@@ -43,6 +43,7 @@ from skbsearch.index.bm25_build import (
     make_tokenizer,
     tokenize_fields,
 )
+from skbsearch.index.bm25_calibrate import RelWeightChoice, choose_rel_weight
 from skbsearch.index.bm25_postings import Postings
 
 KIND = "bm25"
@@ -276,21 +277,43 @@ class BM25Index:
                         max_per_relation: int | None = None, **options: Any) -> BM25Index:
         """The default BM25 index of an SKB (``skb index --kind bm25``; what stages build
         when none is saved): the node document as rendered, its relation lines with
-        neighbour names as a second field weighted :data:`DEFAULT_REL_WEIGHT`, at most
+        neighbour names as a second field weighted as the SKB's own synthesised queries say
+        (:mod:`~skbsearch.index.bm25_calibrate`: at most 1, :data:`DEFAULT_REL_WEIGHT` when
+        nodes are bare names; the choice is in the manifest's ``source``), at most
         :data:`DEFAULT_MAX_PER_RELATION` names per relation; the fields combined as
         :data:`DEFAULT_COMBINE` (with ``combine="bm25f"``, the relations' length normalised
         with ``b =`` :data:`DEFAULT_REL_B` unless ``field_b`` says otherwise). ``options``: as
         for :meth:`build` (``combine``, ``field_b``...)."""
         if add_rel is None:
             add_rel = True
-        if add_rel and fields is None and rel_weight is None:
-            rel_weight = DEFAULT_REL_WEIGHT
+        max_per_relation = max_per_relation or DEFAULT_MAX_PER_RELATION
+        choice = None
         if add_rel and fields is None:
             options.setdefault("combine", DEFAULT_COMBINE)
             if options["combine"] == "bm25f" and options.get("field_b") is None:
                 options["field_b"] = {"relations": DEFAULT_REL_B}
-        return cls.from_skb(skb, fields=fields, add_rel=add_rel, rel_weight=rel_weight,
-                            max_per_relation=max_per_relation or DEFAULT_MAX_PER_RELATION, **options)
+        if add_rel and fields is None and rel_weight is None:
+            choice = cls._rel_weight(skb, max_per_relation, options)
+            rel_weight = choice.weight
+        index = cls.from_skb(skb, fields=fields, add_rel=add_rel, rel_weight=rel_weight,
+                             max_per_relation=max_per_relation, **options)
+        if choice is not None:
+            index.source["rel_weight_choice"] = choice.as_source()
+        return index
+
+    @classmethod
+    def _rel_weight(cls, skb: Any, max_per_relation: int, options: dict[str, Any]) -> RelWeightChoice:
+        """The default index's relation weight: calibrated on the SKB
+        (:func:`~skbsearch.index.bm25_calibrate.choose_rel_weight`) for the ``sum`` layout,
+        :data:`DEFAULT_REL_WEIGHT` for ``bm25f`` (whose fields share one saturation)."""
+        if options.get("combine") != "sum":
+            return RelWeightChoice(DEFAULT_REL_WEIGHT, f"not calibrated: combine={options.get('combine')}")
+        from skbsearch.index.bm25_docs import field_texts
+
+        same = {k: v for k, v in options.items() if k not in ("combine", "field_b", "field_weights", "progress")}
+        return choose_rel_weight(
+            skb, lambda: field_texts(skb, add_rel=True, rel_weight=1.0, max_per_relation=max_per_relation),
+            lambda texts: cls.build(texts, skb.ids, source={"kind": "calibration"}, **same))
 
     # ------------------------------------------------------------------ persistence
     def save(self, path: str | Path, *, overwrite: bool = True) -> Path:

@@ -217,6 +217,7 @@ def score_fusion(
     depth: int | None = 100,
     name: str = "fuse",
     k: int = 60,
+    evidence: Sequence[Sequence[str]] | None = None,
 ) -> Run:
     """Score-aware fusion that keeps a confident list's top: RRF's rank sum + CombMAX.
 
@@ -232,11 +233,18 @@ def score_fusion(
     ``top`` more than documents found weakly by several lists (RRF's failure when one list
     is good and the other weak), while documents that all lists rank high still win.
     ``top = 0`` is RRF.
+
+    ``evidence`` (one tuple of evidence keys per run, as the stages declare them): the
+    weights are then set per query by :func:`confident_weights` from each run's
+    ``confidence`` on that query (``weights`` is ignored).
     """
     if top < 0:
         raise InputError("top must be >= 0", field="top")
     out = Run(name=name)
     for qid, lists in _ranked_lists(runs, weights, k, depth):
+        if evidence is not None:
+            w = confident_weights(evidence, [getattr(r, "confidence", {}).get(qid, 1.0) for r in runs])
+            lists = [(wi, ranked) for wi, (_, ranked) in zip(w, lists, strict=True)]
         ranks: dict[str, float] = {}
         best: dict[str, float] = {}
         for wi, ranked in lists:
@@ -289,21 +297,48 @@ def fuse_runs(runs: Sequence[Run], method: str = "fuse", weights: Sequence[float
     return weighted_fusion(runs, weights, norm=method, name=name)
 
 
+def confident_weights(evidence: Sequence[Sequence[str]], confidence: Sequence[float]) -> list[float]:
+    """One query's fusion weights from what each list rests on and how sure it is.
+
+    List ``i`` with own evidence ``e_i`` (the first of its keys) and confidence ``c_i``::
+
+        w_i = c_i / (1 + sum of c_j over the other lists j whose evidence includes e_i)
+
+    With every confidence 1 this counts shared evidence once (a BM25 list beside a graph
+    list that holds the same BM25 score weighs 1/2); a list that says it has nothing on a
+    query (a graph stage without a confident anchor, ``c = 0``) adds nothing, and the lists
+    it shares evidence with weigh in full.
+    """
+    c = [min(1.0, max(0.0, float(x))) for x in confidence]
+    out = []
+    for i, ev in enumerate(evidence):
+        if not ev:
+            out.append(c[i])
+            continue
+        shared = sum(c[j] for j, other in enumerate(evidence) if j != i and ev[0] in other)
+        out.append(c[i] / (1.0 + shared))
+    return out
+
+
 class ScoreFusion(StageBase):
     """Stage: :func:`score_fusion` of several stages run on the same queries (and Run)."""
 
     def __init__(self, *stages: Stage, weights: Sequence[float] | None = None, top: float = 2.0,
-                 depth: int | None = 100, name: str = "fuse", k: int = 60) -> None:
+                 depth: int | None = 100, name: str = "fuse", k: int = 60,
+                 evidence: Sequence[Sequence[str]] | None = None) -> None:
         if not stages:
             raise InputError("fusion needs at least one stage", field="stages")
+        if evidence is not None and len(evidence) != len(stages):
+            raise InputError(f"{len(evidence)} evidence tuples for {len(stages)} stages", field="evidence")
         self.stages = list(stages)
         self.weights = _weights(weights, len(self.stages))
+        self.evidence = [tuple(e) for e in evidence] if evidence is not None else None
         self.top, self.depth, self.name, self.k = top, depth, name, k
 
     def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
         queries = list(queries)
         fused = score_fusion([s(queries, run) for s in self.stages], self.weights, self.top, self.depth,
-                             self.name, self.k)
+                             self.name, self.k, evidence=self.evidence)
         for q in queries:
             fused.setdefault(q.id, {})
         return fused

@@ -109,7 +109,7 @@ class FuseStage(FusionStage):
     @dataclass
     class Params:
         weights: tuple[float, ...] = field(default=(), metadata={
-            "help": "one per stage (default 1 each; 1/n for a list whose own evidence n lists carry)"})
+            "help": "one per stage (default: per query, from each list's evidence and confidence)"})
         top: float = field(default=2.0, metadata={
             "help": "weight of the best normalised score a candidate has in any list (0: RRF)"})
         depth: int = field(default=100, metadata={"help": "candidates of each list normalised and fused"})
@@ -119,26 +119,33 @@ class FuseStage(FusionStage):
             if self.top < 0 or self.depth < 1 or self.k < 0:
                 raise InputError("fuse needs top >= 0, depth >= 1 and k >= 0", field="top")
 
-    _given: tuple[tuple[float, ...], float] | None = None
+    _given: tuple[tuple[float, ...] | None, float] | None = None
 
     def build(self, context: StageContext) -> Any:
-        return ScoreFusion(*self.children, weights=self.params.weights or shared_evidence_weights(self.children),
-                           top=self.params.top, depth=self.params.depth, k=self.params.k)
+        if self.params.weights:
+            return ScoreFusion(*self.children, weights=self.params.weights, top=self.params.top,
+                               depth=self.params.depth, k=self.params.k)
+        # per query: each list's evidence and confidence (the weights: those at full confidence)
+        return ScoreFusion(*self.children, weights=shared_evidence_weights(self.children), top=self.params.top,
+                           depth=self.params.depth, k=self.params.k, evidence=child_evidence(self.children))
 
     def fit(self, queries: Sequence[Query], qrels: Qrels, run: Run | None = None) -> SpecStage:
         """Choose the weights (simplex, step 0.1) and ``top`` (0: RRF, 1, 2, 4) that maximise
         MRR, only where that choice beats the spec's parameters on held-out quarters of
-        the queries and loses on none (:func:`_backed_off`); else keep the spec's."""
+        the queries and loses on none (:func:`_backed_off`); else keep the spec's (default
+        weights: each query's, from the lists' evidence and confidence)."""
         qids, runs = self.judged_child_runs(queries, qrels, run)
         if self._given is None:  # the spec's parameters, which a refit (another fold) backs off to
-            self._given = (tuple(self.params.weights) or shared_evidence_weights(self.children), self.params.top)
+            self._given = (tuple(self.params.weights) or None, self.params.top)
         current = self._given
         grid = [current] + [(w, top) for top in (2.0, 0.0, 1.0, 4.0) for w in _simplex(len(runs), 10)]
-        ranks = np.array([_first_ranks(score_fusion(runs, list(w), top, self.params.depth, k=self.params.k),
+        evidence = child_evidence(self.children)
+        ranks = np.array([_first_ranks(score_fusion(runs, list(w) if w is not None else None, top, self.params.depth,
+                                                    k=self.params.k, evidence=evidence if w is None else None),
                                        qrels, qids) for w, top in grid])
         row = _backed_off(ranks, qids)
         w, top = grid[row]
-        self.params.weights = tuple(round(x, 3) for x in w)
+        self.params.weights = tuple(round(x, 3) for x in w) if w is not None else ()
         self.params.top = top
         self._built = None
         mrr = _rr(ranks).mean(axis=1)
@@ -155,6 +162,12 @@ class FuseStage(FusionStage):
         return self._summary
 
 
+def child_evidence(children: Sequence[Any]) -> list[tuple[str, ...]]:
+    """What each child's list rests on (its :meth:`~skbsearch.core.stage.SpecStage.evidence`
+    keys; empty for a stage that declares none)."""
+    return [tuple(getattr(c, "evidence", tuple)()) for c in children]
+
+
 def shared_evidence_weights(children: Sequence[Any]) -> tuple[float, ...]:
     """``fuse``'s default weights: ``1 / n`` for a child whose own evidence (the first key of
     its :meth:`~skbsearch.core.stage.SpecStage.evidence`) ``n`` children carry, else 1.
@@ -164,7 +177,7 @@ def shared_evidence_weights(children: Sequence[Any]) -> tuple[float, ...]:
     gets 1/2 (measured on six development sets in benchmarks/NOTES.md, "Shared evidence
     counts once"). A nested fusion's evidence is not looked into (``(bm25 + graph) + dense``
     weighs its two lists 1 and 1)."""
-    ev = [tuple(getattr(c, "evidence", tuple)()) for c in children]
+    ev = child_evidence(children)
     return tuple(1.0 / max(1, sum(e[0] in other for other in ev)) if e else 1.0 for e in ev)
 
 

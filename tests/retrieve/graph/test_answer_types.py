@@ -52,3 +52,23 @@ def test_a_head_noun_for_people_outweighs_an_earlier_type_word():
     # an agent ending alone does not override a type word ("film blender" is no person)
     assert at.guess("film blender by x".split()) == {"feature film": 1.0}
     assert at.guess("film students".split())["person"] == 0.8
+
+
+def test_types_that_do_not_inform_are_never_guessed():
+    """One type for nearly every node, or a name ending in a function word, restricts nothing."""
+    from skbsearch.retrieve.graph.model import zero_shot_types
+
+    b = SKBBuilder()
+    for i in range(40):
+        b.add_node(f"w{i}", "word", f"Word {i}")
+    b.add_node("s1", "similar to", "Alike")
+    b.add_node("s2", "part", "Piece")
+    kb = b.build()
+    at = AnswerTypes(kb, min_links=10)
+    assert at.informative == {"part", "similar to"} - {"similar to"}
+    assert at.guess("which words mean x".split()) == {}  # "word": 95 % of the nodes
+    assert at.guess("what is similar to x".split()) == {}
+    assert at.guess("which part of x".split()) == {"part": 1.0}
+    # the untrained fallback: a function word never names a type, an uninformative type is not named
+    got = zero_shot_types(kb, {"that", "to", "words"}, [], at.informative)
+    assert set(got) == set(kb.type_names)  # nothing named: every type

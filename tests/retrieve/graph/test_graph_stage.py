@@ -84,4 +84,36 @@ def test_fuse_counts_the_text_evidence_the_graph_stage_carries_once(ctx):
     from skbsearch.retrieve.hybrid import score_fusion
 
     runs = [c(q) for c in p.children]
-    assert p(q) == score_fusion(runs, [0.5, 1.0], 2.0, 100)
+    # at full confidence the weights are (0.5, 1); on this query the graph stage is as sure
+    # as its walk from Zenith: c = 1 / (1 + c) and c
+    c = runs[1].confidence["q"]
+    assert 0.5 < c <= 1.0
+    assert p(q) == score_fusion(runs, [1 / (1 + c), c], 2.0, 100)
+
+
+def test_the_graph_stage_says_when_it_has_no_confident_anchor_and_fuse_listens(ctx):
+    """A query that names no node: the graph list is its text list of the answer types
+    (confidence 0.5), and ``bm25 + graph`` weighs the BM25 list 1 / 1.5 and the graph list
+    0.5 instead of 0.5 and 1; a walk from a named node is surer."""
+    from skbsearch.retrieve.hybrid import score_fusion
+
+    qs = [Query("named", "mugs by zenith"), Query("none", "a ceramic cup, dishwasher safe")]
+    p = pipeline("bm25 + graph", ctx)
+    runs = [c(qs) for c in p.children]
+    c = runs[1].confidence["named"]
+    assert runs[1].confidence["none"] == 0.5 and c > 0.5
+    fused = p(qs)
+    assert fused["none"] == score_fusion(runs, [1 / 1.5, 0.5])["none"]
+    assert fused["named"] == score_fusion(runs, [1 / (1 + c), c])["named"]
+    assert fused.ranked("named")[0][0] in {"p5", "p6"}  # Zenith mugs, from the graph's walk
+
+
+def test_a_named_node_the_question_asks_about_can_be_the_answer(ctx):
+    """'what has a lid, the Zenith Cosy Mug?' names its answer: the anchor's own text
+    matches the question's other words best, so it stays a candidate; a question about
+    what hangs off a named node ('bought with the Acme Ridge Boot') still excludes it."""
+    g = pipeline("graph", ctx)
+    about = g([Query("q", "is the Zenith Cosy Mug the one with a lid")])
+    assert about.ranked("q")[0][0] == "p6"
+    off = g([Query("q", "something bought together with the Acme Ridge Boot")])
+    assert "p3" not in off["q"]

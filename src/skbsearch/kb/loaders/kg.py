@@ -3,7 +3,8 @@
 All split files together form the KB (``train`` + ``valid``/``dev`` + ``test``; exact
 duplicate triples dropped). Every entity in a triple becomes a node: its name from the
 names file (else from its id, see :func:`kg_names.entity_name`), its description (a
-``description`` text field) and aliases when the files have them. A relation shaped like
+``description`` text field) and aliases when the files have them; a names column whose
+values are ``name, definition`` is split into the two (:mod:`kg_name_split`). A relation shaped like
 Wikidata's ``instance of`` (:func:`kg_types.typing_relation`) types its heads by their
 class's name. Relations get readable
 names (:mod:`kg_names`); the raw ids and texts are kept in ``meta["relation_ids"]`` and
@@ -21,9 +22,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow.compute as pc
 
 from skbsearch.core.errors import InputError
 from skbsearch.kb.loaders.kg_files import KGFiles, find_kg_files
+from skbsearch.kb.loaders.kg_name_split import split_names as _split_names
 from skbsearch.kb.loaders.kg_names import clean_text, entity_name, relation_names
 from skbsearch.kb.loaders.kg_read import (
     Codes,
@@ -94,14 +97,29 @@ def read_type_file(path: str | Path) -> dict[str, str]:
     return out
 
 
+def _split_name_column(cols: dict[str, Any], mode: str) -> dict[str, Any]:
+    """Split a names column of ``name SEP text`` values (:mod:`kg_name_split`) in place: the
+    text becomes the description where the node has none. Returns ``meta["names_split"]``."""
+    if "name" not in cols:
+        return {"mode": mode, "separator": None, "split": 0, "names": 0}
+    names, texts, done = _split_names(cols["name"], mode)
+    if texts is not None:
+        cols["name"] = names
+        cols["description"] = pc.coalesce(cols["description"], texts) if "description" in cols else texts
+    return done.as_meta()
+
+
 def load_kg(path: str | Path, *, types: str | Path | None = None, dedupe: bool = True,
-            progress: Callable[[int], Any] | None = None) -> SKB:
+            split_names: str = "auto", progress: Callable[[int], Any] | None = None) -> SKB:
     """Load a KG directory in the public layout (see the module docstring).
 
     Args:
         path: the directory (``train.tsv``/``valid.txt``/... beside name and text files).
         types: a file of ``id<TAB>type`` lines; listed nodes take that type.
         dedupe: drop exact duplicate triples.
+        split_names: a names column of ``name, text`` values: ``"auto"`` detects and splits
+            it (:mod:`kg_name_split`), ``"no"`` keeps whole values as names, any other value
+            is the separator to split at.
         progress: called with the number of triples of each block read.
 
     Raises:
@@ -126,6 +144,7 @@ def load_kg(path: str | Path, *, types: str | Path | None = None, dedupe: bool =
     names = relation_names(rel_ids, texts)
     ids = ents.ids()
     cols, n_unused = entity_columns(files, ids)
+    names_split = _split_name_column(cols, split_names)
     type_names, codes, categories = infer_types(h, r, t, n, rel_ids, names)
     node_types = np.array(type_names, dtype=object)[codes]
     display = cols.pop("name").to_pylist() if "name" in cols else [None] * n
@@ -157,6 +176,7 @@ def load_kg(path: str | Path, *, types: str | Path | None = None, dedupe: bool =
         "relation_ids": dict(zip(names, rel_ids, strict=True)),
         "relation_texts": {nm: tx for nm, tx in zip(names, texts, strict=True) if tx},
         "named_entities_without_triples": n_unused,
+        "names_split": names_split,
         "types_given": n_given,
         "typing_relation": names[typing] if typing is not None else None,
         "types_from_type_files": len(listed),

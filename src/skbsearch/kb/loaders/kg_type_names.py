@@ -32,6 +32,14 @@ COVERAGE = 0.5
 #: ... and at least this share of the nodes carrying it are of the type
 PRECISION = 0.5
 _LEADING = frozenset("has have had".split())
+#: the word the names of bare relation positions start with (``thing with gender``)
+POSITION_HEAD = "thing"
+
+
+def is_position_phrase(name: str) -> bool:
+    """Whether ``name`` is one this module makes for a bare relation position (``thing with
+    gender``, ``thing that plays for``, ``thing something acted in``): no noun for the type."""
+    return name.startswith(POSITION_HEAD + " ")
 
 
 def _positions(type_of: np.ndarray, ent: np.ndarray, r: np.ndarray, n_types: int,
@@ -52,13 +60,13 @@ def _phrase(rel_name: str, head: bool) -> str:
     text = " ".join(words(rel_name.split(" (")[0])) or rel_name
     noun = noun_of(text)
     if not head:
-        return noun or f"thing something {text}"
+        return noun or f"{POSITION_HEAD} something {text}"
     if noun:
         ws = text.split()
         while ws and ws[0] in _LEADING:
             ws = ws[1:]
-        return "thing with " + " ".join(ws)
-    return f"thing that {text}"
+        return f"{POSITION_HEAD} with " + " ".join(ws)
+    return f"{POSITION_HEAD} that {text}"
 
 
 def readable_type_names(type_names: Sequence[str], node_type: np.ndarray, h: np.ndarray, r: np.ndarray,

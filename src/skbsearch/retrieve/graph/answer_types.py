@@ -11,6 +11,11 @@ it come first in a question, before the first relation word or preposition ("Whi
   of them are of one type (a profession "Comedian" for people, a genre for films): "a
   *comedian* born in ..." asks for the type of the nodes that link to Comedian.
 
+Only the names of types that inform (:func:`skbsearch.kb.profile.informative_types`: not one
+type for nearly every node, a noun phrase for a name) are matched: a question's "part" or
+"that" never restricts answers to an importer's ``thing with part`` or ``thing that similar
+to``. A class node speaks for its members whatever their type is named ("national capitals"
+asks for the nodes that are instances of *national capital*).
 Nothing here names a particular KB's types: the vocabulary is read off the SKB (type
 names, node names, in-links). :class:`AnswerTypes` is built once per SKB.
 """
@@ -22,6 +27,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from skbsearch.kb.profile import FUNCTION_WORDS, informative_types
 from skbsearch.kb.schema import INVERSE_SUFFIX
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.graph.name_table import normalise
@@ -111,11 +117,13 @@ class AnswerTypes:
 
     def __init__(self, skb: SKB, *, min_links: int = 20, min_share: float = 0.6) -> None:
         self.types = list(skb.type_names)
+        #: the types that inform (the only ones a guess may name)
+        self.informative = informative_types(skb)
         #: singular head word of a type name -> type indices
         self.heads: dict[str, list[int]] = {}
         for k, t in enumerate(self.types):
             toks = [x for x in _TOKEN.split(t.lower()) if x]
-            if toks:
+            if toks and t in self.informative and toks[-1] not in FUNCTION_WORDS:
                 self.heads.setdefault(singular(toks[-1]), []).append(k)
         #: class name (tuple of singular words) -> (type index, share)
         #: class node -> (type index of its members, their share of its in-links, the step

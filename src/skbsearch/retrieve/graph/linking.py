@@ -34,6 +34,7 @@ import numpy as np
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.store import SKB, positions
+from skbsearch.retrieve.graph.commonness import NameShare
 from skbsearch.retrieve.graph.exact_linker import (
     EntityLinker,
     bracket_mentions,
@@ -74,11 +75,14 @@ class NameLinker:
         typo_min: trigram Jaccard similarity for correcting an unknown word.
         exact: an :class:`EntityLinker` of ``skb`` to share (its name dictionaries are
             big on large SKBs); built when omitted.
+        text_index: the SKB's BM25 index of node documents: a one-word link's confidence
+            is weighed by how often that word is a name in the nodes' own text
+            (:class:`~skbsearch.retrieve.graph.commonness.NameShare`; ``None``: not weighed).
     """
 
     def __init__(self, skb: SKB, name_index: BM25Index, *, n_fuzzy: int = 30, fuzzy_min: float = 0.5,
                  max_anchors: int = 8, min_conf: float = 0.05, typo_min: float = 0.6,
-                 exact: EntityLinker | None = None) -> None:
+                 exact: EntityLinker | None = None, text_index: BM25Index | None = None) -> None:
         self.skb = skb
         self.names = name_index
         self.n_fuzzy = n_fuzzy
@@ -102,6 +106,8 @@ class NameLinker:
         self._node_of_row: np.ndarray | None = None
         if not name_index.in_node_order(skb) and name_index.doc_ids != skb.ids:
             self._node_of_row = positions(name_index.doc_ids, skb.nodes.column("id"))
+        #: how much a one-word mention is a name on this SKB (common words need more evidence)
+        self.name_share = NameShare(skb, name_index, text_index)
         #: learned aliases: a query word or bigram -> [(node, strength)] (see :func:`learn_aliases`)
         self.aliases: dict[str, list[tuple[int, float]]] = {}
 
@@ -185,6 +191,10 @@ class NameLinker:
             return 0.0
         return float(np.mean([self.exact.token_weight(w) for w in words]))
 
+    def _one_word(self, words: Sequence[str]) -> float:
+        """A one-word mention's name-share factor (:meth:`NameShare.weight`); 1 for longer ones."""
+        return self.name_share.weight(words[0]) if len(words) == 1 else 1.0
+
     def _link_one(self, text: str, words: list[str], ids: list[int | None], hits: np.ndarray) -> list[Anchor]:
         found: dict[int, Anchor] = {}
 
@@ -209,7 +219,7 @@ class NameLinker:
             span = tuple(range(m.start, m.end))
             if inside(span):
                 continue
-            quality = self.informativeness(words[m.start : m.end])
+            quality = self.informativeness(words[m.start : m.end]) * self._one_word(words[m.start : m.end])
             for c in m.candidates:
                 add(Anchor(c.node, float(c.score) * quality, m.text, span, "exact"))
         qset = {i for i in ids if i is not None}
@@ -224,7 +234,8 @@ class NameLinker:
             pos = tuple(k for k, i in enumerate(ids) if i is not None and i in name)
             if inside(pos):
                 continue
-            quality = self.informativeness([words[k] for k in pos])
+            quality = self.informativeness([words[k] for k in pos]) * (
+                self._one_word([words[k] for k in pos]) if len(name) == 1 else 1.0)
             add(Anchor(node, share * share * quality, " ".join(words[k] for k in pos), pos, "fuzzy"))
         if self.aliases:
             for gram, pos in _grams(words):

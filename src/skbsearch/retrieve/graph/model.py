@@ -29,7 +29,7 @@ import functools
 import heapq
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ import numpy as np
 from skbsearch.core.atomic import atomic_dir
 from skbsearch.core.errors import ArtefactError
 from skbsearch.kb.descriptive import descriptive_fields
+from skbsearch.kb.profile import FUNCTION_WORDS
 from skbsearch.kb.store import SKB, arrow_numpy
 from skbsearch.retrieve.graph.exact_linker import MASK
 from skbsearch.retrieve.graph.linking import Anchor
@@ -124,11 +125,16 @@ def _names_word(word: str, query_words: set[str]) -> bool:
     return any(len(q) >= 3 and q not in _FUNCTION and q[:5] == w[: min(5, len(q))] for q in query_words)
 
 
-def zero_shot_types(skb: SKB, query_words: set[str], text_types: Sequence[str]) -> dict[str, float]:
+def zero_shot_types(skb: SKB, query_words: set[str], text_types: Sequence[str],
+                    nameable: Collection[str] | None = None) -> dict[str, float]:
     """Target types without training: the types that carry text (documents) and the types
     the query names ("which *genre*"; but "from the *brand* X" names a type it does not
-    ask for, so named types never replace the document types); all types if neither."""
-    named = [t for t in skb.type_names if any(_names_word(p, query_words) for p in _TOKEN.split(t.lower()) if p)]
+    ask for, so named types never replace the document types); all types if neither.
+    ``nameable``: the types a query may name (default all; the graph stage gives the ones
+    that inform); a function word never names a type."""
+    words = {w for w in query_words if w not in FUNCTION_WORDS}
+    named = [t for t in skb.type_names if (nameable is None or t in nameable)
+             and any(_names_word(p, words) for p in _TOKEN.split(t.lower()) if p and p not in FUNCTION_WORDS)]
     chosen = list(dict.fromkeys([*text_types, *named])) or list(skb.type_names)
     return {t: 1.0 / len(chosen) for t in chosen}
 

@@ -50,12 +50,32 @@ class Plan:
     paths: list[PlannedPath]
     types: dict[str, float]
     spare: list[PlannedPath] = field(default_factory=list)
+    #: (anchor, metapath) -> how sure following it is (:func:`walk_confidence`)
+    certainty: dict[tuple[int, tuple[str, ...]], float] = field(default_factory=dict)
 
 
 @dataclass
 class Scored:
-    """Candidates of one query with their evidence (columns: ``model.FEATURES``)."""
+    """Candidates of one query with their evidence (columns: ``model.FEATURES``) and the
+    stage's confidence in its walks (:func:`walk_confidence`)."""
 
     nodes: np.ndarray
     features: np.ndarray
     tie: np.ndarray
+    confidence: float = 1.0
+
+
+#: the confidence of the graph stage's list when no walk is sure (or none reached anything):
+#: the list is then its text candidates of the answer types, scored by text and type, which
+#: stand whatever the anchors (measured on four KGs: benchmarks/NOTES.md, issue 32)
+TEXT_ONLY_CONFIDENCE = 0.5
+
+
+def walk_confidence(walked: dict[int, float]) -> float:
+    """How sure the stage is of its graph evidence on one query, in [0, 1]: the certainty of
+    its surest walk that reached something (an anchor's weight times its metapath's
+    probability, or its share of the anchor's followed metapaths' if larger: an unnamed
+    zero-shot path among several is only a guess, the one way out of an anchor is not), at
+    least :data:`TEXT_ONLY_CONFIDENCE` (what its list holds without walks). ``walked``:
+    anchor -> its surest reaching walk's."""
+    return min(1.0, max([TEXT_ONLY_CONFIDENCE, *walked.values()]))

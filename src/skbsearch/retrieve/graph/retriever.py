@@ -56,7 +56,7 @@ from skbsearch.retrieve.graph.exact_linker import (
     strip_brackets,
 )
 from skbsearch.retrieve.graph.fit import fit_kg_model
-from skbsearch.retrieve.graph.linking import NameLinker, bm25_top_k
+from skbsearch.retrieve.graph.linking import Anchor, NameLinker, bm25_top_k
 from skbsearch.retrieve.graph.metapaths import Metapath, TypeGraph, steps_of
 from skbsearch.retrieve.graph.model import (
     FEATURES,
@@ -69,7 +69,7 @@ from skbsearch.retrieve.graph.model import (
     zero_shot_paths,
     zero_shot_types,
 )
-from skbsearch.retrieve.graph.plan import GraphParams, Plan, Scored
+from skbsearch.retrieve.graph.plan import GraphParams, Plan, Scored, walk_confidence
 
 _WEIGHTS = ("w_rel", "w_text", "w_attr", "w_type")
 
@@ -132,7 +132,7 @@ class SKBGraphRetriever(SpecStage):
                 raise InputError("the graph stage over an SKB needs its text and name indexes",
                                  field="index")
             self._setup(source, text_index, type_graph or TypeGraph(source),
-                        linker or NameLinker(source, name_index), answer_types)
+                        linker or NameLinker(source, name_index, text_index=text_index), answer_types)
             self.set_model(self._override(model))
             self._built = self
 
@@ -146,8 +146,9 @@ class SKBGraphRetriever(SpecStage):
         exact = context.shared("entity-linker", lambda: EntityLinker(kb))
         answer_types = context.shared("answer-types", lambda: AnswerTypes(kb))
         model = KGModel.load(context.resolve_path(p.model)) if p.model else None
-        self._setup(kb, context.index("bm25"), tg,
-                    NameLinker(kb, names, exact=exact, n_fuzzy=p.n_anchor), answer_types)
+        text = context.index("bm25")
+        self._setup(kb, text, tg, NameLinker(kb, names, exact=exact, n_fuzzy=p.n_anchor, text_index=text),
+                    answer_types)
         self.set_model(self._override(model))
         return self
 
@@ -244,6 +245,11 @@ class SKBGraphRetriever(SpecStage):
                 opts.sort(key=lambda x: -x[1])
             kept = [(m, weight * v) for m, v in opts if steps_of(m)]
             plan.paths.extend((ai, m, v) for m, v in kept[: self.top_paths] if v >= self.min_path_prob)
+            # how sure a followed chain is: its probability, or its share of the followed
+            # chains' (an anchor with one way out is followed surely, named or not)
+            total = sum(v for _, v in kept[: self.top_paths])
+            plan.certainty.update({(ai, m): max(v, weight * v / total) for m, v in kept[: self.top_paths]
+                                   if total > 0})
             # back-off candidates: the top paths too improbable to follow, then the next ones
             plan.spare.extend((ai, m, v) for k, (m, v) in enumerate(kept[: self.top_paths + self.backoff])
                               if k >= self.top_paths or v < self.min_path_prob)
@@ -271,7 +277,7 @@ class SKBGraphRetriever(SpecStage):
         types when the phrase says none."""
         guess = self.answer_types.guess(words)
         if not guess:
-            return zero_shot_types(self.skb, set(words), self.text_types)
+            return zero_shot_types(self.skb, set(words), self.text_types, self.answer_types.informative)
         if not self.text_types:
             return guess
         docs = {t: 0.5 / len(self.text_types) for t in self.text_types}
@@ -355,20 +361,27 @@ class SKBGraphRetriever(SpecStage):
         n = self.skb.num_nodes
         rel_all = np.zeros(n)  # zero pages cost nothing until touched
         touched = []
-        for _, _, prob, reached in self.walks(plan, cache):
+        walked: dict[int, float] = {}
+        for ai, path, prob, reached in self.walks(plan, cache):
             rel_all[reached] += prob  # a reached set is unique: no repeated index
             touched.append(reached)
+            walked[ai] = max(walked.get(ai, 0.0), plan.certainty.get((ai, path), prob))
+        conf = walk_confidence(walked)
         uniq = unique_sorted(np.concatenate(touched), n) if len(touched) > 1 else (
             touched[0] if touched else np.zeros(0, np.int64))
         # the n_graph best reached nodes (ties: lower node first)
         g_nodes = uniq[top_k(rel_all[uniq], self.n_graph)] if len(uniq) > self.n_graph else uniq
         rows = unique_sorted(np.concatenate([g_nodes.astype(np.int64), text]))
         if exclude:
-            named = [a.node for a in plan.anchors if a.source in ("bracket", "exact") or a.conf >= 0.99]
-            rows = rows[~np.isin(rows, named)]
+            named = [a for a in plan.anchors if a.source in ("bracket", "exact") or a.conf >= 0.99]
+            # untrained only: a fitted model's exclusion was learned from judged answers
+            asked = self._asked_about(plan, named, text) if self.model is None or not self.model.info else set()
+            rows = rows[~np.isin(rows, [a.node for a in named if a.node not in asked])]
+            if asked:
+                rows = unique_sorted(np.concatenate([rows, np.fromiter(asked, np.int64)]))
         F = np.zeros((len(rows), len(FEATURES)))
         if not len(rows):
-            return Scored(rows, F, np.zeros(0))
+            return Scored(rows, F, np.zeros(0), conf)
         F[:, 0] = rel_all[rows]
         doc_rows = self.row_of_node[rows]
         ok = doc_rows >= 0
@@ -379,7 +392,29 @@ class SKBGraphRetriever(SpecStage):
         if plan.types:
             tp = np.array([plan.types.get(t, 0.0) for t in self.skb.type_names])
             F[:, 3] = tp[self._codes[rows]]
-        return Scored(rows, F, self._tie[rows])
+        return Scored(rows, F, self._tie[rows], conf)
+
+    def _asked_about(self, plan: Plan, named: Sequence[Anchor], text: np.ndarray) -> set[int]:
+        """Named anchors the question asks about, which may then be answers: of a type the
+        question may ask for, and whose document matches the question's other words (its
+        words outside the mention) at least as well as every other text candidate's does
+        ("what does the X tool do to ..." names its answer)."""
+        out: set[int] = set()
+        for a in named:
+            row = int(self.row_of_node[a.node])
+            if row < 0 or (plan.types and plan.types.get(self._type_name(a.node), 0.0) < 0.1):
+                continue
+            span = set(a.words)
+            rest = self.text_index.tokenize([" ".join(w for i, w in enumerate(plan.words) if i not in span)])[0]
+            if not rest:
+                continue
+            others = self.row_of_node[text[text != a.node]]
+            others = others[others >= 0]
+            mine = float(self.text_index.score_docs(rest, np.array([row]))[0])
+            best = float(self.text_index.score_docs(rest, others).max()) if len(others) else 0.0
+            if mine > 0.0 and mine >= best:
+                out.add(a.node)
+        return out
 
     # ------------------------------------------------------------------ stage
     def combine(self, scored: Scored, weights: dict[str, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -399,7 +434,10 @@ class SKBGraphRetriever(SpecStage):
         fitted = self._ranked(queries, run)
         if b >= 1.0:
             return fitted
-        return blend_runs(self.plain()._ranked(queries, run), fitted, b, self.k, self.run_name)
+        plain = self.plain()._ranked(queries, run)
+        out = blend_runs(plain, fitted, b, self.k, self.run_name)
+        out.confidence = {q: max(plain.confidence.get(q, 0.0), c) for q, c in fitted.confidence.items()}
+        return out
 
     def plain(self) -> SKBGraphRetriever:
         """The untrained stage on the same indexes (what a fitted model backs off to)."""
@@ -416,6 +454,7 @@ class SKBGraphRetriever(SpecStage):
             check_deadline()
             nodes, s = self.combine(sc)
             out[q.id] = dict(zip(ids[nodes].tolist(), s.tolist(), strict=True))
+            out.confidence[q.id] = sc.confidence
         return out
 
     def explain(self, query: Query, doc_id: str) -> list[str]:
