@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -59,31 +60,21 @@ def register(app: typer.Typer) -> None:
             "(their scripts load from a CDN, under a Content-Security-Policy). Off by default."),
     ) -> None:
         """Serve search, pipelines, node lookup, KB info and the web explorer (at /) over HTTP (FastAPI; extra \\[server])."""
-        from skbsearch.core.errors import InputError, MissingDependencyError
+        from skbsearch.core.errors import MissingDependencyError
         from skbsearch.server import create_app
         from skbsearch.server.hosts import default_hosts
-        from skbsearch.server.limits import Limits
         from skbsearch.server.pipelines import parse_named
 
         try:
             import uvicorn
         except ImportError:
             raise MissingDependencyError("uvicorn", "server", "skb serve") from None
-        options = {"max_body_bytes": max_body_bytes, "max_batch": max_batch,
-                   "max_query_chars": max_query_chars, "max_k": max_k, "max_results": max_results,
-                   "max_pending": max_pending, "max_candidates": max_candidates,
-                   "request_timeout": request_timeout,
-                   "pipeline_cache_bytes": pipeline_cache_mb * 2**20,
-                   "max_filter_cost": max_filter_cost, "light_filter_cost": light_filter_cost}
-        if workers:
-            options["search_workers"] = workers
-            options["heavy_workers"] = max(1, workers // 2)
-        if heavy_workers:
-            options["heavy_workers"] = heavy_workers
-        try:
-            limits = Limits(**options)
-        except ValueError as e:
-            raise InputError(f"{e} (see 'skb serve --help')") from None
+        limits = _limits(workers=workers, heavy_workers=heavy_workers, max_body_bytes=max_body_bytes,
+                         max_batch=max_batch, max_query_chars=max_query_chars, max_k=max_k,
+                         max_results=max_results, max_pending=max_pending,
+                         max_candidates=max_candidates, request_timeout=request_timeout,
+                         pipeline_cache_bytes=pipeline_cache_mb * 2**20,
+                         max_filter_cost=max_filter_cost, light_filter_cost=light_filter_cost)
         named = parse_named(pipeline)
         from skbsearch.server.admin import read_token
 
@@ -92,3 +83,21 @@ def register(app: typer.Typer) -> None:
                          allowed_hosts=hosts, admin_token=read_token(admin_token_file),
                          api_docs=api_docs)
         uvicorn.run(app, host=host, port=port, log_level="info")
+
+
+def _limits(*, workers: int, heavy_workers: int, **options: Any) -> Any:
+    """The server's :class:`~skbsearch.server.limits.Limits` from ``skb serve``'s options
+    (``--workers`` sets the light and normal lanes, and half as many heavy ones unless
+    ``--heavy-workers`` says); a bad value is an :class:`InputError`."""
+    from skbsearch.core.errors import InputError
+    from skbsearch.server.limits import Limits
+
+    if workers:
+        options["search_workers"] = workers
+        options["heavy_workers"] = max(1, workers // 2)
+    if heavy_workers:
+        options["heavy_workers"] = heavy_workers
+    try:
+        return Limits(**options)
+    except ValueError as e:
+        raise InputError(f"{e} (see 'skb serve --help')") from None
