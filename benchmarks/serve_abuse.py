@@ -54,6 +54,16 @@ def abusive_body(texts: list[str]) -> dict[str, Any]:
     return body
 
 
+
+async def timed_search(http: httpx.AsyncClient, body: dict) -> tuple[int, float]:
+    """POST ``body`` to /search: (status, ms); a dropped connection is status -1."""
+    t0 = time.perf_counter()
+    try:
+        status = (await http.post("/search", json=body)).status_code
+    except httpx.TransportError:
+        status = -1
+    return status, 1000 * (time.perf_counter() - t0)
+
 async def abusive_clients(base: str, texts: list[str], total: int,
                           out: list[tuple[int, float]]) -> None:
     """``total`` abusive requests from :data:`ABUSIVE_CLIENTS` clients: ``(status, ms)``."""
@@ -64,12 +74,7 @@ async def abusive_clients(base: str, texts: list[str], total: int,
         async with httpx.AsyncClient(base_url=base, timeout=300) as http:
             while left[0] > 0:
                 left[0] -= 1
-                t0 = time.perf_counter()
-                try:
-                    status = (await http.post("/search", json=body)).status_code
-                except httpx.TransportError:
-                    status = -1
-                out.append((status, 1000 * (time.perf_counter() - t0)))
+                out.append(await timed_search(http, body))
 
     await asyncio.gather(*(one_client() for _ in range(min(ABUSIVE_CLIENTS, total))))
 
@@ -175,12 +180,7 @@ async def filter_storm(base: str, texts: list[str], seconds: float,
                 sent[0] += 1
                 body = {"query": texts[sent[0] % len(texts)], "k": 10, "pipeline": "bm25",
                         "where": storm_where(sent[0])}
-                t0 = time.perf_counter()
-                try:
-                    status = (await http.post("/search", json=body)).status_code
-                except httpx.TransportError:
-                    status = -1
-                out.append((status, 1000 * (time.perf_counter() - t0)))
+                out.append(await timed_search(http, body))
 
     await asyncio.gather(*(one_client() for _ in range(STORM_CLIENTS)))
 
