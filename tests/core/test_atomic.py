@@ -231,3 +231,21 @@ def test_check_replaceable_refuses_an_skb_with_foreign_files(tmp_path):
     with pytest.raises(InputError, match="my-notes.md"):
         check_replaceable(skb, "skb")
     assert foreign_entries(skb, "skb") == ["my-notes.md"]
+
+
+def test_a_fit_output_with_a_users_file_is_not_replaced(tmp_path):
+    """'skb fit' replaces its output whole: a file the user added there (notes.md) would be
+    deleted by the next fit, so the directory is refused; its own models (<stage>-<i>) are not
+    foreign."""
+    out = tmp_path / "fit-out"
+    with atomic_dir(out, kind="fit") as tmp:
+        (tmp / "fit.json").write_text(json.dumps(
+            {"artefact": "fit", "metric": "mrr", "folds": 5, "untrained": {}, "fitted": {}, "keep": True}))
+        (tmp / "pipeline.txt").write_text("graph\n")
+        (tmp / "graph-0").mkdir()
+    assert artefact_kind(out) == "fit"
+    check_replaceable(out, "fit")
+    (out / "notes.md").write_text("mine")
+    with pytest.raises(InputError, match="notes.md"):
+        check_replaceable(out, "fit")
+    assert foreign_entries(out, "fit") == ["notes.md"]

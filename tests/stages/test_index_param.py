@@ -37,6 +37,8 @@ def other_index(kb_dir: Path) -> Path:
                               "--no-add-rel", "--out", str(out)])
     assert res.exit_code == 0, res.output
     assert f"bm25(index='{out}')" in res.output  # says how to use it
+    # an index built elsewhere leaves the SKB as it was (no name tables written into it)
+    assert not (kb_dir / "indexes").exists()
     return out
 
 

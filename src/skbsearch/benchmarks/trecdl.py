@@ -41,9 +41,11 @@ __all__ = ["TrecDLData", "folds_of", "load_trecdl", "metrics_of", "restrict_scor
 
 
 def metrics_of(run: Run, qrels: Qrels) -> dict[str, float]:
-    """nDCG@10 (gain = grade), and MRR@10, MTRR, TMHits@10 with grade >= 2 relevant."""
-    out = evaluate(run, qrels, ["ndcg@10"])
-    out.update(evaluate(run, qrels, ["mrr@10", "mtrr", "tmhits@10"], min_grade=2))
+    """nDCG@10 (gain = grade), and MRR@10, MTRR, TMHits@10 with grade >= 2 relevant, averaged
+    over every query of ``qrels`` (a query missing from ``run`` scores 0, as trec_eval -c), so
+    the baseline and the re-ranked run share one denominator."""
+    out = evaluate(run, qrels, ["ndcg@10"], complete=True)
+    out.update(evaluate(run, qrels, ["mrr@10", "mtrr", "tmhits@10"], min_grade=2, complete=True))
     return out
 
 

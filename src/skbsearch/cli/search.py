@@ -125,11 +125,15 @@ def index_cmd(
         progress("saving", 0, 1)
         index.save(out, overwrite=True)
         progress("saving", 1, 1)
-        tables = _graph_tables(skb, kind, progress)
+        # the name tables live in the SKB: only beside its default index (an index built
+        # elsewhere with --out leaves the SKB as it was)
+        default = out.absolute() == default_index_dir(skb_dir, kind).absolute()
+        tables = _graph_tables(skb, kind, progress) if default else []
     summary = {"kind": kind, "engine": engine, "path": str(out), "num_docs": index.num_docs,
                "params": getattr(index, "params", {}), "seconds": round(time.perf_counter() - t0, 2),
                "built_on": getattr(index, "built_on", None), "graph_tables": tables}
     _report_index(summary, index, skb_dir, out, json_out=json_out, quiet=quiet)
+
 
 def _bm25_only(kind: str, combine: str | None, field_b: list[str] | None) -> dict[str, Any]:
     """``--combine`` / ``--field-b`` as build options (BM25 only; refused with another kind)."""

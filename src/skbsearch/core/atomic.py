@@ -85,7 +85,14 @@ ARTEFACT_CONTENTS: dict[str, frozenset[str]] = {
     "skb": frozenset({"meta.json", "nodes.parquet", "nodes.arrow", "edges.parquet", "graph",
                       "indexes"}),
     "catalogue": frozenset({"skb", "queries.jsonl", "qrels.trec", "dataset.json"}),
+    "fit": frozenset({"fit.json", "pipeline.txt"}),
+    "synth-queries": frozenset({"stark_qa", "split", "queries.jsonl", "templates.json",
+                                "report.json"}),
 }
+
+#: kind -> names a directory of that kind may hold besides :data:`ARTEFACT_CONTENTS`
+#: (``skb fit``'s kept models: one directory per model stage, ``<stage>-<i>``).
+ARTEFACT_NAME_PATTERNS: dict[str, re.Pattern[str]] = {"fit": re.compile(r"^[a-z][a-z0-9_-]*-\d+$")}
 
 _WHAT = {"skb": "an SKB directory ('skb kb build')", "index": "an index directory ('skb index')",
          "catalogue": "a synthetic catalogue ('skb synth catalogue')",
@@ -153,8 +160,10 @@ def foreign_entries(path: str | Path, kind: str) -> list[str]:
     known = ARTEFACT_CONTENTS.get(kind)
     if known is None:
         return []
+    pattern = ARTEFACT_NAME_PATTERNS.get(kind)
     return sorted(p.name for p in Path(path).iterdir()
-                  if p.name not in known and not _LITTER.match(p.name))
+                  if p.name not in known and not _LITTER.match(p.name)
+                  and not (pattern is not None and p.is_dir() and pattern.match(p.name)))
 
 
 def _refuse_foreign(final: Path, kind: str) -> None:
