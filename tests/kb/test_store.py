@@ -9,6 +9,8 @@ import pyarrow as pa
 import pytest
 
 import skbsearch.kb.store as store_mod
+import skbsearch.kb.store_columns as columns_mod
+import skbsearch.kb.store_files as files_mod
 from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.kb import SKB, SKBBuilder
 
@@ -125,7 +127,7 @@ def test_atomic_save_keeps_old_dir(tmp_path, monkeypatch) -> None:
     b = SKBBuilder()
     b.add_node("only", "thing", "Only")
     new = b.build()
-    real = store_mod.pq.write_table
+    real = files_mod.pq.write_table
     calls = []
 
     def failing(table, where, *args, **kwargs):
@@ -134,10 +136,10 @@ def test_atomic_save_keeps_old_dir(tmp_path, monkeypatch) -> None:
             raise OSError("disk full")
         return real(table, where, *args, **kwargs)
 
-    monkeypatch.setattr(store_mod.pq, "write_table", failing)
+    monkeypatch.setattr(files_mod.pq, "write_table", failing)
     with pytest.raises(OSError, match="disk full"):
         new.save(tmp_path / "kb")
-    monkeypatch.setattr(store_mod.pq, "write_table", real)
+    monkeypatch.setattr(files_mod.pq, "write_table", real)
     assert len(calls) == 2
     assert [p.name for p in tmp_path.iterdir()] == ["kb"]  # no temp or .old dirs left
     assert_same(old, SKB.load(tmp_path / "kb"))
@@ -173,7 +175,7 @@ def test_damaged_nodes_arrow_falls_back_to_parquet(tmp_path, damage: str) -> Non
     elif damage == "garbage":
         f.write_bytes(b"not arrow at all" * 10)
     else:  # a consistent file of another table: row count does not match meta.json
-        store_mod._write_arrow(skb.nodes.slice(0, 2), f)
+        files_mod._write_arrow(skb.nodes.slice(0, 2), f)
     assert_same(skb, SKB.load(tmp_path / "kb"))
 
 
@@ -321,7 +323,7 @@ def test_numeric_column_nulls_to_nan_through_buffers():
 def test_relation_roles_read_in_pieces_equal_a_direct_count(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each relation's one source and one target type (None where several), read off the
     edges piece by piece, as counted edge by edge."""
-    monkeypatch.setattr(store_mod, "_ROLE_CHUNK", chunk)
+    monkeypatch.setattr(columns_mod, "_ROLE_CHUNK", chunk)
     rng = np.random.default_rng(3)
     n, m = 30, 200
     types = rng.choice(["a", "b", "c"], n)

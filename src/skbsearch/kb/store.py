@@ -14,8 +14,6 @@ through the memory-mapped CSR graph instead.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -23,104 +21,26 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from skbsearch.core.atomic import atomic_dir, recover_dir, recover_parent
-from skbsearch.core.errors import ArtefactError, InputError
+from skbsearch.core.atomic import recover_dir
+from skbsearch.core.errors import InputError
 from skbsearch.kb.arrays import arrow_numpy, numeric_column, positions  # noqa: F401 - re-exported
-from skbsearch.kb.generations import (
-    GENERATIONS_DIR,
-    SEGMENTS_DIR,
-    Generation,
-    collect_garbage,
-    current,
-)
+from skbsearch.kb.generations import GENERATIONS_DIR, collect_garbage, current
 from skbsearch.kb.graph import Graph
-from skbsearch.kb.graph_merge import merged_graph
-from skbsearch.kb.live import merge
 from skbsearch.kb.predicate import select_mask
-from skbsearch.kb.schema import RESERVED_COLUMNS, Node, Schema
-from skbsearch.kb.segments import read_segment
-
-FORMAT_VERSION = 1
-
-#: Files whose bytes make an SKB's ``content_hash``.
-CONTENT_FILES = ("nodes.parquet", "edges.parquet")
-
-#: Keys of ``meta`` that describe the generation an SKB was opened at (never saved).
-GENERATION_KEYS = ("generation", "lineage", "segments", "base_hash")
-
-#: The node table as an uncompressed Arrow IPC file, memory-mapped on load.
-NODES_ARROW = "nodes.arrow"
-
-
-def content_hash(directory: str | Path) -> str:
-    """A digest (BLAKE2b, 128 bit, hex) of an SKB directory's node and edge files."""
-    h = hashlib.blake2b(digest_size=16)
-    for name in CONTENT_FILES:
-        with open(Path(directory) / name, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
-    return h.hexdigest()
-
-
-def _write_arrow(table: pa.Table, file: Path) -> None:
-    """Write ``table`` as an uncompressed Arrow IPC file (memory-mappable, zero-copy)."""
-    with pa.OSFile(str(file), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
-        writer.write_table(table)
-
-
-def _read_nodes(path: Path, meta: dict[str, Any], mmap: bool, rebuild: str) -> pa.Table:
-    """The node table: ``nodes.arrow`` memory-mapped when it is there and consistent with
-    ``nodes.parquet`` (row count and columns), else ``nodes.parquet`` read into memory."""
-    pfile = path / "nodes.parquet"
-    if not pfile.is_file():
-        raise ArtefactError(f"{pfile} is missing; {rebuild}")
-    afile = path / NODES_ARROW
-    if mmap and afile.is_file():
-        try:
-            table = pa.ipc.open_file(pa.memory_map(str(afile), "r")).read_all()
-            table.validate()
-            expected = pq.read_schema(pfile)
-            if table.num_rows == meta.get("num_nodes") and table.schema.names == expected.names:
-                return table
-        except (OSError, ValueError, pa.ArrowException):
-            pass  # damaged or foreign: the Parquet copy is the canonical one
-    try:
-        return pq.read_table(pfile, memory_map=mmap)
-    except (OSError, ValueError, pa.ArrowException) as e:  # truncated, not parquet
-        raise ArtefactError(f"{pfile}: corrupt or truncated parquet ({str(e)[:200]}); {rebuild}") from None
-
-
-def _read_edges(file: Path, schema: Schema, n: int, mmap: bool,
-                rebuild: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(src, relation code, dst)`` arrays of ``edges.parquet``, checked against ``n`` nodes."""
-    try:
-        edges = pq.read_table(file, columns=["relation", "src_idx", "dst_idx"], memory_map=mmap)
-        rel = edges.column("relation").combine_chunks()
-        if isinstance(rel, pa.DictionaryArray) and len(rel):
-            # Re-map dictionary codes onto the schema's relation order.
-            order = {name: i for i, name in enumerate(schema.relations)}
-            remap = np.array([order[x] for x in rel.dictionary.to_pylist()], dtype=np.int16)
-            rel_codes = remap[rel.indices.to_numpy(zero_copy_only=False)]
-        else:
-            rel_codes = np.zeros(0, np.int16)
-        src = edges.column("src_idx").to_numpy()
-        dst = edges.column("dst_idx").to_numpy()
-    except (OSError, KeyError, IndexError, ValueError, TypeError, pa.ArrowException) as e:
-        raise ArtefactError(f"{file}: corrupt edges ({type(e).__name__}: {str(e)[:200]}); "
-                          f"{rebuild}") from None
-    for what, arr in (("src_idx", src), ("dst_idx", dst)):
-        if len(arr) and (arr.dtype.kind not in "iu" or int(arr.min()) < 0 or int(arr.max()) >= n):
-            raise ArtefactError(f"{file}: column {what} points outside the {n} nodes; {rebuild}")
-    if len(rel_codes) != len(src):
-        raise ArtefactError(f"{file}: {len(src)} edges but {len(rel_codes)} relation codes; {rebuild}")
-    return (np.asarray(src, dtype=np.int32), np.asarray(rel_codes, dtype=np.int16),
-            np.asarray(dst, dtype=np.int32))
-
-
-#: edges per piece when the relation roles are read off the edge arrays
-_ROLE_CHUNK = 1 << 18
+from skbsearch.kb.schema import Node, Schema
+from skbsearch.kb.store_columns import edge_codes, node_table, relation_roles
+from skbsearch.kb.store_files import (  # noqa: F401 - the file constants re-exported
+    CONTENT_FILES,
+    FORMAT_VERSION,
+    GENERATION_KEYS,
+    NODES_ARROW,
+    content_hash,
+    open_generation,
+    open_plain,
+    write_dir,
+)
+from skbsearch.kb.store_sql import run_sql
 
 
 class SKB:
@@ -210,79 +130,18 @@ class SKB:
                 names per edge, or int codes into ``relations``.
             relations: relation names when ``edges`` carries int codes.
         """
-        fields = dict(fields or {})
-        attributes = dict(attributes or {})
-        for col in list(fields) + list(attributes):
-            if col in RESERVED_COLUMNS:
-                raise InputError(f"'{col}' is reserved for the node {col}; rename the column", field=col)
-        n = len(ids)
-        cols: dict[str, pa.Array] = {
-            "id": pa.array(list(ids), type=pa.string()),
-            "type": pa.array(list(types), type=pa.string()).dictionary_encode(),
-            "name": pa.array(list(names), type=pa.string()),
-        }
-        for name, values in fields.items():
-            cols[name] = (values if isinstance(values, pa.Array)
-                          else pa.array(list(values), type=pa.string()))
-        for name, values in attributes.items():
-            cols[name] = pa.array(list(values)) if not isinstance(values, pa.Array) else values
-        for name, arr in cols.items():
-            if len(arr) != n:
-                raise InputError(f"column has {len(arr)} values for {n} nodes", field=name)
-        table = pa.table(cols)
+        table = node_table(ids, types, names, fields or {}, attributes or {})
+        src, rel, dst, rel_names = edge_codes(edges, relations, len(ids))
         type_names = sorted(set(table.column("type").combine_chunks().dictionary.to_pylist()))
-        if edges is None:
-            src = np.zeros(0, np.int32)
-            rel = np.zeros(0, np.int16)
-            dst = np.zeros(0, np.int32)
-            rel_names = list(relations or [])
-        else:
-            src, r, dst = edges
-            src = np.asarray(src, dtype=np.int32)
-            dst = np.asarray(dst, dtype=np.int32)
-            r = np.asarray(r)
-            if r.dtype.kind in "iu":
-                rel_names = list(relations or [])
-                rel = r.astype(np.int16)
-            else:
-                rel_names, inv = np.unique(r.astype(str), return_inverse=True)
-                rel_names = [str(x) for x in rel_names]
-                rel = inv.astype(np.int16)
-            if len(src) and (src.min() < 0 or src.max() >= n or dst.min() < 0 or dst.max() >= n):
-                raise InputError("edge endpoint index out of range of the node list")
         schema = Schema(
             node_types=type_names,
             relations=rel_names,
-            text_fields=list(fields),
-            attributes={k: str(table.schema.field(k).type) for k in attributes},
+            text_fields=list(fields or {}),
+            attributes={k: str(table.schema.field(k).type) for k in attributes or {}},
         )
         skb = cls(table, src, rel, dst, schema, meta)
-        skb.schema.relation_roles = skb._relation_roles()
+        skb.schema.relation_roles = relation_roles(skb)
         return skb
-
-    def _relation_roles(self) -> dict[str, list[str | None]]:
-        """Per relation, its one source type and one target type (None where several):
-        one pass over the edges (a mask per relation would scan them once per relation)."""
-        names = self.type_names
-        n_types = max(len(names), 1)
-        n_rel = max(len(self.schema.relations), 1)
-        key_type = np.int16 if n_rel * n_types < 2**15 else np.int64  # small keys: cache-resident
-        types = self.node_type_codes.astype(key_type)
-        sides = []
-        for ends in (self.edge_src, self.edge_dst):
-            seen = np.zeros(n_rel * n_types, bool)
-            for a in range(0, len(ends), _ROLE_CHUNK):  # cache-sized pieces: no edge-long temporaries
-                b = a + _ROLE_CHUNK
-                seen[self.edge_rel[a:b].astype(key_type, copy=False) * key_type(n_types) + types[ends[a:b]]] = True
-            pairs = np.flatnonzero(seen)
-            r, t = pairs // n_types, pairs % n_types
-            count = np.bincount(r, minlength=len(self.schema.relations))
-            only = np.full(len(self.schema.relations), -1, np.int64)
-            only[r[count[r] == 1]] = t[count[r] == 1]
-            sides.append(only)
-        return {rel_name: [names[sides[0][k]] if sides[0][k] >= 0 else None,
-                           names[sides[1][k]] if sides[1][k] >= 0 else None]
-                for k, rel_name in enumerate(self.schema.relations)}
 
     # ------------------------------------------------------------------ persistence
     def save(self, path: str | Path, *, overwrite: bool = True, build_graph: bool = True,
@@ -297,41 +156,12 @@ class SKB:
         ``content_hash``, a digest of ``nodes.parquet`` and ``edges.parquet`` that indexes
         copy into their manifests to detect that the SKB was rebuilt since.
         """
-        path = Path(path)
-        with atomic_dir(path, overwrite=overwrite, kind="skb", inputs=inputs,
-                        keep=("indexes",)) as tmp:
-            pq.write_table(self.nodes, tmp / "nodes.parquet")
-            _write_arrow(self.nodes, tmp / NODES_ARROW)
-            rel_names = np.array(self.schema.relations, dtype=object)
-            ids = self.ids_array
-            edges = pa.table(
-                {
-                    "src": pa.array(ids[self.edge_src], type=pa.string()),
-                    "relation": pa.DictionaryArray.from_arrays(
-                        pa.array(self.edge_rel.astype(np.int32)),
-                        pa.array(list(rel_names), type=pa.string()),
-                    ),
-                    "dst": pa.array(ids[self.edge_dst], type=pa.string()),
-                    "src_idx": pa.array(self.edge_src),
-                    "dst_idx": pa.array(self.edge_dst),
-                }
-            )
-            pq.write_table(edges, tmp / "edges.parquet")
-            meta = {"artefact": "skb", **{k: v for k, v in self.meta.items() if k not in GENERATION_KEYS}}
-            meta.update(
-                format_version=FORMAT_VERSION,
-                num_nodes=self.num_nodes,
-                num_edges=self.num_edges,
-                content_hash=content_hash(tmp),
-                schema=self.schema.to_dict(),
-            )
-            (tmp / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
-            if build_graph:
-                self.graph.save(tmp / "graph")
+        meta = write_dir(self, Path(path), overwrite=overwrite, build_graph=build_graph,
+                         inputs=inputs)
         self.meta["content_hash"] = meta["content_hash"]
-        self.path = path
-        self.graph_dir = path / "graph"
-        return path
+        self.path = Path(path)
+        self.graph_dir = self.path / "graph"
+        return self.path
 
     @classmethod
     def load(cls, path: str | Path, *, mmap: bool = True) -> SKB:
@@ -350,41 +180,8 @@ class SKB:
         gen = current(path) if (path / GENERATIONS_DIR).is_dir() else None
         collect_garbage(path)  # litter of a killed update; unreferenced parts
         if gen is None:
-            return cls._load_plain(path, mmap=mmap)
-        return cls._load_generation(path, gen, mmap=mmap)
-
-    @classmethod
-    def _load_generation(cls, path: Path, gen: Generation, *, mmap: bool) -> SKB:
-        base_dir = path if gen.base == "." else path / gen.base
-        base = cls._load_plain(base_dir, mmap=mmap)
-        meta = dict(base.meta)
-        meta.update(generation=gen.number, content_hash=gen.content_hash, base_hash=gen.base_hash,
-                    lineage=list(gen.lineage), segments=[s["name"] for s in gen.segments])
-        if not gen.segments:
-            skb = cls(base.nodes, None, None, None, base.schema, meta, path,
-                      edges_loader=base._edge_arrays)
-            skb.graph_dir = base_dir / "graph"
-            return skb
-        segs = [read_segment(path / SEGMENTS_DIR / s["name"], s["content_hash"])
-                for s in gen.segments]
-        gdir = base_dir / "graph"
-        saved = (gdir / "graph.json").is_file()
-        try:
-            base_graph = Graph.load(gdir) if saved else None
-        except ArtefactError:  # refused when the graph is used, as before; counted from the edges now
-            base_graph = None
-        table, edges, schema, delta, n_edges = merge(base.nodes, base._edge_arrays, base.schema, segs, base_graph)
-        meta.update(num_nodes=table.num_rows, num_edges=n_edges)
-        if callable(edges):  # relations, roles and counts known: the edge arrays built on first use
-            skb = cls(table, None, None, None, schema, meta, path, edges_loader=edges)
-        else:
-            skb = cls(table, *edges, schema, meta, path)
-            skb.schema.relation_roles = skb._relation_roles()
-        skb.graph_dir = None
-        skb.new_of_base = delta.new_of_base
-        if saved:  # merge the saved CSR instead of sorting every edge
-            skb._graph_factory = lambda: merged_graph(base_graph or Graph.load(gdir), delta)
-        return skb
+            return open_plain(cls, path, mmap=mmap)
+        return open_generation(cls, path, gen, mmap=mmap)
 
     def base_rows(self) -> np.ndarray | None:
         """Per row, the row of the same node in this generation's base (-1: a node added by
@@ -396,56 +193,6 @@ class SKB:
         alive = np.flatnonzero(self.new_of_base >= 0)
         out[self.new_of_base[alive]] = alive
         return out
-
-    @classmethod
-    def _load_plain(cls, path: Path, *, mmap: bool = True) -> SKB:
-        path = Path(path)
-        meta_file = path / "meta.json"
-        # a build killed while swapping directories (or any dead writer's litter beside it)
-        recover_parent(path.absolute().parent)
-        if not meta_file.is_file():
-            raise ArtefactError(
-                f"{path} is not an SKB directory (no meta.json); build one with 'skb kb build'"
-            )
-        rebuild = "rebuild it with 'skb kb build'"
-        try:
-            meta = json.loads(meta_file.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as e:
-            raise ArtefactError(f"{meta_file}:{e.lineno}: corrupt meta.json ({e.msg})") from None
-        except (UnicodeDecodeError, RecursionError, ValueError) as e:
-            raise ArtefactError(f"{meta_file}: corrupt meta.json ({type(e).__name__}); {rebuild}") from None
-        if not isinstance(meta, dict):
-            raise ArtefactError(f"{meta_file}: corrupt meta.json (not a JSON object); {rebuild}")
-        if meta.get("format_version") != FORMAT_VERSION:
-            raise ArtefactError(
-                f"{path}: SKB format version {meta.get('format_version')} is not supported "
-                f"(expected {FORMAT_VERSION}); rebuild it with 'skb kb build'"
-            )
-        try:
-            schema = Schema.from_dict(meta.pop("schema"))
-        except (KeyError, TypeError, ValueError, AttributeError) as e:
-            raise ArtefactError(f"{meta_file}: missing or corrupt 'schema' ({e}); {rebuild}") from None
-        nodes = _read_nodes(path, meta, mmap, rebuild)
-        missing = [c for c in ("id", "type", "name") if c not in nodes.column_names]
-        if missing:
-            raise ArtefactError(f"{path / 'nodes.parquet'}: no column(s) {missing}; {rebuild}")
-        efile = path / "edges.parquet"
-        if not efile.is_file():
-            raise ArtefactError(f"{efile} is missing; {rebuild}")
-        n = nodes.num_rows
-        if isinstance(meta.get("num_edges"), int):
-            try:  # the footer only: a truncated or foreign file fails here, at load
-                rows = pq.read_metadata(efile).num_rows
-            except (OSError, ValueError, pa.ArrowException) as e:
-                raise ArtefactError(f"{efile}: corrupt or truncated parquet ({str(e)[:200]}); "
-                                  f"{rebuild}") from None
-            if rows != meta["num_edges"]:
-                raise ArtefactError(f"{efile}: {rows} edges but meta.json says {meta['num_edges']}; "
-                                  f"{rebuild}")
-            return cls(nodes, None, None, None, schema, meta, path,
-                       edges_loader=lambda: _read_edges(efile, schema, n, mmap, rebuild))
-        src, rel_codes, dst = _read_edges(efile, schema, n, mmap, rebuild)
-        return cls(nodes, src, rel_codes, dst, schema, meta, path)
 
     # ------------------------------------------------------------------ accessors
     @property
@@ -613,26 +360,7 @@ class SKB:
         This is for a user's own queries on their own machine (``skb kb sql``); text from
         other people goes through :meth:`select`, which never reaches SQL.
         """
-        import duckdb
-
-        nodes = self.nodes
-        edges = self.edges_table()
-        config = {} if allow_files else {"enable_external_access": False,
-                                         "lock_configuration": True}
-        con = duckdb.connect(config=config)
-        try:
-            con.register("nodes", nodes)
-            con.register("edges", edges)
-            try:
-                rel = con.sql(query)
-                if rel is None:  # a statement without a result set
-                    return pa.table({})
-                fetch = getattr(rel, "to_arrow_table", None) or rel.arrow
-                return fetch()
-            except duckdb.Error as e:
-                raise InputError(f"SQL error: {e}", field="query") from None
-        finally:
-            con.close()
+        return run_sql(self.nodes, self.edges_table(), query, allow_files=allow_files)
 
     def select(self, predicate: str | None, types: Sequence[str] | None = None) -> np.ndarray:
         """Internal indices of nodes matching an attribute predicate (and node types).
