@@ -1,15 +1,11 @@
 """The SKB store: ``nodes.parquet``, ``edges.parquet``, ``meta.json`` and a CSR graph.
 
-Node ids are strings at the API and dense int32 row numbers inside. Edges are kept as
-three parallel arrays (source index, relation index, target index). A directory is
-written atomically (temp dir + rename): a failed save keeps the previous SKB.
-
-Beside the Parquet files (the canonical, compressed copy that the content hash covers) a
-save writes ``nodes.arrow``: the same node table as an uncompressed Arrow IPC file. Loading
-memory-maps it, so opening a 1M-node SKB reads no text at all and the text columns cost
-memory only for the pages a query touches (a search that returns ids never reads the
-descriptions). The edge arrays are read from ``edges.parquet`` on first use: serving goes
-through the memory-mapped CSR graph instead.
+Node ids are strings at the API and dense int32 row numbers inside; edges are three parallel
+arrays (source, relation, target). Saves are atomic (temp dir + rename). Beside the Parquet
+files (the canonical copy the content hash covers) a save writes ``nodes.arrow``, memory-mapped
+on load, so opening a 1M-node SKB reads no text; the edge arrays are read on first use.
+The files are read and written in :mod:`skbsearch.kb.store_files`; the tables are made from
+columns in :mod:`skbsearch.kb.store_columns`; user SQL runs in :mod:`skbsearch.kb.store_sql`.
 """
 
 from __future__ import annotations
@@ -25,7 +21,11 @@ import pyarrow as pa
 from skbsearch.core.atomic import recover_dir
 from skbsearch.core.errors import InputError
 from skbsearch.kb.arrays import arrow_numpy, numeric_column, positions  # noqa: F401 - re-exported
-from skbsearch.kb.generations import GENERATIONS_DIR, collect_garbage, current
+from skbsearch.kb.generations import (
+    GENERATIONS_DIR,
+    collect_garbage,
+    current,
+)
 from skbsearch.kb.graph import Graph
 from skbsearch.kb.predicate import select_mask
 from skbsearch.kb.schema import Node, Schema
@@ -35,12 +35,13 @@ from skbsearch.kb.store_files import (  # noqa: F401 - the file constants re-exp
     FORMAT_VERSION,
     GENERATION_KEYS,
     NODES_ARROW,
+    Opened,
     content_hash,
-    open_generation,
-    open_plain,
+    read_generation,
+    read_plain,
     write_dir,
 )
-from skbsearch.kb.store_sql import run_sql
+from skbsearch.kb.store_sql import edges_table, run_sql
 
 
 class SKB:
@@ -140,8 +141,12 @@ class SKB:
             attributes={k: str(table.schema.field(k).type) for k in attributes or {}},
         )
         skb = cls(table, src, rel, dst, schema, meta)
-        skb.schema.relation_roles = relation_roles(skb)
+        skb.schema.relation_roles = skb._relation_roles()
         return skb
+
+    def _relation_roles(self) -> dict[str, list[str | None]]:
+        return relation_roles(self.type_names, self.node_type_codes, self.schema.relations,
+                              self.edge_src, self.edge_rel, self.edge_dst)
 
     # ------------------------------------------------------------------ persistence
     def save(self, path: str | Path, *, overwrite: bool = True, build_graph: bool = True,
@@ -152,12 +157,12 @@ class SKB:
         nothing but an SKB's own files, and never when it is or contains one of ``inputs``
         (the source files): see :func:`skbsearch.core.atomic.check_replaceable`. Its ``indexes/``
         are carried over (an index of other content is refused on use, naming the command
-        that rebuilds it). ``meta.json`` records
-        ``content_hash``, a digest of ``nodes.parquet`` and ``edges.parquet`` that indexes
-        copy into their manifests to detect that the SKB was rebuilt since.
+        that rebuilds it). ``meta.json`` records ``content_hash``, a digest of the node and
+        edge files that indexes copy to detect that the SKB was rebuilt since.
         """
-        meta = write_dir(self, Path(path), overwrite=overwrite, build_graph=build_graph,
-                         inputs=inputs)
+        meta = write_dir(Path(path), self.nodes, self.ids_array, self._edge_arrays(), self.schema,
+                         self.meta, save_graph=self.graph.save if build_graph else None,
+                         overwrite=overwrite, inputs=inputs)
         self.meta["content_hash"] = meta["content_hash"]
         self.path = Path(path)
         self.graph_dir = self.path / "graph"
@@ -179,9 +184,22 @@ class SKB:
             recover_dir(path)  # a build killed while swapping directories
         gen = current(path) if (path / GENERATIONS_DIR).is_dir() else None
         collect_garbage(path)  # litter of a killed update; unreferenced parts
-        if gen is None:
-            return open_plain(cls, path, mmap=mmap)
-        return open_generation(cls, path, gen, mmap=mmap)
+        got = read_plain(path, mmap=mmap) if gen is None else read_generation(path, gen, mmap=mmap)
+        return cls._opened(got, path)
+
+    @classmethod
+    def _opened(cls, got: Opened, path: Path) -> SKB:
+        """The SKB of a directory as :mod:`skbsearch.kb.store_files` read it."""
+        src, rel, dst = got.edges if got.edges is not None else (None, None, None)
+        skb = cls(got.nodes, src, rel, dst, got.schema, got.meta, path, edges_loader=got.edges_loader)
+        if got.merged:  # a generation with segments: no saved graph of its own
+            skb.graph_dir, skb.new_of_base = None, got.new_of_base
+            skb._graph_factory = got.graph_factory
+            if got.edges is not None:
+                skb.schema.relation_roles = skb._relation_roles()
+        elif got.graph_dir is not None:
+            skb.graph_dir = got.graph_dir
+        return skb
 
     def base_rows(self) -> np.ndarray | None:
         """Per row, the row of the same node in this generation's base (-1: a node added by
@@ -338,18 +356,8 @@ class SKB:
 
     def edges_table(self) -> pa.Table:
         """Edges as an Arrow table: ``src``, ``relation``, ``dst`` (string ids) and int indices."""
-        ids = self.ids_array
-        rels = np.array(self.schema.relations, dtype=object)
-        return pa.table(
-            {
-                "src": pa.array(ids[self.edge_src] if self.num_edges else [], type=pa.string()),
-                "relation": pa.array(rels[self.edge_rel] if self.num_edges else [],
-                                     type=pa.string()),
-                "dst": pa.array(ids[self.edge_dst] if self.num_edges else [], type=pa.string()),
-                "src_idx": pa.array(self.edge_src),
-                "dst_idx": pa.array(self.edge_dst),
-            }
-        )
+        return edges_table(self.ids_array, self.schema.relations, self.edge_src, self.edge_rel,
+                           self.edge_dst)
 
     def sql(self, query: str, *, allow_files: bool = False) -> pa.Table:
         """Run the user's own SQL (DuckDB) over tables ``nodes`` and ``edges``.

@@ -7,16 +7,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from skbsearch.core.errors import InputError
 from skbsearch.kb.schema import RESERVED_COLUMNS
-
-if TYPE_CHECKING:
-    from skbsearch.kb.store import SKB
 
 #: edges per piece when the relation roles are read off the edge arrays
 _ROLE_CHUNK = 1 << 18
@@ -71,27 +68,29 @@ def edge_codes(edges: tuple[np.ndarray, Sequence[str] | np.ndarray, np.ndarray] 
     return src, rel, dst, rel_names
 
 
-def relation_roles(skb: SKB) -> dict[str, list[str | None]]:
+def relation_roles(names: Sequence[str], type_codes: np.ndarray, relations: Sequence[str],
+                   edge_src: np.ndarray, edge_rel: np.ndarray,
+                   edge_dst: np.ndarray) -> dict[str, list[str | None]]:
     """Per relation, its one source type and one target type (None where several):
-    one pass over the edges (a mask per relation would scan them once per relation)."""
-    names = skb.type_names
+    one pass over the edges (a mask per relation would scan them once per relation).
+    ``type_codes`` index ``names`` per node; ``edge_rel`` indexes ``relations``."""
     n_types = max(len(names), 1)
-    n_rel = max(len(skb.schema.relations), 1)
+    n_rel = max(len(relations), 1)
     key_type = np.int16 if n_rel * n_types < 2**15 else np.int64  # small keys: cache-resident
-    types = skb.node_type_codes.astype(key_type)
+    types = type_codes.astype(key_type)
     sides = []
-    for ends in (skb.edge_src, skb.edge_dst):
+    for ends in (edge_src, edge_dst):
         seen = np.zeros(n_rel * n_types, bool)
         for a in range(0, len(ends), _ROLE_CHUNK):  # cache-sized pieces: no edge-long temporaries
             b = a + _ROLE_CHUNK
-            codes = np.asarray(skb.edge_rel[a:b], dtype=key_type)  # int16 * a Python int stays int16
+            codes = np.asarray(edge_rel[a:b], dtype=key_type)  # int16 * a Python int stays int16
             seen[codes * n_types + types[ends[a:b]]] = True
         pairs = np.flatnonzero(seen)
         r, t = pairs // n_types, pairs % n_types
-        count = np.bincount(r, minlength=len(skb.schema.relations))
-        only = np.full(len(skb.schema.relations), -1, np.int64)
+        count = np.bincount(r, minlength=len(relations))
+        only = np.full(len(relations), -1, np.int64)
         only[r[count[r] == 1]] = t[count[r] == 1]
         sides.append(only)
     return {rel_name: [names[sides[0][k]] if sides[0][k] >= 0 else None,
                        names[sides[1][k]] if sides[1][k] >= 0 else None]
-            for k, rel_name in enumerate(skb.schema.relations)}
+            for k, rel_name in enumerate(relations)}

@@ -9,11 +9,13 @@ that rebuilds it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -27,10 +29,9 @@ from skbsearch.kb.graph_merge import merged_graph
 from skbsearch.kb.live import merge
 from skbsearch.kb.schema import Schema
 from skbsearch.kb.segments import read_segment
-from skbsearch.kb.store_columns import relation_roles
 
-if TYPE_CHECKING:
-    from skbsearch.kb.store import SKB
+#: ``(source row, relation code, target row)`` of every edge
+Edges = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 FORMAT_VERSION = 1
 
@@ -111,80 +112,61 @@ def _read_edges(file: Path, schema: Schema, n: int, mmap: bool,
 
 
 
-def write_dir(skb: SKB, path: Path, *, overwrite: bool, build_graph: bool,
-              inputs: Iterable[str | Path | None]) -> dict[str, Any]:
-    """Write ``skb`` to the directory ``path`` atomically (see :meth:`SKB.save`); the meta
-    written."""
+@dataclass
+class Opened:
+    """An SKB directory as read: ``edges`` now, or ``edges_loader`` to read them later; a
+    generation with segments is ``merged`` (its CSR graph merged from the base's by
+    ``graph_factory``, ``new_of_base`` the row of each base row), else ``graph_dir`` holds
+    its saved graph (``None``: the directory's own ``graph/``)."""
+
+    nodes: pa.Table
+    schema: Schema
+    meta: dict[str, Any]
+    edges: Edges | None
+    edges_loader: Callable[[], Edges] | None
+    graph_dir: Path | None = None
+    merged: bool = False
+    new_of_base: np.ndarray | None = None
+    graph_factory: Callable[[], Graph] | None = None
+
+
+def write_dir(path: Path, nodes: pa.Table, ids: np.ndarray, edges: Edges, schema: Schema,
+              meta: dict[str, Any], *, save_graph: Callable[[Path], None] | None,
+              overwrite: bool, inputs: Iterable[str | Path | None]) -> dict[str, Any]:
+    """Write an SKB's files to the directory ``path`` atomically (see
+    :meth:`skbsearch.kb.store.SKB.save`): ``meta`` completed by the counts, the content hash
+    and the schema, returned as written; ``save_graph(dir)`` writes the CSR graph."""
     with atomic_dir(path, overwrite=overwrite, kind="skb", inputs=inputs,
                     keep=("indexes",)) as tmp:
-        pq.write_table(skb.nodes, tmp / "nodes.parquet")
-        _write_arrow(skb.nodes, tmp / NODES_ARROW)
-        rel_names = np.array(skb.schema.relations, dtype=object)
-        ids = skb.ids_array
+        pq.write_table(nodes, tmp / "nodes.parquet")
+        _write_arrow(nodes, tmp / NODES_ARROW)
+        src, rel, dst = edges
+        rel_names = np.array(schema.relations, dtype=object)
         edges = pa.table(
             {
-                "src": pa.array(ids[skb.edge_src], type=pa.string()),
+                "src": pa.array(ids[src], type=pa.string()),
                 "relation": pa.DictionaryArray.from_arrays(
-                    pa.array(skb.edge_rel.astype(np.int32)),
+                    pa.array(rel.astype(np.int32)),
                     pa.array(list(rel_names), type=pa.string()),
                 ),
-                "dst": pa.array(ids[skb.edge_dst], type=pa.string()),
-                "src_idx": pa.array(skb.edge_src),
-                "dst_idx": pa.array(skb.edge_dst),
+                "dst": pa.array(ids[dst], type=pa.string()),
+                "src_idx": pa.array(src),
+                "dst_idx": pa.array(dst),
             }
         )
         pq.write_table(edges, tmp / "edges.parquet")
-        meta = {"artefact": "skb", **{k: v for k, v in skb.meta.items() if k not in GENERATION_KEYS}}
-        meta.update(
-            format_version=FORMAT_VERSION,
-            num_nodes=skb.num_nodes,
-            num_edges=skb.num_edges,
-            content_hash=content_hash(tmp),
-            schema=skb.schema.to_dict(),
-        )
-        (tmp / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
-        if build_graph:
-            skb.graph.save(tmp / "graph")
-    return meta
+        out = {"artefact": "skb", **{k: v for k, v in meta.items() if k not in GENERATION_KEYS}}
+        out.update(format_version=FORMAT_VERSION, num_nodes=nodes.num_rows, num_edges=len(src),
+                   content_hash=content_hash(tmp), schema=schema.to_dict())
+        (tmp / "meta.json").write_text(json.dumps(out, indent=2), encoding="utf-8")
+        if save_graph is not None:
+            save_graph(tmp / "graph")
+    return out
 
 
-def open_generation(cls: type[SKB], path: Path, gen: Generation, *, mmap: bool) -> SKB:
-    """The SKB of generation ``gen`` of the directory ``path``: its base with the delta
-    segments merged in."""
-    base_dir = path if gen.base == "." else path / gen.base
-    base = open_plain(cls, base_dir, mmap=mmap)
-    meta = dict(base.meta)
-    meta.update(generation=gen.number, content_hash=gen.content_hash, base_hash=gen.base_hash,
-                lineage=list(gen.lineage), segments=[s["name"] for s in gen.segments])
-    if not gen.segments:
-        skb = cls(base.nodes, None, None, None, base.schema, meta, path,
-                  edges_loader=base._edge_arrays)
-        skb.graph_dir = base_dir / "graph"
-        return skb
-    segs = [read_segment(path / SEGMENTS_DIR / s["name"], s["content_hash"])
-            for s in gen.segments]
-    gdir = base_dir / "graph"
-    saved = (gdir / "graph.json").is_file()
-    try:
-        base_graph = Graph.load(gdir) if saved else None
-    except ArtefactError:  # refused when the graph is used, as before; counted from the edges now
-        base_graph = None
-    table, edges, schema, delta, n_edges = merge(base.nodes, base._edge_arrays, base.schema, segs, base_graph)
-    meta.update(num_nodes=table.num_rows, num_edges=n_edges)
-    if callable(edges):  # relations, roles and counts known: the edge arrays built on first use
-        skb = cls(table, None, None, None, schema, meta, path, edges_loader=edges)
-    else:
-        skb = cls(table, *edges, schema, meta, path)
-        skb.schema.relation_roles = relation_roles(skb)
-    skb.graph_dir = None
-    skb.new_of_base = delta.new_of_base
-    if saved:  # merge the saved CSR instead of sorting every edge
-        skb._graph_factory = lambda: merged_graph(base_graph or Graph.load(gdir), delta)
-    return skb
-
-
-def open_plain(cls: type[SKB], path: Path, *, mmap: bool = True) -> SKB:
-    """The SKB saved in the directory ``path`` (no generations), checked as it is read."""
+def read_plain(path: Path, *, mmap: bool = True) -> Opened:
+    """What the SKB saved in the directory ``path`` (no generations) is made of, checked as it
+    is read: the node table, the schema, the meta, and the edges or a loader of them."""
     meta_file = path / "meta.json"
     # a build killed while swapping directories (or any dead writer's litter beside it)
     recover_parent(path.absolute().parent)
@@ -227,8 +209,41 @@ def open_plain(cls: type[SKB], path: Path, *, mmap: bool = True) -> SKB:
         if rows != meta["num_edges"]:
             raise ArtefactError(f"{efile}: {rows} edges but meta.json says {meta['num_edges']}; "
                               f"{rebuild}")
-        return cls(nodes, None, None, None, schema, meta, path,
-                   edges_loader=lambda: _read_edges(efile, schema, n, mmap, rebuild))
-    src, rel_codes, dst = _read_edges(efile, schema, n, mmap, rebuild)
-    return cls(nodes, src, rel_codes, dst, schema, meta, path)
+        return Opened(nodes, schema, meta, None, lambda: _read_edges(efile, schema, n, mmap, rebuild))
+    return Opened(nodes, schema, meta, _read_edges(efile, schema, n, mmap, rebuild), None)
 
+
+def _once(opened: Opened) -> Callable[[], Edges]:
+    """``opened``'s edge arrays, read on the first call only."""
+    if opened.edges_loader is not None:
+        return functools.cache(opened.edges_loader)
+    edges = opened.edges
+    assert edges is not None
+    return lambda: edges
+
+
+def read_generation(path: Path, gen: Generation, *, mmap: bool) -> Opened:
+    """Generation ``gen`` of the directory ``path``: its base with the delta segments merged in."""
+    base_dir = path if gen.base == "." else path / gen.base
+    base = read_plain(base_dir, mmap=mmap)
+    base_edges = _once(base)
+    meta = dict(base.meta)
+    meta.update(generation=gen.number, content_hash=gen.content_hash, base_hash=gen.base_hash,
+                lineage=list(gen.lineage), segments=[s["name"] for s in gen.segments])
+    gdir = base_dir / "graph"
+    if not gen.segments:
+        return Opened(base.nodes, base.schema, meta, None, base_edges, graph_dir=gdir)
+    segs = [read_segment(path / SEGMENTS_DIR / s["name"], s["content_hash"])
+            for s in gen.segments]
+    saved = (gdir / "graph.json").is_file()
+    try:
+        base_graph = Graph.load(gdir) if saved else None
+    except ArtefactError:  # refused when the graph is used, as before; counted from the edges now
+        base_graph = None
+    table, edges, schema, delta, n_edges = merge(base.nodes, base_edges, base.schema, segs, base_graph)
+    meta.update(num_nodes=table.num_rows, num_edges=n_edges)
+    factory = (lambda: merged_graph(base_graph or Graph.load(gdir), delta)) if saved else None
+    # relations, roles and counts known (edges callable): the edge arrays built on first use
+    return Opened(table, schema, meta, None if callable(edges) else edges,
+                  edges if callable(edges) else None, merged=True,
+                  new_of_base=delta.new_of_base, graph_factory=factory)

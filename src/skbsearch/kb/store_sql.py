@@ -1,4 +1,5 @@
-"""A user's own SQL (DuckDB) over an SKB's node and edge tables, shut off from files.
+"""A user's own SQL (DuckDB) over an SKB's node and edge tables, shut off from files, and
+the edge table it sees.
 
 :meth:`skbsearch.kb.store.SKB.sql` is the public door. Text from other people never comes
 here: it goes through :meth:`~skbsearch.kb.store.SKB.select` (:mod:`skbsearch.kb.predicate`).
@@ -6,6 +7,9 @@ here: it goes through :meth:`~skbsearch.kb.store.SKB.select` (:mod:`skbsearch.kb
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
 import pyarrow as pa
 
 from skbsearch.core.errors import InputError
@@ -32,3 +36,20 @@ def run_sql(nodes: pa.Table, edges: pa.Table, query: str, *, allow_files: bool =
             raise InputError(f"SQL error: {e}", field="query") from None
     finally:
         con.close()
+
+
+def edges_table(ids: np.ndarray, relations: Sequence[str], edge_src: np.ndarray,
+                edge_rel: np.ndarray, edge_dst: np.ndarray) -> pa.Table:
+    """Edges as an Arrow table: ``src``, ``relation``, ``dst`` (string ids; ``ids`` an object
+    array of node ids) and the int indices ``src_idx``, ``dst_idx``."""
+    rels = np.array(relations, dtype=object)
+    some = len(edge_src) > 0
+    return pa.table(
+        {
+            "src": pa.array(ids[edge_src] if some else [], type=pa.string()),
+            "relation": pa.array(rels[edge_rel] if some else [], type=pa.string()),
+            "dst": pa.array(ids[edge_dst] if some else [], type=pa.string()),
+            "src_idx": pa.array(edge_src),
+            "dst_idx": pa.array(edge_dst),
+        }
+    )
