@@ -3,7 +3,7 @@
 The graph stage's score holds the BM25 score of the index a ``bm25`` stage reads, so ``fuse``
 weighs the BM25 list ``1 / 2`` at full confidence (``stages/fusion.shared_evidence_weights``:
 shared evidence counts once); per query, the weights follow the graph list's confidence
-(``hybrid.confident_weights``: the row "per-query confidence"). This script measures that choice against equal weights and a grid of
+(``core.fusion.confident_weights``: the row "per-query confidence"). This script measures that choice against equal weights and a grid of
 BM25 weights (``--weights``) x max terms (``--tops``), with ``bm25`` and ``graph`` alone beside
 them, untrained, each query set an SKB with queries and answers (a STaRK CSV with
 ``answer_ids``, or queries + TREC qrels). Hit@1, Hit@10 and MRR per set; mean MRR and Hit@10
@@ -36,7 +36,7 @@ from skbsearch.core.types import Qrels
 from skbsearch.datasets.qrels import read_qrels
 from skbsearch.datasets.queries import read_queries
 from skbsearch.eval import evaluate
-from skbsearch.retrieve.hybrid import score_fusion
+from skbsearch.core.fusion import score_fusion
 from skbsearch.stages.fusion import child_evidence
 
 METRICS = ("hit@1", "hit@10", "mrr")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.core.errors import InputError
+from skbsearch.core.fusion import fuse_runs
 from skbsearch.core.operators import StageBase
 from skbsearch.core.progress import ProgressFn
 from skbsearch.core.types import Run
@@ -26,7 +27,6 @@ from skbsearch.index import get_kind
 from skbsearch.kb.loaders import load as _load_source
 from skbsearch.kb.records import update_files
 from skbsearch.kb.store import SKB as _StoreSKB
-from skbsearch.retrieve.hybrid import fuse_runs
 from skbsearch.stages import StageContext
 from skbsearch.stages import pipeline as _pipeline
 
@@ -170,7 +170,7 @@ def fuse(*runs: Run, method: str = "fuse", weights: Sequence[float] | None = Non
     ``skb.fuse(run_a, run_b)`` is ``run_a + run_b`` (score-aware fusion, a spec's ``+``);
     ``method="rrf"`` is reciprocal rank fusion, ``"zscore"``/``"minmax"`` weighted sums of
     normalised scores. ``weights``: one per run; ``params``: the method's own (``top``,
-    ``depth``, ``k``). See :func:`skbsearch.retrieve.hybrid.fuse_runs`.
+    ``depth``, ``k``). See :func:`skbsearch.core.fusion.fuse_runs`.
     """
     return fuse_runs(runs, method, weights, **params)
 

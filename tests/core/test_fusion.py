@@ -1,4 +1,4 @@
-"""Rank and score fusion: hand-computed examples and the fusion stages."""
+"""Rank and score fusion of Runs (:mod:`skbsearch.core.fusion`): hand-computed examples."""
 
 from __future__ import annotations
 
@@ -7,17 +7,15 @@ import math
 import pytest
 
 from skbsearch.core.errors import InputError
-from skbsearch.core.operators import FunctionStage
-from skbsearch.core.types import Qrels, Query, Run
-from skbsearch.retrieve.hybrid import (
-    RRF,
-    ScoreFusion,
-    WeightedFusion,
+from skbsearch.core.fusion import (
+    confident_weights,
+    fuse_runs,
     normalize_scores,
     rrf,
     score_fusion,
     weighted_fusion,
 )
+from skbsearch.core.types import Run
 
 A = Run({"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"x": 1.0}}, name="A")
 B = Run({"q1": {"c": 0.9, "a": 0.5, "d": 0.1}}, name="B")
@@ -76,48 +74,6 @@ def test_normalize_scores_edge_cases():
         normalize_scores({"a": 1.0}, "softmax")
 
 
-def _fixed(run: Run, name: str) -> FunctionStage:
-    """A stage that answers from a precomputed Run (restricted to the candidates given)."""
-
-    def fn(queries, prev):
-        out = Run(name=name)
-        for q in queries:
-            docs = run.get(q.id, {})
-            out[q.id] = {d: s for d, s in docs.items() if prev is None or d in prev.get(q.id, {})}
-        return out
-
-    return FunctionStage(fn, name)
-
-
-def test_rrf_and_weighted_stages_fuse_their_stages():
-    qs = [Query("q1", "anything"), Query("q3", "no results")]
-    sa, sb = _fixed(A, "A"), _fixed(B, "B")
-    fused = RRF(sa, sb)(qs)
-    assert fused["q1"] == rrf([A, B])["q1"]
-    assert fused["q3"] == {}
-    top2 = (RRF(sa, sb, k=60) % 2)(qs)
-    assert list(top2["q1"]) == ["a", "c"]
-    w = WeightedFusion([(sa, 0.7), (sb, 0.3)], norm="minmax")(qs)
-    assert w["q1"] == weighted_fusion([A, B], [0.7, 0.3])["q1"]
-    assert "RRF(" in repr(RRF(sa, sb)) and "0.7" in repr(WeightedFusion([(sa, 0.7), (sb, 0.3)]))
-
-
-def test_fusion_stage_passes_the_run_on_for_rescoring():
-    prev = Run({"q1": {"b": 1.0, "d": 1.0}})
-    fused = RRF(_fixed(A, "A"), _fixed(B, "B"))([Query("q1", "x")], prev)
-    assert set(fused["q1"]) == {"b", "d"}
-    assert fused["q1"]["b"] == pytest.approx(1 / 61)  # rank 1 among A's re-scored candidates
-
-
-def test_stage_arguments_are_checked():
-    with pytest.raises(InputError):
-        RRF()
-    with pytest.raises(InputError):
-        WeightedFusion([])
-    with pytest.raises(InputError):
-        WeightedFusion([(_fixed(A, "A"), 1.0)], norm="l2")
-
-
 def test_score_fusion_keeps_a_confident_lists_top():
     """Documents both lists return in their middle outrank each list's first under RRF;
     score fusion keeps both firsts on top, and a document both rank high still wins."""
@@ -154,69 +110,9 @@ def test_score_fusion_a_steep_list_does_not_outvote_two_lists():
         score_fusion([steep], k=-1)
 
 
-def test_fuse_stage_is_plus_and_fits_weights():
-    from skbsearch.stages import pipeline
-
-    sa, sb = _fixed(A, "A"), _fixed(B, "B")
-    qs = [Query("q1", "x")]
-    assert ScoreFusion(sa, sb)(qs)["q1"] == score_fusion([A, B])["q1"]
-    p = pipeline("fuse(run(path='a'), run(path='b'), top=1)")
-    assert repr(p) == "fuse(run(path='a'), run(path='b'), top=1.0)"
-
-
-def test_fuse_fit_backs_off_to_its_parameters_unless_held_out_quarters_support_the_choice():
-    """``fuse`` fitting picks weights and ``top`` on all its training queries only where
-    picking them on three quarters beats the current ones on the fourth (pooled)."""
-    import zlib
-
-    import numpy as np
-
-    from skbsearch.stages.fusion import _backed_off
-
-    qids = [f"q{i}" for i in range(40)]
-    part = np.array([zlib.crc32(q.encode()) % 4 for q in qids])
-    assert set(part) == {0, 1, 2, 3}
-    current = np.full(len(qids), 2)
-    everywhere = np.ones(len(qids), np.int64)
-    assert _backed_off(np.array([current, everywhere]), qids) == 1  # better on every quarter
-    # each choice is best on one quarter only (and worst elsewhere): in-sample, one of them
-    # wins; held out, the one picked on three quarters loses on the fourth
-    local = [np.where(part == p, 1, 50) for p in range(4)]
-    local[0] = np.where(part == 0, 1, 40)  # the in-sample winner
-    assert int(np.argmax((1.0 / np.array(local)).mean(axis=1))) == 0
-    assert _backed_off(np.array([current, *local]), qids) == 0
-    # better by far on three quarters, worse on the fourth: no quarter may lose
-    uneven = np.where(part == 3, 3, 1)
-    assert _backed_off(np.array([current, uneven]), qids) == 0
-
-
-def test_fuse_refit_backs_off_to_the_specs_parameters_not_the_last_fit():
-    """Cross-validation refits one stage per fold: a fold whose queries support no choice
-    keeps the spec's weights, not those the previous fold chose."""
-    from skbsearch.stages.fusion import FuseStage
-
-    qids = [f"q{i}" for i in range(40)]
-    good = Run({q: {"gold": 2.0, "wrong": 1.9, "x": 1.0} for q in qids})
-    bad = Run({q: {"wrong": 2.0, "y": 1.0} for q in qids})  # equal weights put wrong first
-    qs = [Query(q, "x") for q in qids]
-    qrels = Qrels({q: {"gold": 1} for q in qids})
-    st = FuseStage.from_children([_fixed(good, "good"), _fixed(bad, "bad")])
-    st.fit(qs, qrels)
-    assert st.params.weights[0] > st.params.weights[1]  # the good list, on every quarter
-    same = FuseStage.from_children([_fixed(good, "good"), _fixed(good, "good2")])
-    same.params.weights, same.params.top = (0.3, 0.7), 1.0
-    same.fit(qs, qrels)
-    assert same.params.weights == (0.3, 0.7) and same.params.top == 1.0  # nothing to gain: kept
-    st.children = [_fixed(good, "good"), _fixed(good, "good2")]
-    st.fit(qs, qrels)  # a refit where nothing generalises: back to the spec's default weights
-    assert st.params.weights == () and st.params.top == 2.0
-
-
 def test_confident_weights_follow_each_lists_confidence_on_the_query():
     """Shared evidence counts once at full confidence; a list that is not confident on a
     query weighs its confidence, and the lists it shares evidence with weigh more."""
-    from skbsearch.retrieve.hybrid import confident_weights
-
     ev = [("index:bm25",), ("graph", "index:bm25")]
     assert confident_weights(ev, [1.0, 1.0]) == [0.5, 1.0]
     assert confident_weights(ev, [1.0, 0.0]) == [1.0, 0.0]
@@ -238,3 +134,16 @@ def test_score_fusion_with_evidence_weighs_each_query_by_the_runs_confidence():
     assert fused.ranked("q2")[0][0] == "c"
     # a cut keeps the confidence it was given
     assert graph.top(1).confidence == graph.confidence
+
+
+def test_fuse_runs_is_run_plus_run_and_names_the_methods():
+    """Saved Runs fuse with the functions the stages use: ``a + b`` is ``fuse``, and each
+    method's own parameters are checked by name."""
+    assert (A + B) == fuse_runs([A, B]) == score_fusion([A, B], name="A+B")
+    assert (A + B).name == "A+B"
+    assert fuse_runs([A, B], "rrf", k=0) == rrf([A, B], k=0)
+    assert fuse_runs([A, B], "zscore", weights=[1.0, 2.0]) == weighted_fusion([A, B], [1.0, 2.0], "zscore")
+    with pytest.raises(InputError, match="no parameter 'top'"):
+        fuse_runs([A, B], "rrf", top=1.0)
+    with pytest.raises(InputError, match="unknown fusion method"):
+        fuse_runs([A, B], "max")

@@ -15,7 +15,7 @@ import pytest
 import skbsearch as skb
 from skbsearch.core.operators import StageBase
 from skbsearch.eval import SubsetWarning
-from skbsearch.retrieve.hybrid import rrf, score_fusion
+from skbsearch.core.fusion import rrf, score_fusion
 from skbsearch.stages.base import FitReport
 from skbsearch.synth.catalogue import generate_catalogue
 

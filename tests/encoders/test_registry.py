@@ -23,7 +23,7 @@ def test_importing_dense_modules_does_not_import_torch_or_faiss():
         """
         import sys
         import skbsearch.encoders, skbsearch.index.dense, skbsearch.index.multivector
-        import skbsearch.retrieve.dense, skbsearch.retrieve.hybrid
+        import skbsearch.retrieve.dense, skbsearch.retrieve.hybrid, skbsearch.stages.fusion
         heavy = [m for m in sys.modules if m.split('.')[0] in
                  ('torch', 'sentence_transformers', 'faiss', 'transformers')]
         assert not heavy, heavy

@@ -14,7 +14,7 @@ from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.dense import DenseRetriever, MultiVectorRetriever
 from skbsearch.retrieve.filters import NodeFilter
-from skbsearch.retrieve.hybrid import RRF
+from skbsearch.stages.fusion import RRFStage
 from skbsearch.retrieve.sparse import BM25Retriever
 
 pytestmark = pytest.mark.slow
@@ -171,7 +171,7 @@ def test_multivector_finds_text_deep_in_long_documents():
 
 def test_hybrid_rrf_of_bm25_and_dense(dense_dir, skb):
     bm25 = BM25Index.from_texts(zip(skb.ids, FACTS, strict=True))
-    stage = RRF(BM25Retriever(bm25, k=10), DenseRetriever(dense_dir, k=10)) % 3
+    stage = RRFStage.of(BM25Retriever(bm25, k=10), DenseRetriever(dense_dir, k=10)) % 3
     run = stage(queries())
     assert run.ranked("q1")[0][0] == "n6"  # tallest peak: dense finds it, BM25 does not
     assert all(len(d) <= 3 for d in run.values())

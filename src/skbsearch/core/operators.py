@@ -14,13 +14,22 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from skbsearch.core.deadline import check_deadline
+from skbsearch.core.errors import SkbError
 from skbsearch.core.frames import is_frame
 from skbsearch.core.lazy import load_object
 from skbsearch.core.types import Query, Run, as_queries
 
-#: What ``a + b`` builds: score-aware fusion (``fuse``), a registered stage of layer L2, named by
-#: its import path and loaded on first use (this layer never imports the stage layer).
-FUSION = "skbsearch.stages.fusion:fuse"
+#: What ``a + b`` builds (score-aware fusion, the ``fuse`` stage of layer L2): the stage layer
+#: registers it here when it is imported (:func:`register_fusion`); this layer never imports it.
+_FUSION: list[Callable[[Stage, Stage], Stage]] = []
+
+
+def register_fusion(fuse: Callable[[Stage, Stage], Stage]) -> None:
+    """Make ``fuse(a, b)`` what ``a + b`` builds (:mod:`skbsearch.stages.fusion` calls this
+    when it is imported, as a stage registers itself with its name)."""
+    _FUSION[:] = [fuse]
+
+
 #: What ``pipeline.explain(query, doc_id)`` calls: the stage layer's evidence collector.
 EXPLAIN = "skbsearch.stages.explain:explain"
 
@@ -75,8 +84,10 @@ class StageBase:
 
     def __add__(self, other: Stage) -> Stage:  # (Run + Run: skbsearch.core.types.Run.__add__)
         """``a + b``: fuse the two stages' Runs (score-aware fusion, ``fuse``)."""
-        fuse: Callable[[Stage, Stage], Stage] = load_object(FUSION)
-        return fuse(self, other)
+        if not _FUSION:
+            raise SkbError("'a + b' fuses with the stage layer's 'fuse' stage, which is not loaded: "
+                           "import skbsearch.stages (skb.stage and skb.pipeline do) first")
+        return _FUSION[0](self, other)
 
     def run(self, queries: Any, run: Run | None = None) -> Run:
         """The Run of ``queries`` in any shape: ``Query`` objects, strings, ``{id: text}``, a

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.jsonl import check_json_text
@@ -134,6 +134,9 @@ class Run(dict[str, dict[str, float]]):
     #: per query, how sure the stage that made this Run is of its list, in [0, 1] (a query
     #: not in it: no statement, taken as 1); ``fuse`` with default weights weighs lists by it
     confidence: dict[str, float]
+    #: What ``run_a + run_b`` calls: :func:`skbsearch.core.fusion.fuse_runs`, which registers
+    #: itself here when imported (``skbsearch.core`` imports it first, so it is always set).
+    fusion: ClassVar[Callable[[Sequence[Run]], Run]]
 
     def __init__(self, data: Mapping[str, Mapping[str, float]] | None = None, name: str = "run"):
         super().__init__()
@@ -189,8 +192,7 @@ class Run(dict[str, dict[str, float]]):
         (``skbsearch.fuse(a, b, method=...)`` for RRF or weighted fusion)."""
         if not isinstance(other, Run):
             return NotImplemented
-        fuse_runs: Callable[..., Run] = load_object("skbsearch.retrieve.hybrid:fuse_runs")
-        return fuse_runs([self, other])
+        return Run.fusion([self, other])
 
     def to_df(self) -> Any:
         """A pandas DataFrame ``qid, docno, rank, score`` (PyTerrier's result columns; ``rank``

@@ -1,4 +1,13 @@
-"""Fusion stages (``a + b`` is ``fuse(a, b)``; ``rrf(a, b)`` is RRF) and the saved-run, filter stages."""
+"""Fusion stages: ``fuse`` (``a + b``), ``rrf``, ``zscore``, ``minmax``, one class each.
+
+A fusion stage runs its children on the same queries (and Run) and fuses their Runs with its
+method in :mod:`skbsearch.core.fusion` (the one place that fuses lists, which saved Runs use
+too); ``fit`` chooses its weights. Importing this module registers :func:`fuse` as what
+``a + b`` builds (:func:`skbsearch.core.operators.register_fusion`).
+
+The classes that were ``skbsearch.retrieve.hybrid``'s (``RRF``, ``WeightedFusion``,
+``ScoreFusion``) are these stages: :meth:`FusionStage.of` builds one over stage objects.
+"""
 
 from __future__ import annotations
 
@@ -10,21 +19,15 @@ from typing import Any
 import numpy as np
 
 from skbsearch.core.errors import InputError
-from skbsearch.core.operators import Pipeline
+from skbsearch.core.fusion import rrf, score_fusion, weighted_fusion
+from skbsearch.core.operators import Pipeline, register_fusion
 from skbsearch.core.registry import register_stage
-from skbsearch.core.stage import SpecStage, format_value
+from skbsearch.core.stage import Context, SpecStage, format_value
 from skbsearch.core.types import Qrels, Query, Run
-from skbsearch.retrieve.filters import NodeFilter
-from skbsearch.retrieve.hybrid import (
-    RRF,
-    ScoreFusion,
-    WeightedFusion,
-    score_fusion,
-    weighted_fusion,
-)
 from skbsearch.stages.base import bind
 from skbsearch.stages.context import StageContext
 from skbsearch.stages.explain import explainers
+from skbsearch.stages.inputs import FilterStage, SavedRunStage  # noqa: F401 - their old home
 
 
 class FusionStage(SpecStage):
@@ -50,9 +53,31 @@ class FusionStage(SpecStage):
                 bind(c, context)
         return st
 
+    @classmethod
+    def of(cls, *children: Any, **params: Any) -> FusionStage:
+        """The stage over stage objects, unbound: ``RRFStage.of(bm25, dense, k=60)`` (what
+        ``skbsearch.retrieve.hybrid.RRF(bm25, dense, k=60)`` built)."""
+        return cls.from_children(children, **params)
+
     def __init__(self, context: StageContext | None = None, **params: Any) -> None:
         super().__init__(context, **params)
         self.children = []
+        self._built = self  # the stage does its own work: nothing to build from a context
+
+    def build(self, context: Context) -> FusionStage:
+        """The stage itself (its children are built on their first call)."""
+        return self
+
+    def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
+        queries = list(queries)
+        fused = self.fuse([c(queries, run) for c in self.children])
+        for q in queries:
+            fused.setdefault(q.id, {})
+        return fused
+
+    def fuse(self, runs: Sequence[Run]) -> Run:  # pragma: no cover - abstract
+        """The children's ``runs`` fused by this stage's method and parameters."""
+        raise NotImplementedError
 
     def _child_repr(self, c: Any) -> str:
         r = repr(c)
@@ -121,13 +146,20 @@ class FuseStage(FusionStage):
 
     _given: tuple[tuple[float, ...] | None, float] | None = None
 
-    def build(self, context: StageContext) -> Any:
-        if self.params.weights:
-            return ScoreFusion(*self.children, weights=self.params.weights, top=self.params.top,
-                               depth=self.params.depth, k=self.params.k)
-        # per query: each list's evidence and confidence (the weights: those at full confidence)
-        return ScoreFusion(*self.children, weights=shared_evidence_weights(self.children), top=self.params.top,
-                           depth=self.params.depth, k=self.params.k, evidence=child_evidence(self.children))
+    def fuse(self, runs: Sequence[Run]) -> Run:
+        """:func:`~skbsearch.core.fusion.score_fusion` of ``runs``: with the spec's weights, or
+        per query from each list's evidence and confidence (the weights: those at full
+        confidence)."""
+        p = self.params
+        if p.weights:
+            return score_fusion(runs, p.weights, p.top, p.depth, k=p.k)
+        return score_fusion(runs, self.list_weights(), p.top, p.depth, k=p.k,
+                            evidence=child_evidence(self.children))
+
+    def list_weights(self) -> tuple[float, ...]:
+        """The lists' weights at full confidence: the spec's, else those of
+        :func:`shared_evidence_weights` (shared evidence counted once)."""
+        return tuple(self.params.weights) or shared_evidence_weights(self.children)
 
     def fit(self, queries: Sequence[Query], qrels: Qrels, run: Run | None = None) -> SpecStage:
         """Choose the weights (simplex, step 0.1) and ``top`` (0: RRF, 1, 2, 4) that maximise
@@ -147,7 +179,6 @@ class FuseStage(FusionStage):
         w, top = grid[row]
         self.params.weights = tuple(round(x, 3) for x in w) if w is not None else ()
         self.params.top = top
-        self._built = None
         mrr = _rr(ranks).mean(axis=1)
         self._summary = {"kept": "fitted" if row else "spec", "weights": self.params.weights, "top": top,
                          "training": {"queries": len(qids), "spec": {"mrr": round(float(mrr[0]), 4)},
@@ -231,9 +262,9 @@ class RRFStage(FusionStage):
         weights: tuple[float, ...] = ()
         depth: int | None = None
 
-    def build(self, context: StageContext) -> Any:
-        return RRF(*self.children, k=self.params.k, weights=self.params.weights or None,
-                   depth=self.params.depth)
+    def fuse(self, runs: Sequence[Run]) -> Run:
+        """:func:`~skbsearch.core.fusion.rrf` of ``runs``."""
+        return rrf(runs, self.params.k, self.params.weights or None, self.params.depth)
 
 
 def fuse(a: Any, b: Any) -> FuseStage:
@@ -245,7 +276,9 @@ def fuse(a: Any, b: Any) -> FuseStage:
         else:
             kids.append(s)
     ctx = next((getattr(s, "context", None) for s in kids if getattr(s, "context", None)), None)
-    return FuseStage.from_children(kids, context=ctx)
+    st = FuseStage.from_children(kids, context=ctx)
+    assert isinstance(st, FuseStage)
+    return st
 
 
 class _WeightedStage(FusionStage):
@@ -256,10 +289,9 @@ class _WeightedStage(FusionStage):
     class Params:
         weights: tuple[float, ...] = ()
 
-    def build(self, context: StageContext) -> Any:
-        w = self.params.weights or (1.0,) * len(self.children)
-        return WeightedFusion(list(zip(self.children, w, strict=True)), norm=self.norm,
-                              name=self.name)
+    def fuse(self, runs: Sequence[Run]) -> Run:
+        """:func:`~skbsearch.core.fusion.weighted_fusion` of ``runs`` under this stage's norm."""
+        return weighted_fusion(runs, self.params.weights or None, self.norm, self.name)
 
     def fit(self, queries: Sequence[Query], qrels: Qrels, run: Run | None = None) -> SpecStage:
         """Choose the weights (grid over the simplex, step 0.1) that maximise MRR on ``qrels``."""
@@ -271,7 +303,6 @@ class _WeightedStage(FusionStage):
             if score > best + 1e-12:
                 best, best_w = score, w
         self.params.weights = tuple(round(x, 3) for x in best_w or ())
-        self._built = None
         self._summary = {"kept": "fitted", "weights": self.params.weights,
                          "training": {"queries": len(qids), "fitted": {"mrr": round(best, 4)}}}
         return self
@@ -325,61 +356,4 @@ class MinMaxStage(_WeightedStage):
     norm = "minmax"
 
 
-@register_stage
-class SavedRunStage(SpecStage):
-    """A saved TREC run file as a stage (first stage, or to fuse with live stages)."""
-
-    name = "run"
-    category = "input"
-
-    @dataclass
-    class Params:
-        path: str = field(metadata={"help": "TREC run file (qid Q0 doc rank score tag)"})
-
-    def build(self, context: StageContext | None) -> Any:
-        return _RunFile(Run.from_trec(self.params.path))
-
-    @property
-    def inner(self) -> Any:
-        if self._built is None:
-            self._built = self.build(self.context)
-        return self._built
-
-
-class _RunFile:
-    def __init__(self, run: Run) -> None:
-        self.run = run
-
-    def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
-        return Run({q.id: dict(self.run.get(q.id, {})) for q in queries}, name=self.run.name)
-
-
-@register_stage
-class FilterStage(SpecStage):
-    """Keep the incoming candidates whose node has one of ``types`` and passes ``where``."""
-
-    name = "filter"
-    category = "filter"
-
-    @dataclass
-    class Params:
-        types: tuple[str, ...] = ()
-        where: str | None = None
-
-    def build(self, context: StageContext) -> Any:
-        flt = NodeFilter(self.params.types, self.params.where)
-        allowed = np.zeros(context.kb.num_nodes, dtype=bool)
-        allowed[flt.node_indices(context.kb)] = True
-        kb = context.kb
-
-        def keep(queries: Sequence[Query], run: Run | None = None) -> Run:
-            if run is None:
-                raise InputError("filter narrows a run: put a retriever before it",
-                                 field="pipeline")
-            out = Run()
-            for q in queries:
-                out[q.id] = {d: s for d, s in run.get(q.id, {}).items()
-                             if kb.has_node(d) and allowed[int(kb.index_of(d))]}
-            return out
-
-        return keep
+register_fusion(fuse)  # what ``a + b`` builds (core never imports this layer)

@@ -64,24 +64,24 @@ def test_fuse_counts_the_text_evidence_the_graph_stage_carries_once(ctx):
     from skbsearch.stages.fusion import shared_evidence_weights
 
     # the graph stage's score holds the BM25 score of the index a bm25 child reads
-    assert pipeline("bm25 + graph", ctx).inner.weights == [0.5, 1.0]
-    assert pipeline("bm25(types=[product]) + (graph % 20)", ctx).inner.weights == [0.5, 1.0]
-    assert pipeline("graph + bm25 + bm25", ctx).inner.weights == [1.0, 1 / 3, 1 / 3]
+    assert pipeline("bm25 + graph", ctx).list_weights() == (0.5, 1.0)
+    assert pipeline("bm25(types=[product]) + (graph % 20)", ctx).list_weights() == (0.5, 1.0)
+    assert pipeline("graph + bm25 + bm25", ctx).list_weights() == (1.0, 1 / 3, 1 / 3)
     # a re-ranked list's scores are its own; weights given in the spec are kept
-    assert pipeline("(bm25 >> bm25) + graph", ctx).inner.weights == [1.0, 1.0]
-    assert pipeline("fuse(bm25, graph, weights=[1, 1])", ctx).inner.weights == [1.0, 1.0]
+    assert pipeline("(bm25 >> bm25) + graph", ctx).list_weights() == (1.0, 1.0)
+    assert pipeline("fuse(bm25, graph, weights=[1, 1])", ctx).list_weights() == (1.0, 1.0)
     assert repr(pipeline("bm25 + graph", ctx)) == "bm25 + graph"
     # unbound stages (no context to share) and other evidence: equal weights
     assert shared_evidence_weights(pipeline("bm25 + graph").children) == (1.0, 1.0)
-    assert pipeline("bm25 + graph(w_text=0)", ctx).inner.weights == [1.0, 1.0]  # reads no text
+    assert pipeline("bm25 + graph(w_text=0)", ctx).list_weights() == (1.0, 1.0)  # reads no text
     from skbsearch.retrieve.sparse import BM25Retriever
     from skbsearch.stages.fusion import FuseStage
 
     own = BM25Retriever(ctx.index("bm25"))  # its index given directly: a bound context is not its source
-    assert FuseStage.from_children([own, pipeline("graph", ctx)], ctx).inner.weights == [1.0, 1.0]
+    assert FuseStage.from_children([own, pipeline("graph", ctx)], ctx).list_weights() == (1.0, 1.0)
     q = [Query("q", "a dishwasher safe cup by Zenith")]
     p = pipeline("bm25 + graph", ctx)
-    from skbsearch.retrieve.hybrid import score_fusion
+    from skbsearch.core.fusion import score_fusion
 
     runs = [c(q) for c in p.children]
     # at full confidence the weights are (0.5, 1); on this query the graph stage is as sure
@@ -95,7 +95,7 @@ def test_the_graph_stage_says_when_it_has_no_confident_anchor_and_fuse_listens(c
     """A query that names no node: the graph list is its text list of the answer types
     (confidence 0.5), and ``bm25 + graph`` weighs the BM25 list 1 / 1.5 and the graph list
     0.5 instead of 0.5 and 1; a walk from a named node is surer."""
-    from skbsearch.retrieve.hybrid import score_fusion
+    from skbsearch.core.fusion import score_fusion
 
     qs = [Query("named", "mugs by zenith"), Query("none", "a ceramic cup, dishwasher safe")]
     p = pipeline("bm25 + graph", ctx)
