@@ -122,4 +122,4 @@ def test_cli_json(shared_data: Path) -> None:
     assert results[0]["metrics"]["mrr@10"] == results[1]["metrics"]["mrr@10"]
     both = CliRunner().invoke(app, ["bench", "trecdl", "--data", str(_dir(shared_data)),
                                     "--pipeline", "input", "--reranker", "none", "--quiet"])
-    assert both.exit_code == 2 and "not both" in both.output
+    assert both.exit_code == 2 and "No such option" in both.output  # (retired old flag)

@@ -82,3 +82,18 @@ def test_every_bench_command_refuses_an_unknown_device_first(
 
     monkeypatch.setenv(DEVICE_ENV, "auto")  # restored after the test
     assert_clean_error(invoke("bench", *args, "--device", "nosuch"), "device", "nosuch")
+
+
+@pytest.mark.parametrize("args", [["trecdl", "--data", "d", "--reranker", "cross-encoder"],
+                                  ["trecdl", "--data", "d", "--year", "dl20"],
+                                  ["impliret", "--data", "d", "--folds", "2"],
+                                  ["impliret", "--data", "d", "--gnn-epochs", "3"]])
+def test_the_retired_old_bench_flags_are_unknown_options(args: list[str]) -> None:
+    """The old ``skb bench`` flags (warned about for one release) are gone: click refuses
+    them as any unknown option, before anything runs."""
+    from cli_helpers import invoke
+
+    r = invoke("bench", *args)
+    assert r.exit_code == 2, r.output
+    assert "No such option" in r.output and args[3] in r.output
+    assert "Traceback" not in r.output

@@ -1,10 +1,9 @@
 """`skb bench impliret`: IMPLIRET retrieval (Table 2 protocol) and readers (Table 3, oracle RAG).
 
 ``--pipeline SPEC`` takes the language of ``skb run`` (its first stage ranks each query's
-own pool; later stages re-rank); repeat it for one result a spec. The old names
-(``hybrid``, ``bm25+enrich``, ``constraints-only``, ``bm25>NAME``) and flags (``--gnn-*``,
-``--ce-*``, ``--folds``, ``--limit-per-pool``) still run for one release, printing the spec
-and flags they stand for (:mod:`skbsearch.cli.bench_deprecated`).
+own pool; later stages re-rank); repeat it for one result a spec. (The old names ``hybrid``,
+``bm25+enrich``, ``constraints-only``, ``bm25>NAME`` and flags ``--gnn-*``, ``--ce-*``,
+``--folds``, ``--limit-per-pool`` were retired after a release of warnings.)
 """
 
 from __future__ import annotations
@@ -17,14 +16,12 @@ from rich.markup import escape
 
 from skbsearch.cli import bench_options
 from skbsearch.cli.bench import bench_command
-from skbsearch.cli.bench_deprecated import OLD_FLAGS_CONTEXT, impliret_flags
 from skbsearch.cli.output import console, print_table, stage_progress
 from skbsearch.core.errors import InputError
 
 
-@bench_command("impliret", context_settings=OLD_FLAGS_CONTEXT)
+@bench_command("impliret")
 def impliret(
-    ctx: typer.Context,
     data: Path = typer.Option(..., "--data", help="Folder of {arithmetic,temporal,wknow}_{multispeaker,unispeaker}.jsonl."),
     pipeline: list[str] | None = bench_options.pipeline_option(
         "Its first stage ranks the query's own pool, later stages re-rank, e.g. 'bm25', "
@@ -43,13 +40,6 @@ def impliret(
     quiet: bool = bench_options.quiet_option(),
 ) -> None:
     """Run IMPLIRET's official protocol: nDCG@10 / MRR@10 / Recall@10 per pool, category and overall."""
-    from skbsearch.benchmarks.impliret import default_gazetteer, with_gazetteer
-
-    gaz = gazetteer or default_gazetteer(data)
-    pipeline, moved = impliret_flags(
-        ctx.args, pipeline, fill=lambda spec: with_gazetteer(spec, gaz),
-        given={"cv_folds": bench_options.was_given(ctx, "cv_folds"), "limit": bench_options.was_given(ctx, "limit")})
-    cv_folds, limit = moved.get("cv_folds", cv_folds), moved.get("limit", limit)
     specs = bench_options.specs_or(pipeline, "enrich")
     if reader and reader_source == "oracle" and pipeline:
         raise InputError("the oracle reader reads no retriever's run: drop --pipeline, or give "

@@ -81,12 +81,6 @@ def specs_or(pipelines: Sequence[str] | None, default: str | None) -> list[str |
     return specs or [default]
 
 
-def was_given(ctx: typer.Context, name: str) -> bool:
-    """Whether the user gave the option of parameter ``name`` (not its default)."""
-    source = ctx.get_parameter_source(name)
-    return source is not None and source.name != "DEFAULT"
-
-
 def save_results(results: Sequence[Any], json_out: Path | None) -> bool:
     """Write the results to ``json_out`` (``-``: stdout): one result as an object, several
     as a list. True when they went to stdout (print nothing else then)."""

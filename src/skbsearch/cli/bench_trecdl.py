@@ -1,9 +1,8 @@
 """`skb bench trecdl`: TREC DL passage re-ranking of the BM25 top-100 (DL19 / DL20).
 
 ``--pipeline SPEC`` takes the pipeline language of ``skb run`` (the BM25 top-k is the
-pipeline's input run, ``input``); repeat it for one result a spec. The old
-``--reranker NAME`` and its option flags still run for one release, printing the spec
-they stand for (:mod:`skbsearch.cli.bench_deprecated`).
+pipeline's input run, ``input``); repeat it for one result a spec. (The old ``--reranker
+NAME`` and its flags were retired after a release of warnings: they are unknown options now.)
 """
 
 from __future__ import annotations
@@ -17,13 +16,11 @@ from rich.markup import escape
 from skbsearch.cli import bench_options
 from skbsearch.cli.arguments import output_option
 from skbsearch.cli.bench import bench_command
-from skbsearch.cli.bench_deprecated import OLD_FLAGS_CONTEXT, trecdl_flags
 from skbsearch.cli.output import console, print_table, stage_progress
 
 
-@bench_command("trecdl", context_settings=OLD_FLAGS_CONTEXT)
+@bench_command("trecdl")
 def trecdl(
-    ctx: typer.Context,
     data: Path = typer.Option(..., "--data", help="Folder with {split}_bm25_top100.json and {split}_qrels.json."),
     pipeline: list[str] | None = bench_options.pipeline_option(
         "Its input run ('input') is the BM25 top-k, e.g. 'dense', \"gnn-row(row='grag')\", "
@@ -44,9 +41,6 @@ def trecdl(
     from skbsearch.benchmarks.trecdl import run_trecdl
     from skbsearch.core.errors import InputError
 
-    given = {"split": bench_options.was_given(ctx, "split")}
-    pipeline, year = trecdl_flags(ctx.args, pipeline, cv_folds=cv_folds, top_k=top_k, given=given)
-    split = year or split
     specs = bench_options.specs_or(pipeline, None)
     if save_run is not None and len(specs) > 1:
         raise InputError("--save-run writes one run: give one --pipeline", field="--save-run")
