@@ -21,7 +21,8 @@ stages get the landmark gazetteer), ``bm25 >> gnn-row(grag-rl)``.
 
 Modules: :mod:`skbsearch.datasets.impliret` (the pool reader), :mod:`.pools` (indexing
 pools for the readers, the protocol's means), :mod:`.run` (the protocol), :mod:`.rerank`
-(the gazetteer, first stage per pool, the union corpus), :mod:`.read` (reader evaluation).
+(the gazetteer, first stage per pool, the union corpus), :mod:`.read` (reader evaluation),
+:mod:`.misses` (why `enrich` misses: one cause per missed query).
 """
 
 from skbsearch.benchmarks.impliret.pools import (
