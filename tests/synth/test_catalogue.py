@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 from skbsearch.cli import app
 from skbsearch.core.errors import InputError
 from skbsearch.synth import CatalogueDataset, generate_catalogue
-from skbsearch.synth.catalogue_queries import TEMPLATES
-from skbsearch.synth.catalogue_vocab import ASPECTS, FEATURES
+from skbsearch.synth.catalogue.queries import TEMPLATES
+from skbsearch.synth.catalogue.vocab import ASPECTS, FEATURES
 
 
 @pytest.fixture(scope="module")

@@ -9,13 +9,13 @@ from typer.testing import CliRunner
 
 from skbsearch.cli import app
 from skbsearch.kb.builder import SKBBuilder
-from skbsearch.synth.query_templates import (
+from skbsearch.synth.queries.templates import (
     candidate_paths,
     default_targets,
     relation_words,
     step_phrase,
 )
-from skbsearch.synth.query_text import auto_role
+from skbsearch.synth.queries.text import auto_role
 
 runner = CliRunner()
 
@@ -86,6 +86,6 @@ def test_synth_prints_progress_lines_when_not_a_terminal(tmp_path):
     ("thing something acted in", "things something acted in"),
 ])
 def test_plural_of_type_names_read_off_relation_texts(noun, out):
-    from skbsearch.synth.query_text import plural
+    from skbsearch.synth.queries.text import plural
 
     assert plural(noun) == out

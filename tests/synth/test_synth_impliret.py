@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from skbsearch.cli import app
 from skbsearch.core.errors import InputError
 from skbsearch.synth.impliret import generate_impliret, pool_name, write_pool
-from skbsearch.synth.impliret_lexicons import FILES, load_lexicons, packaged_lexicon_dir
-from skbsearch.synth.impliret_verify import EnricherVerifier, bodies
+from skbsearch.synth.impliret.lexicons import FILES, load_lexicons, packaged_lexicon_dir
+from skbsearch.synth.impliret.verify import EnricherVerifier, bodies
 
 CELLS = [(c, s) for c in ("arithmetic", "temporal", "wknow") for s in ("multi", "uni")]
 _SYL = ["ka", "lo", "ven", "dra", "mir", "tes", "bor", "un", "zel", "quo", "rin", "sha"]
@@ -124,9 +124,9 @@ def test_documents_state_facts_only_implicitly(pools) -> None:
 
 def test_verifier_rejects_explicit_or_unreadable_documents(pools, gazetteer) -> None:
     from skbsearch.enrich import GazetteerEnricher
-    from skbsearch.synth.impliret_bind import Scenario
-    from skbsearch.synth.impliret_places import eligible_landmarks
-    from skbsearch.synth.impliret_tuples import DateTuple, PlaceTuple, PriceTuple
+    from skbsearch.synth.impliret.bind import Scenario
+    from skbsearch.synth.impliret.places import eligible_landmarks
+    from skbsearch.synth.impliret.tuples import DateTuple, PlaceTuple, PriceTuple
 
     _, cues = eligible_landmarks(gazetteer)
     v = EnricherVerifier(GazetteerEnricher.from_jsonl(gazetteer), cues)
@@ -155,7 +155,7 @@ def test_verifier_rejects_explicit_or_unreadable_documents(pools, gazetteer) -> 
 
 
 def test_failures_are_counted_dropped_or_kept(monkeypatch) -> None:
-    import skbsearch.synth.impliret as gen
+    import skbsearch.synth.impliret.generate as gen
 
     monkeypatch.setattr(gen, "realise", lambda s, rng, lex, cues=None: f"2024-01-01 10:00, {s.speaker.name}: Nothing to see.")
     pool = generate_impliret("arithmetic", "uni", sets=1, tuples=4, seed=0, retries=2)
@@ -262,10 +262,10 @@ def test_llm_path_with_fallback_to_templates() -> None:
 
 
 def test_parse_chat_needs_ten_utterances_from_both() -> None:
-    from skbsearch.synth.impliret_llm import parse_chat
+    from skbsearch.synth.impliret.llm import parse_chat
 
     lex = load_lexicons()
-    from skbsearch.synth.impliret_bind import Scenario
+    from skbsearch.synth.impliret.bind import Scenario
 
     s = Scenario("arithmetic", "uni", 0, None, lex.people[0], None, "", "", "", partner=lex.people[1])  # type: ignore[arg-type]
     a, b = lex.people[0].name, lex.people[1].name

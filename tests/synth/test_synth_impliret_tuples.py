@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skbsearch.core.errors import InputError
-from skbsearch.synth.impliret_places import CueDetector, Landmark, eligible_landmarks
-from skbsearch.synth.impliret_tuples import (
+from skbsearch.synth.impliret.places import CueDetector, Landmark, eligible_landmarks
+from skbsearch.synth.impliret.tuples import (
     PRICE_RANGES,
     arithmetic_tuple_set,
     period_plan,

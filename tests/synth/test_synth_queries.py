@@ -19,9 +19,9 @@ from skbsearch.kb.builder import SKBBuilder
 from skbsearch.kb.store import SKB
 from skbsearch.synth import generate_catalogue
 from skbsearch.synth.queries import synthesize_queries
-from skbsearch.synth.query_properties import PropertyExtractor, words
-from skbsearch.synth.query_report import build_report, save
-from skbsearch.synth.query_templates import (
+from skbsearch.synth.queries.properties import PropertyExtractor, words
+from skbsearch.synth.queries.report import build_report, save
+from skbsearch.synth.queries.templates import (
     RelationTemplate,
     discover_templates,
     load_templates,

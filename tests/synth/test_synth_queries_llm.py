@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from skbsearch.cli import app
 from skbsearch.synth import generate_catalogue
-from skbsearch.synth import query_llm as L
+from skbsearch.synth.queries import llm as L
 
 runner = CliRunner()
 

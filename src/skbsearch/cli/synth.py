@@ -141,8 +141,8 @@ def register_queries(synth: typer.Typer) -> None:
         from skbsearch.eval.query_stats import query_set_stats
         from skbsearch.kb.store import SKB
         from skbsearch.synth.queries import synthesize_queries
-        from skbsearch.synth.query_report import report_rows, save
-        from skbsearch.synth.query_templates import load_templates
+        from skbsearch.synth.queries.report import report_rows, save
+        from skbsearch.synth.queries.templates import load_templates
 
         start = time.perf_counter()
         skb = SKB.load(skb_dir)

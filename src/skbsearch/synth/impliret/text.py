@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.synth.impliret_bind import Scenario, money
-from skbsearch.synth.impliret_lexicons import Lexicons, Person
+from skbsearch.synth.impliret.bind import Scenario, money
+from skbsearch.synth.impliret.lexicons import Lexicons, Person
 
 _ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
          "sixteen seventeen eighteen nineteen").split()

@@ -6,7 +6,7 @@ edges ``has_brand``, ``has_category``, ``has_color`` (product -> x) and ``also_b
 ``also_viewed`` (product -> product, targets drawn by a heavy-tailed popularity within
 the same or a related category). All names are invented. Queries combine a relational
 requirement with textual properties, and their qrels are computed from the graph and
-the generator's records (see :mod:`skbsearch.synth.catalogue_queries`).
+the generator's records (see :mod:`skbsearch.synth.catalogue.queries`).
 
 Everything is vectorised (numpy) and built with :meth:`SKB.from_columns`, so the same
 code makes 1K or 1M products.
@@ -29,9 +29,9 @@ from skbsearch.core.jsonl import iter_jsonl
 from skbsearch.core.types import Qrels, Query
 from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.store import SKB
-from skbsearch.synth import catalogue_text as text
-from skbsearch.synth.catalogue_queries import CatalogueFacts, generate_queries
-from skbsearch.synth.catalogue_vocab import (
+from skbsearch.synth.catalogue import text as text
+from skbsearch.synth.catalogue.queries import CatalogueFacts, generate_queries
+from skbsearch.synth.catalogue.vocab import (
     BRAND_PREFIXES,
     BRAND_SUFFIXES,
     BRAND_TAILS,

@@ -3,18 +3,18 @@
 Four steps, seeded:
 
 1. **Relational requirement**: a relation template (a metapath to the target type, from
-   a file or discovered, :mod:`~skbsearch.synth.query_templates`) grounded with a sampled
+   a file or discovered, :mod:`~skbsearch.synth.queries.templates`) grounded with a sampled
    anchor gives the candidate set.
 2. **Textual properties** of a gold answer sampled from the candidates: STaRK's extraction
-   prompt with an LLM (:mod:`~skbsearch.synth.query_llm`), else the deterministic
-   extractor of :mod:`~skbsearch.synth.query_properties`.
+   prompt with an LLM (:mod:`~skbsearch.synth.queries.llm`), else the deterministic
+   extractor of :mod:`~skbsearch.synth.queries.properties`.
 3. **Fusion** into a natural query: the LLM's generate-then-rephrase, else role-specific
-   sentence templates (:mod:`~skbsearch.synth.query_text`).
+   sentence templates (:mod:`~skbsearch.synth.queries.text`).
 4. **Filtering**: every other candidate is checked against every property (LLM True/False
    or the lexical proxy); the answers are the gold plus the candidates passing all checks.
 
 Without an LLM the same seed gives byte-identical output. The result is written in
-STaRK's QA layout by :mod:`skbsearch.synth.query_report`.
+STaRK's QA layout by :mod:`skbsearch.synth.queries.report`.
 """
 
 from __future__ import annotations
@@ -29,15 +29,15 @@ from skbsearch.core.errors import InputError
 from skbsearch.kb.schema import inverse
 from skbsearch.kb.store import SKB
 from skbsearch.llm.client import LLMClient
-from skbsearch.synth import query_llm as L
-from skbsearch.synth.query_properties import (
+from skbsearch.synth.queries import llm as L
+from skbsearch.synth.queries.properties import (
     DEFAULT_SPACY_MODEL,
     Property,
     PropertyExtractor,
     content_words,
     load_spacy,
 )
-from skbsearch.synth.query_templates import (
+from skbsearch.synth.queries.templates import (
     GroundedTemplate,
     RelationTemplate,
     article,
@@ -47,7 +47,7 @@ from skbsearch.synth.query_templates import (
     ground,
     requirement_phrase,
 )
-from skbsearch.synth.query_text import check_role, fuse, plural
+from skbsearch.synth.queries.text import check_role, fuse, plural
 
 Progress = Callable[[str, int, int], None]
 HOP_WEIGHTS = {1: 0.5, 2: 0.3, 3: 0.2}

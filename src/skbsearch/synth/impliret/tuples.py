@@ -19,7 +19,7 @@ from datetime import date, timedelta
 import numpy as np
 
 from skbsearch.core.errors import InputError
-from skbsearch.synth.impliret_places import Landmark
+from skbsearch.synth.impliret.places import Landmark
 
 #: Algorithm 1's price ranges (B_L, B_U) per style.
 PRICE_RANGES = {"multi": (50, 2050), "uni": (50, 3050)}

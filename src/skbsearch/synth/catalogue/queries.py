@@ -17,8 +17,8 @@ import numpy as np
 
 from skbsearch.core.types import Qrels, Query
 from skbsearch.kb.store import SKB
-from skbsearch.synth.catalogue_text import ASPECT_KEYS, FEATURE_KEYS
-from skbsearch.synth.catalogue_vocab import ASPECTS, CATEGORIES, COLORS, FEATURES
+from skbsearch.synth.catalogue.text import ASPECT_KEYS, FEATURE_KEYS
+from skbsearch.synth.catalogue.vocab import ASPECTS, CATEGORIES, COLORS, FEATURES
 
 #: Relational templates (STaRK A.2 style): the constraints each query starts with.
 TEMPLATES: dict[str, tuple[str, ...]] = {

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from skbsearch.core.errors import InputError
-from skbsearch.synth.impliret_lexicons import Lexicons, Person, ShoppingCategory
+from skbsearch.synth.impliret.lexicons import Lexicons, Person, ShoppingCategory
 
 CATEGORIES = ("arithmetic", "temporal", "wknow")
 STYLES = ("multi", "uni")

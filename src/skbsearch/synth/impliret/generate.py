@@ -24,18 +24,18 @@ from typing import Any
 import numpy as np
 
 from skbsearch.core.errors import InputError
-from skbsearch.synth.impliret_bind import CATEGORIES, STYLES, Scenario, bind_set, pool_entities
-from skbsearch.synth.impliret_lexicons import Lexicons, load_lexicons
-from skbsearch.synth.impliret_places import CueDetector, eligible_landmarks, linkable
-from skbsearch.synth.impliret_text import realise
-from skbsearch.synth.impliret_tuples import (
+from skbsearch.synth.impliret.bind import CATEGORIES, STYLES, Scenario, bind_set, pool_entities
+from skbsearch.synth.impliret.lexicons import Lexicons, load_lexicons
+from skbsearch.synth.impliret.places import CueDetector, eligible_landmarks, linkable
+from skbsearch.synth.impliret.text import realise
+from skbsearch.synth.impliret.tuples import (
     arithmetic_tuple_set,
     segment_first_day,
     temporal_multi_tuple_set,
     temporal_uni_tuple_set,
     wknow_tuple_set,
 )
-from skbsearch.synth.impliret_verify import EnricherVerifier
+from skbsearch.synth.impliret.verify import EnricherVerifier
 
 VERIFIERS = ("enrich", "llm", "both", "none")
 GENERATOR = "skbsearch.synth.impliret"
@@ -140,7 +140,7 @@ def generate_impliret(
         keep_unverified: keep a document no draw could verify (default: drop it).
         progress: called with (documents done, total).
     """
-    from skbsearch.synth.impliret_llm import LLMWriter
+    from skbsearch.synth.impliret.llm import LLMWriter
 
     _check_arguments(category, style, verify, llm, sets, tuples, retries)
     lex = lexicons if isinstance(lexicons, Lexicons) else load_lexicons(lexicons)
@@ -212,7 +212,7 @@ def _world_knowledge(lex: Lexicons, gazetteer: str | Path | None) -> tuple[Lexic
 
 def _verifier(verify: str, llm: Any, gaz: Any, cues: CueDetector | None) -> Any:
     """The document check for ``verify`` (``None`` for ``none``)."""
-    from skbsearch.synth.impliret_llm import BothVerifier, LLMVerifier
+    from skbsearch.synth.impliret.llm import BothVerifier, LLMVerifier
 
     checks: Any = {"enrich": EnricherVerifier(gaz, cues), "none": None}.get(verify)
     if verify in ("llm", "both"):

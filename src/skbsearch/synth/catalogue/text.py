@@ -11,7 +11,7 @@ from string import Formatter
 
 import numpy as np
 
-from skbsearch.synth.catalogue_vocab import ASPECTS, CATEGORIES, COLORS, FEATURES
+from skbsearch.synth.catalogue.vocab import ASPECTS, CATEGORIES, COLORS, FEATURES
 
 FEATURE_KEYS: tuple[str, ...] = tuple(FEATURES)
 ASPECT_KEYS: tuple[str, ...] = tuple(ASPECTS)

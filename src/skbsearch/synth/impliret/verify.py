@@ -22,8 +22,8 @@ from typing import Any
 
 from skbsearch.enrich import ArithmeticEnricher, TemporalEnricher, normalize_numbers
 from skbsearch.enrich.temporal_parse import find_dates
-from skbsearch.synth.impliret_bind import Scenario
-from skbsearch.synth.impliret_places import CueDetector
+from skbsearch.synth.impliret.bind import Scenario
+from skbsearch.synth.impliret.places import CueDetector
 
 _HEADER = re.compile(r"^\d{4}-\d{1,2}-\d{1,2} \d{1,2}:\d{2}, [^:\n]{1,40}: ", re.M)
 

@@ -22,7 +22,7 @@ from typing import Any
 from skbsearch.core.atomic import atomic_dir
 from skbsearch.core.outfile import check_output_dir
 from skbsearch.synth.queries import SynthQueries, SynthQuery
-from skbsearch.synth.query_properties import content_words
+from skbsearch.synth.queries.properties import content_words
 
 GENERATOR = "skbsearch.synth.queries v1 (synthetic)"
 ARTEFACT = "synth-queries"

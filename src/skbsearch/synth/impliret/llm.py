@@ -16,9 +16,9 @@ import re
 from datetime import timedelta
 from typing import Any
 
-from skbsearch.synth.impliret_bind import Scenario
-from skbsearch.synth.impliret_prompts import EXTRACT, GENERATE, STARTING
-from skbsearch.synth.impliret_verify import Verdict
+from skbsearch.synth.impliret.bind import Scenario
+from skbsearch.synth.impliret.prompts import EXTRACT, GENERATE, STARTING
+from skbsearch.synth.impliret.verify import Verdict
 
 
 def _user(p: Any) -> dict[str, str]:

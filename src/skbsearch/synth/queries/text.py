@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from skbsearch.core.errors import InputError
-from skbsearch.synth.query_properties import Property
-from skbsearch.synth.query_templates import article
+from skbsearch.synth.queries.properties import Property
+from skbsearch.synth.queries.templates import article
 
 _SLOT = re.compile(r"\{(a_subject|subjects|subject|rel|props)\}")
 _THE_TARGET = re.compile(r"^the\s+\S+\s+", re.IGNORECASE)

