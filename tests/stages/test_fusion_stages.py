@@ -190,3 +190,40 @@ def test_fusion_stages_on_a_real_kg_equal_the_functions_on_their_childrens_runs(
             == weighted_fusion(runs, [0.3, 0.7], "zscore"))
     assert kb.pipeline("minmax(bm25(k=30), graph)")(queries) == weighted_fusion(runs)
     assert runs[0] + runs[1] == score_fusion(runs)
+
+
+def test_plus_reaches_fusion_through_registration_not_a_string_import() -> None:
+    """Core holds no import path of the stage layer: ``Run + Run`` works with core alone,
+    ``a + b`` on stages once the stage layer (which registers ``fuse``) is imported, and
+    before that it says what to import."""
+    import subprocess
+    import sys
+    import textwrap
+
+    import skbsearch.core.operators as operators
+
+    assert not hasattr(operators, "FUSION")
+    code = textwrap.dedent("""
+        import sys
+        from skbsearch.core.errors import SkbError
+        from skbsearch.core.operators import FunctionStage
+        from skbsearch.core.types import Query, Run
+        a, b = Run({"q": {"x": 2.0, "y": 1.0}}, name="a"), Run({"q": {"y": 3.0}}, name="b")
+        assert (a + b).name == "a+b" and (a + b).ranked("q")[0][0] == "y"
+        assert "skbsearch.stages" not in sys.modules
+        sa = FunctionStage(lambda qs, run=None: a, "A")
+        sb = FunctionStage(lambda qs, run=None: b, "B")
+        try:
+            sa + sb
+        except SkbError as e:
+            assert "import skbsearch.stages" in str(e)
+        else:
+            raise AssertionError("a + b without the stage layer should say what to import")
+        import skbsearch.stages
+        fused = sa + sb
+        assert type(fused).__name__ == "FuseStage" and fused([Query("q", "x")]) == a + b
+        print("ok")
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
