@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from skbsearch.benchmarks.measure import log
 from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.core.devices import cpu_record
 from skbsearch.datasets.qrels import read_qrels
@@ -40,11 +41,6 @@ from skbsearch.stages import StageContext, pipeline
 
 HERE = Path(__file__).resolve().parent
 METRICS = ("hit@1", "hit@5", "hit@10", "mrr")
-
-
-def log(msg: str) -> None:
-    """Progress to stderr."""
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
 def prepare(data: Path, work: Path) -> tuple[Path, Path]:

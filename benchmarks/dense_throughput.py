@@ -33,17 +33,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from skbsearch.benchmarks.measure import log
 from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.core.devices import cpu_record
 from skbsearch.encoders import load_encoder
 from skbsearch.encoders.static import MARKER, default_static_dir
 from skbsearch.index.docsource import DocSource, skb_renderer
 from skbsearch.kb import SKB
-
-
-def log(msg: str) -> None:
-    """Progress to stderr."""
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -18,9 +18,9 @@ import argparse
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
+from skbsearch.benchmarks.measure import best_time
 from skbsearch.kb.predicate import select_mask
 from skbsearch.kb.predicate_cost import predicate_cost
 from skbsearch.synth.catalogue import generate_catalogue
@@ -37,16 +37,6 @@ PREDICATES = {
     "description ILIKE '%a' + 60 '_' + 'b%'": "description ILIKE '%a" + "_" * 60 + "b%'",
     "description ILIKE '%a' + 120 '_' + 'b%'": "description ILIKE '%a" + "_" * 120 + "b%'",
 }
-
-
-def best_time(fn, repeats: int) -> float:
-    """The best wall time of ``repeats`` calls of ``fn``, in seconds."""
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def main(argv: list[str] | None = None) -> int:

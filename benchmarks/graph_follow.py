@@ -31,8 +31,6 @@ from __future__ import annotations
 import argparse
 import gc
 import platform
-import resource
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -42,6 +40,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from skbsearch.benchmarks.measure import log, peak_rss_gb
 from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.kb.graph import Graph, unique_sorted
 from skbsearch.kb.store import SKB
@@ -55,16 +54,6 @@ OPS = {
     "k_hop_all": ("k_hop", None),
     "neighbors": ("neighbors", None),
 }
-
-
-def log(msg: str) -> None:
-    """Progress to stderr."""
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-def rss_gb() -> float:
-    """Peak resident memory of this process so far (GB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
 
 
 def timed(fn: Callable[[], Any], repeats: int) -> tuple[dict[str, float], Any]:
@@ -270,7 +259,7 @@ def main(argv: list[str] | None = None) -> None:
     config = {
         "products": args.products, "nodes": n_nodes, "edges": n_edges, "seeds": args.seeds,
         "repeats": args.repeats, "seed": args.seed, "generate_s": round(gen_s, 2), "save_s": round(save_s, 2),
-        "load_ms": round(load_s * 1e3, 1), "scipy_build_s": round(peer_build_s, 2), "peak_rss_gb": round(rss_gb(), 2),
+        "load_ms": round(load_s * 1e3, 1), "scipy_build_s": round(peer_build_s, 2), "peak_rss_gb": round(peak_rss_gb(), 2),
         "python": platform.python_version(), "numpy": np.__version__, "machine": platform.machine(),
         "graph": "memory-mapped CSR (.npy) loaded from the saved SKB",
     }

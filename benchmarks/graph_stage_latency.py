@@ -23,14 +23,13 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import resource
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from skbsearch.benchmarks.measure import log, peak_rss_gb
 from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.core.types import Qrels, Run
 from skbsearch.eval import evaluate
@@ -40,16 +39,6 @@ from skbsearch.stages.context import StageContext
 from skbsearch.synth.catalogue import CatalogueDataset
 
 SYSTEMS = {"graph (fitted)": "graph", "graph (zero-shot)": "graph"}
-
-
-def log(msg: str) -> None:
-    """Progress to stderr."""
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-def rss_gb() -> float:
-    """Peak resident memory of this process so far (GB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
 
 
 def one_at_a_time(stage: Any, queries: list) -> tuple[Run, np.ndarray]:
@@ -110,7 +99,7 @@ def main() -> None:
         log(f"{name}: p50 {groups[name]['p50 ms']:.1f} ms, p95 {groups[name]['p95 ms']:.1f} ms, "
             f"hit@1 {groups[name]['hit@1']:.3f}")
     config.update({
-        "peak_rss_gb": round(rss_gb(), 2), "python": platform.python_version(), "machine": platform.machine(),
+        "peak_rss_gb": round(peak_rss_gb(), 2), "python": platform.python_version(), "machine": platform.machine(),
         "title": f"General graph stage latency: {kb.num_nodes:,}-node synthetic catalogue (issue 12)",
         "command": f"python benchmarks/graph_stage_latency.py --data {args.data}"
                    + (f" --json {args.json}" if args.json else ""),

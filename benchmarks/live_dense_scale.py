@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from skbsearch.benchmarks.measure import log
 from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.core.devices import cpu_record
 from skbsearch.encoders import load_encoder
@@ -38,11 +39,6 @@ from skbsearch.kb.update import update
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from live_updates import make_update  # noqa: E402
-
-
-def log(msg: str) -> None:
-    """Progress to stderr."""
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
 def random_base(skb: SKB, dim: int, rng: np.random.Generator) -> DenseIndex:
