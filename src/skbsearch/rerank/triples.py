@@ -26,6 +26,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from skbsearch.core.types import Query
+from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.store import SKB
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
 from skbsearch.rerank.labels import IncidentEdges
@@ -124,7 +125,7 @@ class TripleRetriever:
         link_mode: how the topic is found (``auto``: brackets when present).
     """
 
-    def __init__(self, skb: SKB, documents: Sequence[EntityDocument], index: Any = None,
+    def __init__(self, skb: SKB, documents: Sequence[EntityDocument], index: BM25Index | None = None,
                  graph: PathSource | None = None, *, linker: EntityLinker | None = None, k_docs: int = 2,
                  k_paths: int = 15, link_mode: str = "auto") -> None:
         if index is None and graph is None:

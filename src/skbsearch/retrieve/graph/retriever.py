@@ -100,7 +100,7 @@ class SKBGraphRetriever(SpecStage):
     run_name = "kg"
     Params = GraphParams
 
-    def __init__(self, source: Any = None, text_index: BM25Index | None = None,
+    def __init__(self, source: SKB | Context | None = None, text_index: BM25Index | None = None,
                  name_index: BM25Index | None = None, *, model: KGModel | str | None = None,
                  type_graph: TypeGraph | None = None, min_path_prob: float = 0.01,
                  no_return: bool = True, max_frontier: int = 200_000,
@@ -108,11 +108,10 @@ class SKBGraphRetriever(SpecStage):
                  **params: Any) -> None:
         if isinstance(model, str):
             params["model"], model = model, None
-        direct = isinstance(source, SKB)
-        super().__init__(None if direct else source, **params)
-        self.owns_resources = direct
+        super().__init__(None if isinstance(source, SKB) else source, **params)
+        self.owns_resources = isinstance(source, SKB)
         self.min_path_prob, self.no_return, self.max_frontier = min_path_prob, no_return, max_frontier
-        if direct:
+        if isinstance(source, SKB):
             if text_index is None or name_index is None:
                 raise InputError("the graph stage over an SKB needs its text and name indexes",
                                  field="index")
