@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 import gc
 import weakref
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from kg_fixtures import shop, shop_queries
 
+import skbsearch.retrieve.graph as graph_package
 from skbsearch.core.types import Query
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.store import SKB
@@ -74,3 +77,21 @@ def test_a_stage_built_from_a_context_is_freed_by_reference_counting(kb: SKB, no
     refs = [weakref.ref(stage), weakref.ref(stage.inner)]
     del stage
     assert [r() for r in refs] == [None, None]
+
+
+def test_the_stages_parts_take_typed_arguments() -> None:
+    """fit, evidence, blend, back-off and the work itself take no ``Any`` argument and read
+    no private attribute of another object (``x._name`` with ``x`` not ``self``)."""
+    root = Path(graph_package.__file__).parent
+    for name in ("fit", "evidence", "blend", "backoff", "work", "planner"):
+        tree = ast.parse((root / f"{name}.py").read_text(encoding="utf-8"))
+        own = ("self", "twin") if name == "work" else ("self",)  # (GraphWork.untrained's twin: a copy of self)
+        for fn in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.Lambda))):
+            if isinstance(fn, ast.FunctionDef):
+                args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
+                untyped = [a.arg for a in args if a.annotation is not None and "Any" in ast.unparse(a.annotation)]
+                assert untyped == [], f"{name}.{fn.name}: {untyped}"
+        private = [ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+                   and n.attr.startswith("_") and not n.attr.startswith("__")
+                   and not (isinstance(n.value, ast.Name) and n.value.id in own)]
+        assert private == [], f"{name}: {private}"
