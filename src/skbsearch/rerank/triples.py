@@ -4,7 +4,8 @@ Two parts:
 
 * :class:`TripleRetriever` gathers a question's *candidate triples*: every triple of the
   top ``k_docs`` entity-centric documents by BM25 (the paper's retriever), plus, when a
-  :class:`~skbsearch.benchmarks.metaqa.paths.GraphRetriever` is given, the last-hop triple of a
+  relation-path retriever is given (a :class:`PathSource`, such as MetaQA's
+  :class:`~skbsearch.benchmarks.metaqa.paths.GraphRetriever`), the last-hop triple of a
   predicted relation path for each of its top ``k_paths`` answers (how multi-hop answers,
   which BM25 over the question cannot reach, enter the candidate set). Each candidate
   knows its document, its position there and the entity it answers with (the end that is
@@ -20,11 +21,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from skbsearch.core.types import Query
+from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.store import SKB
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
 from skbsearch.rerank.labels import IncidentEdges
@@ -60,6 +62,41 @@ class TripleCandidate:
     graph_score: float = 0.0
 
 
+@dataclass(frozen=True)
+class PathAnswers:
+    """One question's answers by relation paths, as a :class:`PathSource` gives them.
+
+    Attributes:
+        seeds: the linked topic nodes the paths start from.
+        paths: the predicted relation paths worth following (steps, probability), most
+            probable first.
+        nodes: answer node indices, best first.
+        scores: their scores.
+    """
+
+    seeds: list[int]
+    paths: list[tuple[tuple[str, ...], float]]
+    nodes: np.ndarray
+    scores: np.ndarray
+
+
+class PathSource(Protocol):
+    """What :class:`TripleRetriever` needs of a relation-path retriever (MetaQA's
+    :class:`~skbsearch.benchmarks.metaqa.paths.GraphRetriever` is one): its linker (the
+    default topic linker), each question's :class:`PathAnswers`, and its walks."""
+
+    @property
+    def linker(self) -> EntityLinker: ...
+
+    def path_answers(self, texts: Sequence[str]) -> list[PathAnswers]:
+        """Per question, its seeds, followed paths and scored answers."""
+        ...
+
+    def follow(self, seeds: Sequence[int], path: Sequence[str]) -> list[np.ndarray]:
+        """Nodes reached from each seed along ``path``."""
+        ...
+
+
 @dataclass
 class Retrieved:
     """A question's retrieval output: topic nodes, documents (best first), candidates.
@@ -80,15 +117,16 @@ class TripleRetriever:
         skb: the knowledge base.
         documents: its entity-centric documents.
         index: a BM25 index over ``documents`` (ids = document ids); ``None``: no BM25.
-        graph: a graph retriever for path triples; ``None``: documents only.
+        graph: a relation-path retriever for path triples (:class:`PathSource`); ``None``:
+            documents only.
         linker: finds the topic entity (default: the graph retriever's, else a new one).
         k_docs: BM25 documents per question.
         k_paths: graph answers per question that contribute their last-hop triple.
         link_mode: how the topic is found (``auto``: brackets when present).
     """
 
-    def __init__(self, skb: SKB, documents: Sequence[EntityDocument], index: Any = None,
-                 graph: Any = None, *, linker: EntityLinker | None = None, k_docs: int = 2,
+    def __init__(self, skb: SKB, documents: Sequence[EntityDocument], index: BM25Index | None = None,
+                 graph: PathSource | None = None, *, linker: EntityLinker | None = None, k_docs: int = 2,
                  k_paths: int = 15, link_mode: str = "auto") -> None:
         if index is None and graph is None:
             raise ValueError("TripleRetriever needs a BM25 index, a graph retriever or both")
@@ -133,15 +171,14 @@ class TripleRetriever:
         if self.graph is None or self.k_paths <= 0:
             return [[] for _ in texts]
         g = self.graph
-        links, preds, scored = g.score(list(texts))
         rels = self.skb.schema.relations
         out: list[list[tuple[int, int, float]]] = []
-        for link, paths, (nodes, scores) in zip(links, preds, scored, strict=True):
-            seeds = [n for n, _ in g._seeds(link)]
+        for got in g.path_answers(list(texts)):
+            seeds, nodes, scores = got.seeds, got.nodes, got.scores
             todo = {int(n): float(s) for n, s in zip(nodes[: self.k_paths], scores[: self.k_paths], strict=True)}
             found: list[tuple[int, int, float]] = []
-            for path, prob in paths:
-                if not todo or prob < g.min_path_prob or not seeds:
+            for path, _prob in got.paths:
+                if not todo or not seeds:
                     continue
                 before = g.follow(seeds, path[:-1]) if len(path) > 1 else [np.array([s]) for s in seeds]
                 frontier = np.unique(np.concatenate(before)) if before else np.zeros(0, np.int64)

@@ -41,7 +41,7 @@ def kb():
 def fitted(kb):
     r = _retriever(kb)
     queries, qrels = shop_queries()
-    model = fit_kg_model(r, queries, qrels)
+    model = fit_kg_model(r.inner, queries, qrels)
     return r, model
 
 
@@ -113,7 +113,7 @@ def test_fit_learns_metapaths_aliases_and_beats_zero_shot(catalogue):
     kb, (ev, ev_qrels), (tr, tr_qrels) = catalogue
     r = _retriever(kb)
     zero = _mrr(r(ev), ev_qrels)
-    model = fit_kg_model(r, tr, tr_qrels)
+    model = fit_kg_model(r.inner, tr, tr_qrels)
     assert model.answer_types == ["product"] and model.exclude_anchors
     for path in ("brand -> has_brand^-1", "category -> has_category^-1", "color -> has_color^-1"):
         assert path in model.info["metapaths"]
@@ -125,14 +125,14 @@ def test_fit_learns_metapaths_aliases_and_beats_zero_shot(catalogue):
     for text, path in ((f"a tent from {brand}", ("brand", "has_brand^-1")),
                        (f"a tent that people often buy together with {brand} products",
                         ("brand", "has_brand^-1", "also_bought"))):
-        plan = r.plan([text])[0]
+        plan = r.inner.plan([text])[0]
         best = max((p for p in plan.paths if p[1][0] == "brand"), key=lambda x: x[2])
         assert best[1] == path, text
 
 
 def test_fit_needs_judged_answers_in_the_skb(kb):
     with pytest.raises(InputError, match="judged"):
-        fit_kg_model(_retriever(kb), [Query("q", "x")], Qrels({"q": {"no-such-node": 1}}))
+        fit_kg_model(_retriever(kb).inner, [Query("q", "x")], Qrels({"q": {"no-such-node": 1}}))
 
 
 def test_save_load_round_trip(kb, fitted, tmp_path):

@@ -28,6 +28,7 @@ import numpy as np
 from skbsearch.core.operators import StageBase
 from skbsearch.core.types import Query, Run
 from skbsearch.kb.store import SKB
+from skbsearch.rerank.triples import PathAnswers
 from skbsearch.retrieve.graph.exact_linker import EntityLinker, LinkResult
 from skbsearch.retrieve.graph.relpath import RelationPathModel
 
@@ -135,6 +136,15 @@ class GraphRetriever(StageBase):
             self._walk([(qi, *ranked[qi][rank]) for qi in empty], seeds, parts)
         out = [self._rank(ps, seeds[qi]) for qi, ps in enumerate(parts)]
         return links, preds, out
+
+    def path_answers(self, texts: Sequence[str]) -> list[PathAnswers]:
+        """Per question, what the contextual triple retriever takes
+        (:class:`~skbsearch.rerank.triples.PathSource`): the seed nodes, the predicted paths
+        of at least ``min_path_prob`` and the scored answers of :meth:`score`."""
+        links, preds, scored = self.score(texts)
+        return [PathAnswers([n for n, _ in self._seeds(link)], [(p, x) for p, x in paths if x >= self.min_path_prob],
+                            nodes, scores)
+                for link, paths, (nodes, scores) in zip(links, preds, scored, strict=True)]
 
     def _rank(self, parts: list[tuple[np.ndarray, float]], seeds: list[tuple[int, float]]
               ) -> tuple[np.ndarray, np.ndarray]:

@@ -19,19 +19,32 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Protocol
 
 import numpy as np
 
+from skbsearch.retrieve.graph.linking import Anchor
 from skbsearch.retrieve.graph.metapaths import Metapath
 
 #: ``(anchor position, metapath, probability)``, as in a query's plan
 PlannedPath = tuple[int, Metapath, float]
+#: ``(anchor position, metapath, probability, reached nodes)``: one walk of a query's plan
+Walk = tuple[int, Metapath, float, np.ndarray]
+
+
+class PlannedQuery(Protocol):
+    """What :func:`learn_backoff` reads of a query's plan (:class:`~skbsearch.retrieve.graph.plan.Plan`)."""
+
+    @property
+    def anchors(self) -> Sequence[Anchor]: ...
+
+    @property
+    def paths(self) -> Sequence[PlannedPath]: ...
 
 
 def back_off(paths: Sequence[PlannedPath], spare: Sequence[PlannedPath],
-             learned: dict[Metapath, list[Metapath]], reached: Sequence[tuple[Any, ...]],
-             follow: Callable[[int, Metapath], np.ndarray]) -> list[tuple[int, Metapath, float, np.ndarray]]:
+             learned: dict[Metapath, list[Metapath]], reached: Sequence[Walk],
+             follow: Callable[[int, Metapath], np.ndarray]) -> list[Walk]:
     """The back-off walks of one query, ``(anchor, metapath, probability, reached nodes)``.
 
     When the most probable of the planned ``paths`` reached nothing, its learned substitutes
@@ -53,8 +66,7 @@ def back_off(paths: Sequence[PlannedPath], spare: Sequence[PlannedPath],
                   follow)
 
 
-def _first(todo: Sequence[PlannedPath], follow: Callable[[int, Metapath], np.ndarray]
-           ) -> list[tuple[int, Metapath, float, np.ndarray]]:
+def _first(todo: Sequence[PlannedPath], follow: Callable[[int, Metapath], np.ndarray]) -> list[Walk]:
     """The first of ``todo`` that reaches something, as a one-walk list (``[]``: none does)."""
     for ai, path, prob in todo:
         nodes = follow(ai, path)
@@ -63,7 +75,7 @@ def _first(todo: Sequence[PlannedPath], follow: Callable[[int, Metapath], np.nda
     return []
 
 
-def learn_backoff(plans: Sequence[Any], answers: Sequence[np.ndarray], classes: Sequence[Metapath],
+def learn_backoff(plans: Sequence[PlannedQuery], answers: Sequence[np.ndarray], classes: Sequence[Metapath],
                   follow: Callable[[int, Metapath], np.ndarray], popularity: np.ndarray, *,
                   max_paths: int = 3, min_hits: int = 2) -> dict[Metapath, list[Metapath]]:
     """For each metapath, the metapaths to follow instead when it reaches nothing.
@@ -101,21 +113,3 @@ def learn_backoff(plans: Sequence[Any], answers: Sequence[np.ndarray], classes: 
         if best:
             out[path] = best[:max_paths]
     return out
-
-
-def fit_backoff(retriever: Any, texts: Sequence[str], answers: Sequence[np.ndarray],
-                classes: Sequence[Metapath]) -> dict[Metapath, list[Metapath]]:
-    """:func:`learn_backoff` over a :class:`~skbsearch.retrieve.graph.retriever.SKBGraphRetriever`'s
-    own plans of ``texts`` (with its fitted model) and its walks; popularity = node degree."""
-    plans = retriever.plan(texts)
-    tg, walked = retriever.tg, {}
-
-    def follow(node: int, path: Metapath) -> np.ndarray:
-        got = walked.get((node, path))
-        if got is None:
-            got = walked[(node, path)] = tg.follow(node, path, no_return=retriever.no_return,
-                                                   max_frontier=retriever.max_frontier)
-        return got
-
-    degree = retriever.skb.graph.degree(direction="both")
-    return learn_backoff(plans, answers, classes, follow, degree)

@@ -13,37 +13,23 @@ three quarters and by the untrained stage, and ``b`` moves off 0 only when the b
 beats the untrained stage there on MRR by :data:`MIN_GAIN` without losing Hit@10, and
 loses MRR on no quarter. When
 the training questions do not support the fitted model, ``b = 0`` and the stage *is* the
-untrained one (:func:`plain_twin`); at ``b = 1`` it is the fitted model alone.
+untrained one (:meth:`~skbsearch.retrieve.graph.work.GraphWork.untrained`); at ``b = 1`` it is the fitted model alone.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from skbsearch.core.types import Query, Run
+from skbsearch.retrieve.graph.model import KGModel
 
 #: blend strengths the fit chooses from (0: untrained, 1: fitted alone)
 BLENDS = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: MRR a blend must gain over the untrained stage on the inner folds
 MIN_GAIN = 0.01
-
-
-def plain_twin(retriever: Any) -> Any:
-    """A copy of ``retriever`` without a model: its linker without learned template words or
-    aliases, sharing every index and name table (cheap)."""
-    twin = copy.copy(retriever)
-    twin.linker = copy.copy(retriever.linker)
-    twin.linker.exact = copy.copy(retriever.linker.exact)
-    twin.linker.exact.background = None
-    twin.linker.aliases = {}
-    twin.model = None
-    twin.explained_plans = {}
-    twin._built = twin  # (its own working object, as the retriever is)
-    return twin
 
 
 def _normalised(scores: dict[str, float]) -> dict[str, float]:
@@ -118,7 +104,7 @@ def inner_fitted_run(queries: Sequence[Query], parts: Sequence[int], fit_and_run
     return out
 
 
-def blend_summary(model: Any) -> dict[str, Any]:
+def blend_summary(model: KGModel) -> dict[str, Any]:
     """What a fit kept (``skb.fit``'s report): ``kept`` (``"untrained"`` at blend 0, else
     ``"fitted"``), the blend, the learned weights and answer types, and the inner held-out
     folds' MRR / Hit@10 of the untrained stage, the kept blend and the best blend tried

@@ -3,24 +3,23 @@ own text match, the attribute bounds it meets."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from skbsearch.core.types import Query
 from skbsearch.retrieve.graph.bounds import parse_attribute_bounds
 from skbsearch.retrieve.graph.exact_linker import strip_brackets
 from skbsearch.retrieve.graph.metapaths import steps_of
+from skbsearch.retrieve.graph.work import GraphWork
 
 
-def explain_node(retriever: Any, query: Query, doc_id: str) -> list[str]:
-    """Evidence lines of a built graph stage (``retrieve.graph.retriever.SKBGraphRetriever``)
+def explain_node(retriever: GraphWork, query: Query, doc_id: str) -> list[str]:
+    """Evidence lines of a built graph stage (:class:`~skbsearch.retrieve.graph.work.GraphWork`)
     for ``doc_id`` as a result of ``query``."""
     skb = retriever.skb
     if not skb.has_node(doc_id):
         return []
     if retriever.model is not None and retriever.model.blend <= 0.0:
-        return explain_node(retriever.plain(), query, doc_id)
+        return explain_node(retriever.untrained(), query, doc_id)
     node = int(skb.index_of(doc_id))
     got = retriever.explained_plans.get(query.text)
     if got is None:  # explain runs once per shown result: plan and walk each query once

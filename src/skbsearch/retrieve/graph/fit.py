@@ -27,14 +27,13 @@ import itertools
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.graph.backoff import fit_backoff
+from skbsearch.retrieve.graph.backoff import learn_backoff
 from skbsearch.retrieve.graph.blend import choose_blend, inner_fitted_run
 from skbsearch.retrieve.graph.exact_linker import bracket_mentions, normalise, strip_brackets
 from skbsearch.retrieve.graph.linking import learn_aliases
@@ -48,6 +47,7 @@ from skbsearch.retrieve.graph.model import (
 )
 from skbsearch.retrieve.graph.plan import Scored
 from skbsearch.retrieve.graph.relpath import RelationPathModel
+from skbsearch.retrieve.graph.work import GraphWork
 
 #: fewer judged queries than this cannot validate a blend: the fitted model is used alone
 MIN_BLEND_QUERIES = 12
@@ -65,7 +65,7 @@ def _held_out(qid: str) -> bool:
     return _quarter(qid) == 0
 
 
-def _judged(retriever: Any, queries: Sequence[Query], qrels: Qrels) -> list[tuple[Query, np.ndarray]]:
+def _judged(retriever: GraphWork, queries: Sequence[Query], qrels: Qrels) -> list[tuple[Query, np.ndarray]]:
     skb = retriever.skb
     out = []
     for q in queries:
@@ -89,7 +89,7 @@ def _mrr(scored: Sequence[Scored], answers: Sequence[np.ndarray], w: np.ndarray,
     return total / max(len(scored), 1)
 
 
-def tune_weights(retriever: Any, scored: Sequence[Scored], answers: Sequence[np.ndarray]) -> tuple[dict[str, float], float]:
+def tune_weights(retriever: GraphWork, scored: Sequence[Scored], answers: Sequence[np.ndarray]) -> tuple[dict[str, float], float]:
     """The grid point (:data:`GRID`) with the best MRR; ties keep the earlier point."""
     best, best_w = -1.0, dict(DEFAULT_WEIGHTS)
     has_attr = any(bool(sc.features[:, 2].any()) for sc in scored)
@@ -104,7 +104,7 @@ def tune_weights(retriever: Any, scored: Sequence[Scored], answers: Sequence[np.
 
 
 def fit_kg_model(
-    retriever: Any,
+    retriever: GraphWork,
     queries: Sequence[Query],
     qrels: Qrels,
     *,
@@ -177,12 +177,31 @@ def fit_kg_model(
                     aliases, blend)
     retriever.set_model(model)
     if path_model is not None:
-        model.backoff = fit_backoff(retriever, texts, answers, path_model.classes)
+        model.backoff = _fit_backoff(retriever, texts, answers, path_model.classes)
         info["backoff"] = {path_text(p): [path_text(q) for q in qs] for p, qs in model.backoff.items()}
     return model
 
 
-def _link_with_aliases(retriever: Any, texts: list[str],
+def _fit_backoff(retriever: GraphWork, texts: Sequence[str], answers: Sequence[np.ndarray],
+                classes: Sequence[Metapath]) -> dict[Metapath, list[Metapath]]:
+    """:func:`learn_backoff` over a :class:`~skbsearch.retrieve.graph.work.GraphWork`'s
+    own plans of ``texts`` (with its fitted model) and its walks; popularity = node degree."""
+    plans = retriever.plan(texts)
+    tg = retriever.tg
+    walked: dict[tuple[int, Metapath], np.ndarray] = {}
+
+    def follow(node: int, path: Metapath) -> np.ndarray:
+        got = walked.get((node, path))
+        if got is None:
+            got = walked[(node, path)] = tg.follow(node, path, no_return=retriever.no_return,
+                                                   max_frontier=retriever.max_frontier)
+        return got
+
+    degree = retriever.skb.graph.degree(direction="both")
+    return learn_backoff(plans, answers, classes, follow, degree)
+
+
+def _link_with_aliases(retriever: GraphWork, texts: list[str],
                        answers: list[np.ndarray]) -> tuple[dict, list]:
     """Learn the linker's aliases from the training answers (left on ``retriever.linker``);
     the aliases as saved (``group -> [(node id, weight)]``) and each query's anchors."""
@@ -226,7 +245,7 @@ def _blend_sample(queries: list[Query]) -> list[int]:
     return sorted(sorted(range(len(queries)), key=key.__getitem__)[:MAX_BLEND_QUERIES])
 
 
-def _inner_blend(retriever: Any, queries: list[Query], answers: list[np.ndarray],
+def _inner_blend(retriever: GraphWork, queries: list[Query], answers: list[np.ndarray],
                  fold_model: Callable[[list[int]], KGModel]) -> tuple[float, dict]:
     """The blend strength with the untrained stage (:func:`~skbsearch.retrieve.graph.blend.
     choose_blend`), each judged training query (:func:`_blend_sample`) scored by a model
@@ -243,7 +262,7 @@ def _inner_blend(retriever: Any, queries: list[Query], answers: list[np.ndarray]
         return retriever([judged[j] for j in test])
 
     fitted = inner_fitted_run(judged, [parts[i] for i in sample], fit_and_run)
-    plain = retriever.plain()(judged)  # the cached untrained twin
+    plain = retriever.untrained()(judged)  # the cached untrained twin
     scored = [j for j, q in enumerate(judged) if q.id in fitted]
     return choose_blend(plain, fitted, {judged[j].id: truth[judged[j].id] for j in scored}, retriever.k,
                         [parts[sample[j]] for j in scored])
@@ -263,7 +282,7 @@ def _learn_types(skb: SKB, words: list[list[str]], answers: list[np.ndarray]
     return model, answer_types, counts
 
 
-def _label_anchors(retriever: Any, pairs: list[tuple[int, int]], anchors: list,
+def _label_anchors(retriever: GraphWork, pairs: list[tuple[int, int]], anchors: list,
                    answers: list[np.ndarray], min_recall: float, min_count: int,
                    min_mine_conf: float) -> list[tuple[Metapath, ...]]:
     """Per (query, anchor) pair: the equally best metapaths to the answers (empty: no path).
@@ -276,7 +295,7 @@ def _label_anchors(retriever: Any, pairs: list[tuple[int, int]], anchors: list,
     mine = [k for k, (qi, ai) in enumerate(pairs)
             if anchors[qi][ai].source == "bracket" or anchors[qi][ai].conf >= min_mine_conf]
     found = mine_metapaths(retriever.tg, [anchors[pairs[k][0]][pairs[k][1]].node for k in mine],
-                           [answers[pairs[k][0]] for k in mine], max_hops=retriever.max_hops,
+                           [answers[pairs[k][0]] for k in mine], max_hops=retriever.planner.max_hops,
                            min_recall=min_recall)
     mined = [MinedPath((skb.type_names[int(skb.node_type_codes[anchors[qi][ai].node])],), 0.0, 0.0)
              for qi, ai in pairs]
@@ -292,7 +311,7 @@ def _f1(reached: np.ndarray, answers: np.ndarray) -> float:
     return 2.0 * hit / (len(reached) + len(answers)) if hit else 0.0
 
 
-def _keep_constraints(retriever: Any, pairs: list[tuple[int, int]], anchors: list,
+def _keep_constraints(retriever: GraphWork, pairs: list[tuple[int, int]], anchors: list,
                       tied: list[tuple[Metapath, ...]], answers: list[np.ndarray],
                       min_gain: float = 0.01) -> list[tuple[Metapath, ...]]:
     """Keep, per query, only the anchors whose metapaths pin the answers down together.
@@ -349,9 +368,13 @@ def _fit_anchor_path(a_views: list[str], p_views: list[str], tied: list[tuple[Me
     if any(len(tied[k]) > 1 for k in idx):
         P = model.predict_proba(texts)
         col = {c: j for j, c in enumerate(model.classes)}
-        chosen = [max(tied[k], key=lambda p, r=r: P[r, col[p]] if p in col else -1.0)
-                  for r, k in enumerate(idx)]
+        chosen = [_most_probable(tied[k], P[r], col) for r, k in enumerate(idx)]
         if chosen != first:
             model = RelationPathModel(solver="numpy").fit(texts, chosen)
             first = chosen
     return anchor_model, model, first
+
+
+def _most_probable(paths: tuple[Metapath, ...], probs: np.ndarray, col: dict[Metapath, int]) -> Metapath:
+    """The first of ``paths`` most probable by ``probs`` (a row over ``col``'s classes; unknown: -1)."""
+    return max(paths, key=lambda p: probs[col[p]] if p in col else -1.0)
