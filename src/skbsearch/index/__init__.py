@@ -80,7 +80,7 @@ class IndexKind:
         if engine not in ENGINES:
             raise InputError(f"unknown engine {engine!r}; use local or ray", field="--engine")
         if engine == "ray" and not self.ray_builder:
-            ray = ", ".join(k for k in available_kinds() if get_kind(k).ray_builder)
+            ray = " and ".join(k for k in available_kinds() if get_kind(k).ray_builder)
             raise InputError(f"--engine ray builds {ray} indexes, not {self.name}", field="--engine")
 
     def load(self, path: str | Path) -> Any:
