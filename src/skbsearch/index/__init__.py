@@ -176,8 +176,9 @@ def open_index(where: Any, skb: Any, *, kind: str | None = None, root: Path | No
     if isinstance(where, (str, Path)):
         path = Path(where)
         recover_dir(path)  # a killed index writer: restore its previous version, drop its litter
-        spec: IndexKind | None = get_kind(kind or read_manifest(path).kind)
-        index = spec.load(path)
+        opened = get_kind(kind or read_manifest(path).kind)
+        index = opened.load(path)
+        spec: IndexKind | None = opened
     else:
         index = where
         spec = kind_of(index)

@@ -61,7 +61,8 @@ def skb_record(skb: Any, renderer: Any) -> dict[str, Any]:
             "fields": list(fields) if fields is not None else None,
             "add_rel": bool(getattr(renderer, "add_rel", False)),
             "max_per_relation": getattr(renderer, "max_per_relation", 10),
-            "renderer": asdict(renderer) if is_dataclass(renderer) else repr(renderer)}
+            "renderer": (asdict(renderer) if is_dataclass(renderer) and not isinstance(renderer, type)
+                         else repr(renderer))}
 
 
 def skb_renderer(fields: Sequence[str] | None = None, field_weights: Any = None,
