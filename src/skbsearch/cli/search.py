@@ -25,7 +25,7 @@ from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.core.outfile import check_output_dir
 from skbsearch.core.progress import ProgressFn
 from skbsearch.index import available_kinds, get_kind
-from skbsearch.index.base import build_hint
+from skbsearch.index.base import build_hint, read_manifest
 
 _KINDS = "|".join(available_kinds())
 
@@ -168,8 +168,8 @@ def _report_index(summary: dict[str, Any], index: Any, skb_dir: Path, out: Path,
                   f"in {summary['seconds']} s")
     if out.absolute() != default_index_dir(skb_dir, kind).absolute():
         console.print(f"pipelines read SKB_DIR/indexes/{kind} by default; name this one as "
-                      f"-p \"{kind}(index='{out}')\" (or 'skb search --retriever {kind} "
-                      f"--index {out}')", markup=False, highlight=False, soft_wrap=True)
+                      f"-p \"{get_kind(kind).stage_name}(index='{out}')\"", markup=False,
+                      highlight=False, soft_wrap=True)
     if choice:
         console.print(f"relation lines weigh {choice['weight']:g}: {choice['reason']}"
                       + (f" (MRR by weight: {choice['mrr']})" if choice["mrr"] else ""),
@@ -305,7 +305,12 @@ def retriever_stage(skb_dir: Path, kind: str, *, k: int, types: list[str] | None
     params: dict[str, Any] = {"k": k, "types": parse_types(types), "where": where}
     if index_dir is not None:
         params["index"] = str(index_dir)
-    return stage(spec.stage_name, **params)
+    built = stage(spec.stage_name, **params)
+    encoder = (read_manifest(path).params or {}).get("encoder")
+    if encoder and encoder != "static":  # a static encoder loads in a fraction of a second
+        err_console.print(f"note: loading the {escape(str(encoder))} encoder (seconds on every call); "
+                          f"'skb serve {escape(str(skb_dir))}' keeps it loaded", highlight=False)
+    return built
 
 
 def register(app: typer.Typer) -> None:
