@@ -174,5 +174,18 @@ def test_skb_index_engine_ray_builds_the_default_index(local_ray, tmp_path: Path
     assert sum(len(v) for v in runs["local"].values()) > 20 * 50
     for q in ds.queries:
         a, b = runs["local"][q.id], runs["ray"][q.id]
-        assert list(a) == list(b), q.text
-        np.testing.assert_allclose(list(b.values()), list(a.values()), rtol=1e-6, atol=1e-6)
+        if kind == "bm25":  # bit-identical scores: the same ranking
+            assert list(a) == list(b), q.text
+        _same_ranking(a, b, tol=1e-6 if kind == "bm25" else 1e-5)
+
+
+def _same_ranking(a: dict[str, float], b: dict[str, float], tol: float) -> None:
+    """The same scores rank by rank and node by node; nodes swap places only within ``tol``
+    of each other (embeddings of one text computed in other batches differ in the last
+    bits), and only nodes at the top-k cut-off are in one list alone."""
+    np.testing.assert_allclose(list(b.values()), list(a.values()), rtol=0, atol=tol)
+    for d in a.keys() & b.keys():
+        assert abs(a[d] - b[d]) <= tol, d
+    cut = min(min(a.values()), min(b.values()))
+    for d in a.keys() ^ b.keys():
+        assert abs(a.get(d, b.get(d, 0.0)) - cut) <= tol, d
