@@ -144,7 +144,8 @@ def available_kinds() -> list[str]:
 
 
 def kind_of(index: Any) -> IndexKind | None:
-    """The registered kind of a loaded index (``None``: not a registered kind)."""
+    """The registered kind of a loaded index or a :class:`Manifest` (``None``: not a
+    registered kind, e.g. the graph stage's ``linker`` tables)."""
     return _REGISTRY.get(str(getattr(index, "kind", "")))
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.core.errors import ArtefactError
-from skbsearch.index import get_kind, kind_of
+from skbsearch.index import kind_of
 from skbsearch.index.base import MANIFEST_FILE, read_manifest, rebuild_command
 
 
@@ -35,8 +35,8 @@ def compact_indexes(skb: Any) -> list[Path]:
     if not root.is_dir():
         return done
     for d in sorted(p for p in root.iterdir() if (p / MANIFEST_FILE).is_file()):
-        spec = get_kind(read_manifest(d).kind)
-        if not spec.follows_updates:
+        spec = kind_of(read_manifest(d))  # (the linker's tables are no registered kind)
+        if spec is None or not spec.follows_updates:
             continue
         index = spec.load(d)
         fresh = spec.caught_up(index, skb)
@@ -65,7 +65,8 @@ def stale_indexes(skb_dir: str | Path, lineage: list[str], content_hash: str) ->
         # (the linker's and name tables, src["role"], are rebuilt on first use: no command)
         if src.get("kind") != "skb" or src.get("role") or not h or h == content_hash or h not in lineage:
             continue
-        why = get_kind(m.kind).stale_reason(src, d)
+        spec = kind_of(m)
+        why = spec.stale_reason(src, d) if spec is not None else f"{m.kind} indexes do not follow updates yet"
         if why is None:
             continue
         out.append({"path": str(d), "kind": m.kind, "why": why,
