@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import sys
-import types
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +15,6 @@ from rich.text import Text
 from typer.testing import CliRunner
 
 from skbsearch.cli import app
-from skbsearch.index import IndexKind, register_kind
 
 runner = CliRunner(env={"COLUMNS": "250"})
 
@@ -235,36 +232,17 @@ def test_serve_port_out_of_range(skb):
 
 
 # ------------------------------------------------------------------ notes and hints
-def test_dense_search_says_the_model_is_loading(skb, tmp_path, monkeypatch):
-    """A retriever over an encoder prints a one-line stderr note suggesting 'skb serve'."""
-
-    class FakeIndex:
-        params = {"encoder": "minilm"}
-        source: dict = {}
-
-    class FakeStage:
-        def __init__(self, index, **kw):
-            pass
-
-        def search(self, text, k):
-            return []
-
-    mod = types.ModuleType("skb_fake_encoder_kind")
-    mod.load = lambda path: FakeIndex()
-    mod.build = mod.load
-    mod.Stage = FakeStage
-    monkeypatch.setitem(sys.modules, "skb_fake_encoder_kind", mod)
-    register_kind(IndexKind("fakeenc", "skb_fake_encoder_kind:build", "skb_fake_encoder_kind:load",
-                            "skb_fake_encoder_kind:Stage"))
-    try:
-        (tmp_path / "ix").mkdir()
-        r = invoke("search", skb, "jacket", "--retriever", "fakeenc", "--index", tmp_path / "ix")
-    finally:
-        from skbsearch.index import _REGISTRY
-
-        _REGISTRY.pop("fakeenc", None)
+def test_dense_search_says_the_model_is_loading(skb, tmp_path):
+    """A retriever over an encoder prints a one-line stderr note suggesting 'skb serve'
+    (read from the index's manifest before the pipeline runs)."""
+    r = invoke("index", skb, "--kind", "bm25", "--out", tmp_path / "ix", "--quiet")
     assert r.exit_code == 0, r.output
-    note = [ln for ln in r.output.splitlines() if ln.startswith("note:")]
+    manifest = json.loads((tmp_path / "ix" / "manifest.json").read_text())
+    manifest["params"]["encoder"] = "minilm"  # as a dense index records its model
+    (tmp_path / "ix" / "manifest.json").write_text(json.dumps(manifest))
+    r = invoke("search", skb, "jacket", "--index", tmp_path / "ix")
+    assert r.exit_code == 0, r.output
+    note = [ln for ln in r.output.splitlines() if ln.startswith("note: loading")]
     assert note and "encoder" in note[0] and "skb serve" in note[0], r.output
     r = invoke("search", skb, "jacket")  # bm25: no model, no note
     assert "note:" not in r.output

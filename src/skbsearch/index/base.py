@@ -196,8 +196,12 @@ def _short(digest: Any) -> str:
     return str(digest)[:12] if digest else "unrecorded"
 
 
+class IndexMismatch(ArtefactError):
+    """An index built from another SKB (or from this SKB before it was rebuilt)."""
+
+
 def check_index_matches(index: Any, skb: Any) -> None:
-    """Refuse (ArtefactError) to use ``index`` with an SKB other than the one it was built from.
+    """Refuse (:class:`IndexMismatch`, an ArtefactError) to use ``index`` with an SKB other than the one it was built from.
 
     Args:
         index: a loaded index or its :class:`Manifest` (anything with ``source``; a
@@ -207,7 +211,8 @@ def check_index_matches(index: Any, skb: Any) -> None:
     Compares what the manifest's ``source`` records (``num_nodes``, ``skb_hash``) with
     ``skb``'s node count and ``content_hash``; fields missing on either side (indexes
     over plain texts, SKBs never saved, directories from older versions) are not compared.
-    The error names the exact ``skb index`` command that rebuilds the index.
+    The error names the exact ``skb index`` command that rebuilds the index. Callers
+    open indexes with :func:`skbsearch.index.open_index`, which calls this.
     """
     source = dict(getattr(index, "source", None) or {})
     if source.get("kind") != "skb" or skb is None:
@@ -221,7 +226,7 @@ def check_index_matches(index: Any, skb: Any) -> None:
     params = dict(getattr(index, "params", None) or {})
     index_dir = getattr(index, "path", None)
     skb_dir = getattr(skb, "path", None) or source.get("path") or "SKB_DIR"
-    raise ArtefactError(
+    raise IndexMismatch(
         f"{index_dir or 'the index'}: this {kind} index was built from a different SKB than "
         f"{skb_dir} (index: {n_then} nodes, content {_short(h_then)}; SKB: {n_now} nodes, "
         f"content {_short(h_now)}), so its results would be wrong; rebuild it with "

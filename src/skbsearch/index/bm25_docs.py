@@ -70,6 +70,27 @@ def field_texts(skb: Any, rows: np.ndarray | None = None, *, fields: Sequence[st
     return out
 
 
+def skb_source(skb: Any, *, fields: Sequence[str] | None, add_rel: bool, rel_weight: float | None,
+               max_per_relation: int) -> dict[str, Any]:
+    """The manifest's ``source`` of a BM25 index of every node of ``skb`` in the layout the
+    arguments name (whatever engine built it: one record, so the builds compare equal)."""
+    from pathlib import Path
+
+    split = fields is None and add_rel and rel_weight is not None
+    path = getattr(skb, "path", None)
+    return {
+        "kind": "skb",
+        "path": str(Path(path).absolute()) if path else None,
+        "num_nodes": int(skb.num_nodes),
+        "skb_hash": (getattr(skb, "meta", None) or {}).get("content_hash"),
+        "fields": list(fields) if fields is not None else None,
+        "add_rel": add_rel,
+        "max_per_relation": max_per_relation,
+        "rel_weight": rel_weight if split else None,
+        "node_order": True,  # row i is node i (see BM25Index.in_node_order)
+    }
+
+
 def source_texts(skb: Any, rows: np.ndarray, source: dict[str, Any], fields: list[str],
                  only: str) -> list[Any]:
     """The texts of field ``only`` of ``rows`` as an index with this ``source`` (its

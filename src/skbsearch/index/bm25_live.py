@@ -156,6 +156,17 @@ def index_rows(index: Any, skb: Any) -> np.ndarray:
     return positions(skb.nodes.column("id").combine_chunks(), index.doc_ids)
 
 
+def why_stale(kind: str, source: dict[str, Any], directory: Path) -> str | None:
+    """Why a bm25 index saved in ``directory`` cannot follow updates (``None``: it can)."""
+    if (directory / LIVE_DIR / "fields.json").is_file():
+        return f"this {kind} index keeps its term statistics in an older layout"
+    if not (directory / LIVE_DIR / "postings.json").is_file() and source.get("engine") == "ray":
+        return f"this {kind} index was built with --engine ray, which keeps no term statistics"
+    if not (directory / LIVE_DIR / "postings.json").is_file():
+        return f"this {kind} index predates live updates (no term statistics)"
+    return None
+
+
 def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
     """``index`` (built at an earlier generation of ``skb``) brought to ``skb``'s generation,
     or ``index`` itself when it is current or not an ancestor (the caller then refuses it).

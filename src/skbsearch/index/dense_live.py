@@ -109,6 +109,13 @@ def catch_up_multivector(index: Any, skb: Any, root: Path | None = None) -> Any:
                             model_id=index.model_id, normalized=True, source=source, built_on=index.built_on)
 
 
+def why_stale(kind: str, source: dict[str, Any], directory: Path) -> str | None:
+    """Why a dense or multi-vector index built from ``source`` cannot follow updates."""
+    if source.get("add_rel"):
+        return f"{kind} indexes with related nodes' names (--add-rel) do not follow updates yet"
+    return None
+
+
 def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
     """``index`` at ``skb``'s generation (or ``index`` itself: current, or not an ancestor)."""
     from skbsearch.index.dense import DenseIndex

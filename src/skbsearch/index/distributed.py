@@ -84,39 +84,37 @@ def consecutive_runs(rows: np.ndarray) -> list[np.ndarray]:
 
 class DocumentTexts:
     """The texts of node rows, per field, exactly as :meth:`BM25Index.from_skb` renders them
-    (then, with ``enrich``, each text followed by the enrichers' derived tokens)."""
+    (:func:`skbsearch.index.bm25_docs.field_texts`, in the layout ``fields``, ``add_rel`` and
+    ``rel_weight`` name; then, with ``enrich``, each text followed by the enrichers' derived
+    tokens)."""
 
     def __init__(self, skb: Any, fields: Sequence[str] | None, add_rel: bool,
-                 max_per_relation: int, enrich: Sequence[str] = ()) -> None:
-        from skbsearch.documents import DocumentRenderer
-
+                 max_per_relation: int, enrich: Sequence[str] = (),
+                 rel_weight: float | None = None) -> None:
         self.skb = skb
-        self.fields = list(fields) if fields is not None else None
-        self.renderer = DocumentRenderer(add_rel=add_rel, max_per_relation=max_per_relation)
-        self.rel_renderer = DocumentRenderer(fields=[], add_rel=True, include_type=False,
-                                             max_per_relation=max_per_relation) if add_rel else None
+        self.fields = [f.strip() for f in fields if f.strip()] if fields is not None else None
+        self.add_rel, self.rel_weight, self.max_per_relation = add_rel, rel_weight, max_per_relation
         self.enrichers = make_enrichers(enrich)
 
     @property
     def field_names(self) -> list[str]:
         """Field names in build order."""
         if self.fields is None:
-            return ["document"]
-        return self.fields + (["relations"] if self.rel_renderer is not None else [])
+            split = self.add_rel and self.rel_weight is not None
+            return ["document", "relations"] if split else ["document"]
+        return self.fields + (["relations"] if self.add_rel else [])
 
     def __call__(self, rows: np.ndarray) -> dict[str, list[str]]:
-        if self.fields is None:
-            parts = {"document": self.renderer.render_many(self.skb, rows)}
-        else:
-            parts = {f: [self.skb.column(f)[int(i)] for i in rows] for f in self.fields}
-            if self.rel_renderer is not None:
-                rel = self.rel_renderer.render_many(self.skb, rows)
-                parts["relations"] = [d.partition("\n")[2] for d in rel]
+        from skbsearch.index.bm25_docs import field_texts
+
+        parts = field_texts(self.skb, np.asarray(rows, dtype=np.int64), fields=self.fields,
+                            add_rel=self.add_rel, rel_weight=self.rel_weight,
+                            max_per_relation=self.max_per_relation)
         if self.enrichers:
             from skbsearch.enrich.base import enrich_one
 
             ids = self.skb.id_of(rows)
-            parts = {f: [enrich_one(str(i), t or "", self.enrichers).index_text()
+            parts = {f: [enrich_one(str(i), t or "", self.enrichers).index_text
                          for i, t in zip(ids, texts, strict=True)] for f, texts in parts.items()}
         return parts
 

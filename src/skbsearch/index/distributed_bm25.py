@@ -45,6 +45,7 @@ from skbsearch.index.bm25_build import (
     combine_fields,
     make_tokenizer,
 )
+from skbsearch.index.bm25_docs import skb_source
 from skbsearch.index.distributed import (
     DocumentTexts,
     actor_pool,
@@ -61,10 +62,11 @@ class _Tokenize:
 
     def __init__(self, skb_dir: str, fields: list[str] | None, add_rel: bool,
                  max_per_relation: int, enrich: list[str], stemmer: str | None,
-                 stopwords: Any) -> None:
+                 stopwords: Any, rel_weight: float | None = None) -> None:
         from skbsearch.kb.store import SKB
 
-        self.texts = DocumentTexts(SKB.load(skb_dir), fields, add_rel, max_per_relation, enrich)
+        self.texts = DocumentTexts(SKB.load(skb_dir), fields, add_rel, max_per_relation, enrich,
+                                   rel_weight)
         self.stemmer, self.stopwords = stemmer, stopwords
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -161,6 +163,7 @@ def build_bm25_ray(
     field_weights: dict[str, float] | None = None,
     add_rel: bool = False,
     max_per_relation: int = 10,
+    rel_weight: float | None = None,
     enrich: Sequence[str] = (),
     shard_rows: int = 50_000,
     workers: int | None = None,
@@ -172,7 +175,9 @@ def build_bm25_ray(
 
     Args:
         skb: a *saved* SKB (workers load it from its directory, memory-mapped).
-        fields, field_weights, add_rel, max_per_relation: as for :meth:`BM25Index.from_skb`.
+        fields, field_weights, add_rel, max_per_relation, rel_weight: as for
+            :meth:`BM25Index.from_skb` (``skb index --engine ray`` passes the options of
+            :meth:`BM25Index.default_options`, as the single-process build does).
         enrich: enrichers whose derived tokens are appended to each text (``temporal``,
             ``arithmetic``).
         shard_rows: node rows per Parquet shard (and per batch).
@@ -196,7 +201,9 @@ def build_bm25_ray(
     fields = [f.strip() for f in fields if f.strip()] if fields is not None else None
     if fields is not None and not fields:
         raise InputError("no fields given", field="fields")
-    names = DocumentTexts(skb, fields, add_rel, max_per_relation).field_names
+    names = DocumentTexts(skb, fields, add_rel, max_per_relation, (), rel_weight).field_names
+    if fields is None and add_rel and rel_weight is not None:  # from_skb's two-field layout
+        field_weights = {"document": 1.0, "relations": float(rel_weight), **(field_weights or {})}
     weights = check_field_weights(names, field_weights)
     n = skb.num_nodes
     with tempfile.TemporaryDirectory(prefix="skb-ray-shards-") as tmp:
@@ -208,7 +215,8 @@ def build_bm25_ray(
             num_cpus=cpus,
             fn_constructor_kwargs={"skb_dir": str(skb.path), "fields": fields, "add_rel": add_rel,
                                    "max_per_relation": max_per_relation, "enrich": list(enrich),
-                                   "stemmer": stemmer, "stopwords": stopwords},
+                                   "stemmer": stemmer, "stopwords": stopwords,
+                                   "rel_weight": rel_weight},
             batch_format="numpy").materialize()
         progress("render + tokenize (ray)", n, n)
         tokenizer = make_tokenizer(stemmer, stopwords)
@@ -220,8 +228,9 @@ def build_bm25_ray(
             fn_constructor_kwargs={"stats": ray.put(stats)}).take_all()
         progress("score (ray)", 1, 1)
     matrices = _field_matrices(entries, names, n, len(stats["term_ids"]))
-    return _assemble(matrices, stats, weights, tokenizer, skb, part, fields, add_rel,
-                     max_per_relation, enrich, stopwords, stemmer)
+    source = skb_source(skb, fields=fields, add_rel=add_rel, rel_weight=rel_weight,
+                        max_per_relation=max_per_relation)
+    return _assemble(matrices, stats, weights, tokenizer, skb, part, source, enrich, stopwords, stemmer)
 
 
 def _global_stats(pieces: Any, names: list[str], tokenizer: Any, part: Any, n: int,
@@ -274,9 +283,8 @@ def _field_matrices(entries: list[dict[str, Any]], names: list[str], n: int,
 
 
 def _assemble(matrices: dict[str, sp.csc_matrix], stats: dict[str, Any], weights: dict[str, float],
-              tokenizer: Any, skb: Any, part: Any, fields: list[str] | None, add_rel: bool,
-              max_per_relation: int, enrich: Sequence[str], stopwords: Any,
-              stemmer: str | None) -> BM25Index:
+              tokenizer: Any, skb: Any, part: Any, source: dict[str, Any], enrich: Sequence[str],
+              stopwords: Any, stemmer: str | None) -> BM25Index:
     """Weighted sum of the field matrices and the index object, as :meth:`BM25Index.build`."""
     n = skb.num_nodes
     n_vocab = max(len(stats["term_ids"]), 1)
@@ -286,10 +294,7 @@ def _assemble(matrices: dict[str, sp.csc_matrix], stats: dict[str, Any], weights
     settings = {"k1": part.k1, "b": part.b, "delta": part.delta, "method": part.method}
     bm = bm25_over((matrix.indptr, matrix.indices, matrix.data), matrix.shape[0], nonocc, stats["term_ids"], settings)
     params = bm25_params(part.k1, part.b, part.method, part.delta, stemmer, stopwords, weights)
-    source = {"kind": "skb", "path": str(Path(skb.path).absolute()), "num_nodes": n,
-              "skb_hash": (getattr(skb, "meta", None) or {}).get("content_hash"),
-              "fields": list(fields) if fields is not None else None, "add_rel": add_rel,
-              "max_per_relation": max_per_relation, "engine": "ray", "node_order": True}
+    source = {**source, "engine": "ray"}
     if enrich:
         source["enrich"] = list(enrich)
     return BM25Index(bm, tokenizer, list(skb.ids), params, source)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, is_dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from skbsearch.core.errors import InputError
 from skbsearch.index.base import ProgressFn, no_progress
 from skbsearch.index.dense import DenseIndex, skb_renderer
 from skbsearch.index.distributed import ensure_ray, read_shards, write_node_shards
+from skbsearch.index.docsource import skb_record
 
 
 @dataclass(frozen=True)
@@ -150,11 +151,9 @@ def build_dense_ray(
     for r, rec in zip(rows, out, strict=True):
         emb[r] = rec["embedding"]
     first = out[0] if out else {"model_id": None, "encoder": encoder}
-    source = {"kind": "skb", "num_nodes": n, "skb_hash": skb.meta.get("content_hash"),
-              "path": str(Path(skb.path).absolute()),
-              "fields": list(renderer.fields) if renderer.fields is not None else None,
-              "add_rel": bool(renderer.add_rel), "max_per_relation": renderer.max_per_relation,
-              "renderer": asdict(renderer) if is_dataclass(renderer) else repr(renderer),
-              "engine": "ray", "actors": {"pool": plan.pool, "num_gpus": plan.num_gpus}}
+    # the single-process build's source record; where it ran (the actors) is the build's record
+    source = {**skb_record(skb, renderer), "engine": "ray"}
+    kwargs.setdefault("built_on", {"device": plan.device,
+                                   "ray_actors": {"pool": plan.pool, "num_gpus": plan.num_gpus}})
     return DenseIndex(list(skb.ids), emb, backend=backend, encoder=str(first["encoder"]),
                       model_id=str(first["model_id"]), normalized=True, source=source, **kwargs)

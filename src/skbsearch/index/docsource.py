@@ -34,15 +34,7 @@ class DocSource:
             idx = None if indices is None else np.asarray(indices, dtype=np.int64)
             texts = renderer.render_many(source, idx)
             ids = source.ids if idx is None else source.id_of(idx)
-            fields = getattr(renderer, "fields", None)
-            info = {"kind": "skb", "num_nodes": source.num_nodes,
-                    "skb_hash": source.meta.get("content_hash"),
-                    "path": str(Path(source.path).absolute()) if source.path else None,
-                    "fields": list(fields) if fields is not None else None,
-                    "add_rel": bool(getattr(renderer, "add_rel", False)),
-                    "max_per_relation": getattr(renderer, "max_per_relation", 10),
-                    "renderer": asdict(renderer) if is_dataclass(renderer) else repr(renderer)}
-            return cls(list(ids), texts, idx, info)
+            return cls(list(ids), texts, idx, skb_record(source, renderer))
         try:
             doc_ids, texts = source
         except (TypeError, ValueError):
@@ -57,6 +49,20 @@ class DocSource:
                 raise InputError(f"duplicate doc id {d!r}; ids must be unique", line=n, field="doc_id")
             seen.add(d)
         return cls(doc_ids, texts, None, {"kind": "texts"})
+
+
+def skb_record(skb: Any, renderer: Any) -> dict[str, Any]:
+    """The manifest's ``source`` of an index of ``skb``'s nodes rendered by ``renderer``
+    (whatever engine built it: one record, so the builds compare equal)."""
+    fields = getattr(renderer, "fields", None)
+    return {"kind": "skb", "num_nodes": skb.num_nodes,
+            "skb_hash": skb.meta.get("content_hash"),
+            "path": str(Path(skb.path).absolute()) if skb.path else None,
+            "fields": list(fields) if fields is not None else None,
+            "add_rel": bool(getattr(renderer, "add_rel", False)),
+            "max_per_relation": getattr(renderer, "max_per_relation", 10),
+            "renderer": (asdict(renderer) if is_dataclass(renderer) and not isinstance(renderer, type)
+                         else repr(renderer))}
 
 
 def skb_renderer(fields: Sequence[str] | None = None, field_weights: Any = None,

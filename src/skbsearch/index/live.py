@@ -4,7 +4,8 @@ An index records the generation it covers (``source.skb_hash``, the generation's
 When its SKB has moved on (``skb kb update``), :func:`catch_up` applies the pending segments
 to the loaded index instead of refusing it as stale; an index that cannot follow (another
 SKB build, or a kind without live support) is returned unchanged and
-:func:`skbsearch.index.base.check_index_matches` refuses it as before.
+:func:`skbsearch.index.open_index` refuses it as before. What each kind does is in its
+registration (:class:`skbsearch.index.IndexKind`: ``catch_up``, ``why_stale``).
 """
 
 from __future__ import annotations
@@ -13,20 +14,16 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.core.errors import ArtefactError
-from skbsearch.index import bm25_live, dense_live, get_kind
+from skbsearch.index import kind_of
 from skbsearch.index.base import MANIFEST_FILE, read_manifest, rebuild_command
-from skbsearch.index.bm25_live import LIVE_DIR
-
-#: index kind -> function(index, skb) -> index at skb's generation
-CATCH_UP = {"bm25": bm25_live.catch_up, "dense": dense_live.catch_up,
-            "multivector": dense_live.catch_up_multivector}
 
 
 def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
     """``index`` brought to ``skb``'s generation when its kind can follow updates (``root``:
-    the SKB directory, when ``skb`` is detached from it)."""
-    fn = CATCH_UP.get(str(getattr(index, "kind", "")))
-    return index if fn is None or skb is None else fn(index, skb, root)
+    the SKB directory, when ``skb`` is detached from it); its kind's registration
+    (:attr:`skbsearch.index.IndexKind.catch_up`) does the work."""
+    spec = kind_of(index)
+    return index if spec is None else spec.caught_up(index, skb, root)
 
 
 def compact_indexes(skb: Any) -> list[Path]:
@@ -38,28 +35,15 @@ def compact_indexes(skb: Any) -> list[Path]:
     if not root.is_dir():
         return done
     for d in sorted(p for p in root.iterdir() if (p / MANIFEST_FILE).is_file()):
-        kind = read_manifest(d).kind
-        if kind not in CATCH_UP:
+        spec = kind_of(read_manifest(d))  # (the linker's tables are no registered kind)
+        if spec is None or not spec.follows_updates:
             continue
-        index = get_kind(kind).load(d)
-        fresh = catch_up(index, skb)
+        index = spec.load(d)
+        fresh = spec.caught_up(index, skb)
         if fresh is not index:
             fresh.save(d)
             done.append(d)
     return done
-
-
-def _why_stale(kind: str, source: dict[str, Any], directory: Path) -> str | None:
-    """Why an index of this kind and source cannot follow updates (``None``: it can)."""
-    if kind not in CATCH_UP:
-        return f"{kind} indexes do not follow updates yet"
-    if kind in ("dense", "multivector") and source.get("add_rel"):
-        return f"{kind} indexes with related nodes' names (--add-rel) do not follow updates yet"
-    if kind == "bm25" and (directory / LIVE_DIR / "fields.json").is_file():
-        return "this bm25 index keeps its term statistics in an older layout"
-    if kind == "bm25" and not (directory / LIVE_DIR / "postings.json").is_file():
-        return "this bm25 index predates live updates (no term statistics)"
-    return None
 
 
 def stale_indexes(skb_dir: str | Path, lineage: list[str], content_hash: str) -> list[dict[str, str]]:
@@ -81,7 +65,8 @@ def stale_indexes(skb_dir: str | Path, lineage: list[str], content_hash: str) ->
         # (the linker's and name tables, src["role"], are rebuilt on first use: no command)
         if src.get("kind") != "skb" or src.get("role") or not h or h == content_hash or h not in lineage:
             continue
-        why = _why_stale(m.kind, src, d)
+        spec = kind_of(m)
+        why = spec.stale_reason(src, d) if spec is not None else f"{m.kind} indexes do not follow updates yet"
         if why is None:
             continue
         out.append({"path": str(d), "kind": m.kind, "why": why,

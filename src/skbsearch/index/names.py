@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.core.errors import SkbError
-from skbsearch.index import bm25_live
-from skbsearch.index.base import check_index_matches
+from skbsearch.index import open_index
 from skbsearch.index.sparse import BM25Index
 
 #: Directory name under ``SKB_DIR/indexes/``.
@@ -41,10 +40,8 @@ def load_or_build_name_index(skb: Any, directory: Path | None = None,
         directory = Path(skb.path) / "indexes" / NAMES_DIR
     if directory is not None and (directory / "manifest.json").is_file():
         try:
-            index = bm25_live.catch_up(BM25Index.load(directory), skb)  # behind: catch up
-            check_index_matches(index, skb)
-            index.share_node_ids(skb)
-            index.warm()  # its one-query kernel now (set-up), not on the first query
+            # caught up when behind, checked, node ids shared, its one-query kernel loaded now
+            index: BM25Index = open_index(directory, skb, kind="bm25")
             return index
         except SkbError as e:
             if notify is not None:

@@ -245,7 +245,7 @@ class BM25Index:
                 weighted ``rel_weight`` (the node's own words count more than its neighbours').
             params: BM25 parameters, as for :meth:`build`.
         """
-        from skbsearch.index.bm25_docs import field_texts
+        from skbsearch.index.bm25_docs import field_texts, skb_source
 
         n = skb.num_nodes
         progress("render", 0, n)
@@ -257,17 +257,8 @@ class BM25Index:
         if split:
             field_weights = {"document": 1.0, "relations": float(rel_weight), **(field_weights or {})}
         progress("render", n, n)
-        source = {
-            "kind": "skb",
-            "path": str(Path(skb.path).absolute()) if getattr(skb, "path", None) else None,
-            "num_nodes": n,
-            "skb_hash": (getattr(skb, "meta", None) or {}).get("content_hash"),
-            "fields": list(fields) if fields is not None else None,
-            "add_rel": add_rel,
-            "max_per_relation": max_per_relation,
-            "rel_weight": rel_weight if split else None,
-            "node_order": True,  # row i is node i (see in_node_order)
-        }
+        source = skb_source(skb, fields=fields, add_rel=add_rel, rel_weight=rel_weight,
+                            max_per_relation=max_per_relation)
         return cls.build(parts, skb.ids, field_weights=field_weights, source=source,
                          progress=progress, **params)
 
@@ -276,14 +267,28 @@ class BM25Index:
                         add_rel: bool | None = None, rel_weight: float | None = None,
                         max_per_relation: int | None = None, **options: Any) -> BM25Index:
         """The default BM25 index of an SKB (``skb index --kind bm25``; what stages build
-        when none is saved): the node document as rendered, its relation lines with
+        when none is saved): :meth:`from_skb` with :meth:`default_options`."""
+        opts, extra = cls.default_options(skb, fields=fields, add_rel=add_rel, rel_weight=rel_weight,
+                                          max_per_relation=max_per_relation, **options)
+        index = cls.from_skb(skb, **opts)
+        index.source.update(extra)
+        return index
+
+    @classmethod
+    def default_options(cls, skb: Any, *, fields: Sequence[str] | None = None,
+                        add_rel: bool | None = None, rel_weight: float | None = None,
+                        max_per_relation: int | None = None,
+                        **options: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The build options of the default BM25 index of an SKB, and what its manifest's
+        ``source`` records beside them: the node document as rendered, its relation lines with
         neighbour names as a second field weighted as the SKB's own synthesised queries say
         (:mod:`~skbsearch.index.bm25_calibrate`: at most 1, :data:`DEFAULT_REL_WEIGHT` when
-        nodes are bare names; the choice is in the manifest's ``source``), at most
+        nodes are bare names; the choice goes to ``source``), at most
         :data:`DEFAULT_MAX_PER_RELATION` names per relation; the fields combined as
         :data:`DEFAULT_COMBINE` (with ``combine="bm25f"``, the relations' length normalised
         with ``b =`` :data:`DEFAULT_REL_B` unless ``field_b`` says otherwise). ``options``: as
-        for :meth:`build` (``combine``, ``field_b``...)."""
+        for :meth:`build` (``combine``, ``field_b``...). Every engine builds from these (the
+        single-process :meth:`from_skb` and the Ray build), so both give the same index."""
         if add_rel is None:
             add_rel = True
         max_per_relation = max_per_relation or DEFAULT_MAX_PER_RELATION
@@ -295,11 +300,9 @@ class BM25Index:
         if add_rel and fields is None and rel_weight is None:
             choice = cls._rel_weight(skb, max_per_relation, options)
             rel_weight = choice.weight
-        index = cls.from_skb(skb, fields=fields, add_rel=add_rel, rel_weight=rel_weight,
-                             max_per_relation=max_per_relation, **options)
-        if choice is not None:
-            index.source["rel_weight_choice"] = choice.as_source()
-        return index
+        opts = {"fields": fields, "add_rel": add_rel, "rel_weight": rel_weight,
+                "max_per_relation": max_per_relation, **options}
+        return opts, ({"rel_weight_choice": choice.as_source()} if choice is not None else {})
 
     @classmethod
     def _rel_weight(cls, skb: Any, max_per_relation: int, options: dict[str, Any]) -> RelWeightChoice:

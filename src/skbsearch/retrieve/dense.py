@@ -21,7 +21,7 @@ from skbsearch.core.stage import check_device_params, device_param, precision_pa
 from skbsearch.core.types import Query, Run
 from skbsearch.encoders import encode_texts, load_encoder
 from skbsearch.encoders.cache import as_cache
-from skbsearch.index.base import check_index_matches
+from skbsearch.index import open_index
 from skbsearch.index.dense import DenseIndex, Hits
 from skbsearch.index.multivector import MultiVectorIndex, parse_agg
 from skbsearch.retrieve.filters import NodeFilter, filter_mask, index_skb
@@ -124,10 +124,10 @@ class EmbeddingRetriever(IndexRetriever):
     def attach(self, index: Any, skb: Any) -> None:
         """Use ``index`` (a loaded one or its directory), checked against ``skb`` when given."""
         index = index if isinstance(index, self.index_class) else self.index_class.load(index)
+        if skb is not None:  # opened for the SKB: caught up; an index of another SKB build refused
+            index = open_index(index, skb, warm=False)
         self._index = index
         self.skb = skb
-        if skb is not None:
-            check_index_matches(index, skb)  # an index of another SKB build: refuse
         if self._mask is not None:
             mask = np.asarray(self._mask, dtype=bool)
             if mask.shape != (len(index),):

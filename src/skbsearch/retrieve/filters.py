@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from skbsearch.core.errors import InputError
-from skbsearch.index.base import check_index_matches
+from skbsearch.index import open_index
 from skbsearch.kb.store import SKB
 
 
@@ -94,7 +94,7 @@ def index_skb(index: Any, skb: Any = None) -> Any:
     """``skb`` if given, else the SKB an index was built from (its manifest's source path).
 
     Either way, an index built from another SKB (or from this SKB before it was rebuilt)
-    raises :class:`~skbsearch.core.errors.ArtefactError` (see ``check_index_matches``).
+    raises :class:`~skbsearch.core.errors.ArtefactError` (see :func:`~skbsearch.index.open_index`).
     """
     if skb is None:
         path = (getattr(index, "source", None) or {}).get("path")
@@ -102,7 +102,7 @@ def index_skb(index: Any, skb: Any = None) -> Any:
             raise InputError("a filter needs the SKB: pass skb=..., the index does not "
                              "record a readable SKB path", field="skb")
         skb = SKB.load(path)
-    check_index_matches(index, skb)
+    open_index(index, skb, follow=False, warm=False)
     return skb
 
 

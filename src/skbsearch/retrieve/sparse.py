@@ -23,8 +23,7 @@ from skbsearch.core.deadline import check_deadline
 from skbsearch.core.errors import InputError
 from skbsearch.core.registry import register_stage
 from skbsearch.core.types import Query, Run
-from skbsearch.index import kernels
-from skbsearch.index.base import check_index_matches
+from skbsearch.index import kernels, open_index
 from skbsearch.index.sparse import BM25Index
 from skbsearch.retrieve.filters import NodeFilter, filter_mask, index_skb
 from skbsearch.retrieve.stage import IndexRetriever, RetrieverParams
@@ -92,10 +91,10 @@ class BM25Retriever(IndexRetriever):
         if backend == "numba" and not NUMBA_AVAILABLE:
             raise InputError("backend 'numba' needs the numba package (pip install numba)",
                              field="backend")
-        self._index = index if isinstance(index, BM25Index) else BM25Index.load(index)
+        index = index if isinstance(index, BM25Index) else BM25Index.load(index)
+        # paired with an SKB: opened for it (caught up; an index of another SKB build refused)
+        self._index = open_index(index, skb, warm=False) if skb is not None else index
         self.skb = skb
-        if skb is not None:
-            check_index_matches(self._index, skb)  # an index of another SKB build: refuse
         mask = self._explicit_mask
         if mask is not None:
             mask = np.asarray(mask, dtype=bool)

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.core.errors import ArtefactError, SkbError
-from skbsearch.index.live import catch_up
 from skbsearch.kb.generations import newest_generation
 from skbsearch.server.browse import kb_overview
 from skbsearch.server.cache import PipelineCache, estimate_bytes
@@ -129,19 +128,16 @@ class Snapshot:
         the same build), caught up to this generation: only the names the new segments touch
         are tokenised (``index.bm25_live.catch_up``), not every node's. Anything that does
         not fit is left to be built as usual."""
-        from skbsearch.index import bm25_live
-        from skbsearch.index.base import check_index_matches
+        from skbsearch.index import open_index
 
         prev = old._context.shared_value(NAME_INDEX_KEY) if old._context is not None else None
         if prev is None or old.stamp[:-1] != self.stamp[:-1]:
             return
-        try:
-            names = bm25_live.catch_up(prev, self.skb, self.skb_dir)
-            check_index_matches(names, self.skb)
+        try:  # caught up, checked, sharing this generation's node ids
+            names = open_index(prev, self.skb, root=self.skb_dir)
         except SkbError as e:
             logger.info("name index of %s rebuilt, not caught up: %s", self.identity, e)
             return
-        names.share_node_ids(self.skb)
         self.context.shared(NAME_INDEX_KEY, lambda: names)
 
     def _kb_info(self) -> dict[str, Any]:
@@ -175,7 +171,8 @@ class Snapshot:
             SnapshotChanged: the directory was rebuilt and this build's index is gone
                 (retry on the new snapshot).
         """
-        from skbsearch.index import get_kind
+        from skbsearch.index import get_kind, open_index
+        from skbsearch.index.base import IndexMismatch
 
         spec = get_kind(kind)
         manifest = self.skb_dir / "indexes" / spec.index_dir_name / "manifest.json"
@@ -191,8 +188,14 @@ class Snapshot:
                 raise IndexNotBuilt(kind)
             if self._stale.get(kind) == stamp:
                 raise StaleIndex(kind)
-            try:  # an index behind the SKB's generation catches up (index.live)
-                index = catch_up(spec.load(manifest.parent), self.skb, self.skb_dir)
+            try:  # opened for this build: caught up with its generation, checked, ids shared
+                index = open_index(manifest.parent, self.skb, kind=kind, root=self.skb_dir)
+            except IndexMismatch as e:
+                if read_stamp(manifest) != stamp or not self.same_build():
+                    raise SnapshotChanged(f"{self.skb_dir} changed while loading its {kind} index") from None
+                logger.error("%s", e)  # the full message (paths, the rebuild command) to the log
+                self._stale[kind] = stamp  # not reloaded until the index is rebuilt
+                raise StaleIndex(kind) from None
             except ArtefactError:
                 # replaced while being read, or this generation's segments already collected
                 if read_stamp(manifest) != stamp or not self.is_current():
@@ -201,32 +204,8 @@ class Snapshot:
             # The index must belong to this build: neither it nor the SKB changed meanwhile.
             if read_stamp(manifest) != stamp or not self.same_build():
                 raise SnapshotChanged(f"{self.skb_dir} changed while loading its {kind} index")
-            try:
-                _check_matches(kind, index, self.skb)
-            except StaleIndex:
-                self._stale[kind] = stamp  # not reloaded until the index is rebuilt
-                raise
             self._indexes[kind] = _LoadedIndex(spec, index, stamp)
             return spec, index
-
-
-def _check_matches(kind: str, index: Any, skb: Any) -> None:
-    """Refuse an index built from another SKB (``index.base.check_index_matches``).
-
-    Raises:
-        StaleIndex: with a message for clients; the full one (paths, the rebuild
-            command) goes to the log.
-    """
-    from skbsearch.index import base
-
-    check = getattr(base, "check_index_matches", None)
-    if check is None:
-        return
-    try:
-        check(index, skb)
-    except ArtefactError as e:
-        logger.error("%s", e)
-        raise StaleIndex(kind) from None
 
 
 class SnapshotHolder:

@@ -11,9 +11,8 @@ from typing import Any
 from skbsearch.core.atomic import recover_dir
 from skbsearch.core.errors import InputError
 from skbsearch.documents import DocumentRenderer
-from skbsearch.index import get_kind
-from skbsearch.index.base import MANIFEST_FILE, check_index_matches
-from skbsearch.index.live import catch_up
+from skbsearch.index import get_kind, open_index
+from skbsearch.index.base import MANIFEST_FILE
 from skbsearch.kb.store import SKB
 
 
@@ -104,16 +103,9 @@ class StageContext:
             return self._indexes[key]
 
     def _open_saved(self, kind: str, path: Path) -> Any:
-        """The saved ``kind`` index at ``path``, caught up with this SKB and checked."""
-        index = catch_up(get_kind(kind).load(path), self.kb)  # an index behind the SKB's generation
-        _check_matches(index, self.kb)
-        share = getattr(index, "share_node_ids", None)
-        if share is not None:  # one id list for the SKB and its node-order indexes
-            share(self.kb)
-        warm = getattr(index, "warm", None)
-        if warm is not None:  # compiled query kernels loaded now, not by the first query
-            warm()
-        return index
+        """The saved ``kind`` index at ``path``, opened for this SKB (caught up, checked,
+        sharing its node ids, kernels loaded: :func:`skbsearch.index.open_index`)."""
+        return open_index(path, self.kb, kind=kind)
 
     def shared(self, key: str, factory: Callable[[], Any]) -> Any:
         """A value built once per context and shared by stages (e.g. a name index).
@@ -160,8 +152,3 @@ class StageContext:
     def resolve_path(self, value: str) -> Path:
         """A user-given file path, as is (relative paths from the working directory)."""
         return Path(value).expanduser()
-
-
-def _check_matches(index: Any, kb: SKB) -> None:
-    """Refuse an index built on another SKB (when the index layer can tell)."""
-    check_index_matches(index, kb)

@@ -28,7 +28,8 @@ import pyarrow.compute as pc
 
 from skbsearch.core.atomic import atomic_dir
 from skbsearch.core.errors import ArtefactError, SkbError
-from skbsearch.index.base import Manifest, check_index_matches, read_manifest, write_manifest
+from skbsearch.index import open_index
+from skbsearch.index.base import Manifest, read_manifest, write_manifest
 
 _NON_ALNUM = re.compile(r"[^0-9a-z]+")
 
@@ -239,7 +240,7 @@ def load_or_build_name_tables(skb: Any, directory: Path | None = None,
     if directory is not None and (directory / "manifest.json").is_file():
         try:
             m = read_manifest(directory, kind=KIND, version=FORMAT_VERSION)
-            check_index_matches(m, skb)
+            open_index(m, skb, follow=False, warm=False)  # built from this SKB, or refused
             if m.num_docs != skb.num_nodes:
                 raise ArtefactError(f"{directory}: built for {m.num_docs} nodes, the SKB has {skb.num_nodes}")
             tables = [NameTable.read(directory, t, skb.num_nodes) for t in _TABLES]
