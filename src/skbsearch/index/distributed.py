@@ -116,7 +116,7 @@ class DocumentTexts:
             from skbsearch.enrich.base import enrich_one
 
             ids = self.skb.id_of(rows)
-            parts = {f: [enrich_one(str(i), t or "", self.enrichers).index_text()
+            parts = {f: [enrich_one(str(i), t or "", self.enrichers).index_text
                          for i, t in zip(ids, texts, strict=True)] for f, texts in parts.items()}
         return parts
 

@@ -154,7 +154,7 @@ def build_dense_ray(
               "path": str(Path(skb.path).absolute()),
               "fields": list(renderer.fields) if renderer.fields is not None else None,
               "add_rel": bool(renderer.add_rel), "max_per_relation": renderer.max_per_relation,
-              "renderer": asdict(renderer) if is_dataclass(renderer) else repr(renderer),
+              "renderer": asdict(renderer) if is_dataclass(renderer) and not isinstance(renderer, type) else repr(renderer),
               "engine": "ray", "actors": {"pool": plan.pool, "num_gpus": plan.num_gpus}}
     return DenseIndex(list(skb.ids), emb, backend=backend, encoder=str(first["encoder"]),
                       model_id=str(first["model_id"]), normalized=True, source=source, **kwargs)

@@ -41,7 +41,7 @@ class DocSource:
                     "fields": list(fields) if fields is not None else None,
                     "add_rel": bool(getattr(renderer, "add_rel", False)),
                     "max_per_relation": getattr(renderer, "max_per_relation", 10),
-                    "renderer": asdict(renderer) if is_dataclass(renderer) else repr(renderer)}
+                    "renderer": asdict(renderer) if is_dataclass(renderer) and not isinstance(renderer, type) else repr(renderer)}
             return cls(list(ids), texts, idx, info)
         try:
             doc_ids, texts = source

@@ -34,7 +34,7 @@ except ImportError:  # pragma: no cover - depends on the environment
         paths; the postings passes of bm25_postings run as Python loops: right, but slow)."""
         return lambda f: f
 
-    prange = range  # without numba: a plain loop
+    prange = range  # type: ignore[misc]  # without numba: a plain loop (numba types prange as a class)
 
 
 @njit(cache=True, nogil=True)

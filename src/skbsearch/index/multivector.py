@@ -25,6 +25,7 @@ from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.encoders import SentenceTransformerEncoder, encode_texts, load_encoder
 from skbsearch.index.base import Manifest, ProgressFn, rebuild_hint
 from skbsearch.index.dense import SCORE_BLOCK, DocSource, Hits, normalize, skb_renderer, top_k
+from skbsearch.index.rowmap import RowMappedMatrix
 from skbsearch.index.vectors import DocRows, load_npy
 
 KIND = "multivector"
@@ -99,7 +100,7 @@ class MultiVectorIndex(DocRows):
     def __init__(
         self,
         doc_ids: Sequence[str],
-        chunk_embeddings: np.ndarray,
+        chunk_embeddings: np.ndarray | RowMappedMatrix,
         offsets: np.ndarray,
         *,
         agg: str = "max",
@@ -114,7 +115,7 @@ class MultiVectorIndex(DocRows):
     ) -> None:
         self.built_on = dict(built_on or {})
         self.doc_ids = [str(d) for d in doc_ids]
-        self.embeddings = chunk_embeddings if normalized else normalize(chunk_embeddings)
+        self.embeddings = chunk_embeddings if normalized else normalize(np.asarray(chunk_embeddings))
         self.offsets = np.asarray(offsets, dtype=np.int64)
         n = len(self.doc_ids)
         if (self.offsets.shape != (n + 1,) or self.offsets[0] != 0

@@ -7,6 +7,7 @@ never the other way round.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from skbsearch.core.errors import InputError
@@ -14,6 +15,7 @@ from skbsearch.core.errors import InputError
 
 def ray_builder(kind: str, *, address: str | None = None, shard_rows: int = 50_000) -> Any:
     """The Ray builder of an index kind, with ``skb index``'s builder signature."""
+    builder: Callable[..., Any]
     if kind == "bm25":
         from skbsearch.index.distributed_bm25 import build_bm25_ray as builder
     elif kind == "dense":

@@ -120,7 +120,7 @@ class BM25Index:
         self,
         bm25: bm25s.BM25,
         tokenizer: Tokenizer,
-        doc_ids: Sequence[str],
+        doc_ids: Sequence[str] | int,
         params: dict[str, Any],
         source: dict[str, Any] | None = None,
         path: Path | None = None,
@@ -254,7 +254,7 @@ class BM25Index:
             fields = [f.strip() for f in fields if f.strip()]
         parts = field_texts(skb, fields=fields, add_rel=add_rel, rel_weight=rel_weight,
                             max_per_relation=max_per_relation)
-        if split:
+        if split and rel_weight is not None:
             field_weights = {"document": 1.0, "relations": float(rel_weight), **(field_weights or {})}
         progress("render", n, n)
         source = {

@@ -55,7 +55,7 @@ class _Merge:
             named.update(s.edges.column("src").to_pylist())
             named.update(s.edges.column("dst").to_pylist())
         ordered = sorted(named)
-        rows = positions(ordered, nodes.column("id").combine_chunks()) if ordered else []
+        rows = positions(ordered, nodes.column("id").combine_chunks()) if ordered else np.zeros(0, np.int64)
         self.base_row = {nid: int(r) for nid, r in zip(ordered, rows, strict=True)}
         self._bkey: np.ndarray | None = None
 
@@ -113,10 +113,10 @@ class _Merge:
             for i in cand:
                 if (int(self._bkey[i]), int(self.rel[i])) in wanted:
                     self.edge_alive[i] = False
-        for (s, r, t), alive in zip(self.seg_edges, self.seg_edge_alive, strict=True):
-            for i in range(len(s)):
-                if (s[i], r[i], t[i]) in dead:
-                    alive[i] = False
+        for (ss, rs, ts), alive in zip(self.seg_edges, self.seg_edge_alive, strict=True):
+            for j in range(len(ss)):
+                if (ss[j], rs[j], ts[j]) in dead:
+                    alive[j] = False
 
     def replay(self) -> None:
         """Apply every segment in order."""
@@ -195,7 +195,7 @@ class _Merge:
         edges between surviving nodes, and the segments' surviving edges (final rows)."""
         n_final = int((new_of_base >= 0).sum()) + len(self.appended)
         d = GraphDelta(n_final, new_of_base, relations=used)
-        gone = np.flatnonzero(~self.edge_alive) if "edge_alive" in self.__dict__ else []
+        gone = np.flatnonzero(~self.edge_alive) if "edge_alive" in self.__dict__ else np.zeros(0, np.intp)
         if len(gone):
             gone = gone[(new_of_base[self.src[gone]] >= 0) & (new_of_base[self.dst[gone]] >= 0)]
         for r in np.unique(self.rel[gone]) if len(gone) else []:
@@ -264,6 +264,7 @@ def merge(nodes: pa.Table, edges: Edges | Callable[[], Edges], schema: Schema, s
     new_of_base, final = m._final_rows()
     table = m.table()
     quick = counts_without_edges(m, graph, schema.relation_roles, new_of_base, final, table)
+    out_edges: Edges | Callable[[], Edges]
     if quick is None:
         out_edges, relations = m.edges(new_of_base, final)
         roles, n_edges = None, len(out_edges[0])

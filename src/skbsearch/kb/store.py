@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -192,8 +192,8 @@ class SKB:
         types: Sequence[str],
         names: Sequence[str],
         *,
-        fields: dict[str, Sequence[str | None]] | None = None,
-        attributes: dict[str, Sequence[Any]] | None = None,
+        fields: Mapping[str, Sequence[str | None]] | None = None,
+        attributes: Mapping[str, Sequence[Any]] | None = None,
         edges: tuple[np.ndarray, Sequence[str] | np.ndarray, np.ndarray] | None = None,
         relations: Sequence[str] | None = None,
         meta: dict[str, Any] | None = None,
@@ -245,8 +245,8 @@ class SKB:
                 rel_names = list(relations or [])
                 rel = r.astype(np.int16)
             else:
-                rel_names, inv = np.unique(r.astype(str), return_inverse=True)
-                rel_names = [str(x) for x in rel_names]
+                uniq, inv = np.unique(r.astype(str), return_inverse=True)
+                rel_names = [str(x) for x in uniq]
                 rel = inv.astype(np.int16)
             if len(src) and (src.min() < 0 or src.max() >= n or dst.min() < 0 or dst.max() >= n):
                 raise InputError("edge endpoint index out of range of the node list")
@@ -266,7 +266,7 @@ class SKB:
         names = self.type_names
         n_types = max(len(names), 1)
         n_rel = max(len(self.schema.relations), 1)
-        key_type = np.int16 if n_rel * n_types < 2**15 else np.int64  # small keys: cache-resident
+        key_type: type[np.signedinteger[Any]] = np.int16 if n_rel * n_types < 2**15 else np.int64  # small keys: cache-resident
         types = self.node_type_codes.astype(key_type)
         sides = []
         for ends in (self.edge_src, self.edge_dst):
@@ -617,8 +617,8 @@ class SKB:
 
         nodes = self.nodes
         edges = self.edges_table()
-        config = {} if allow_files else {"enable_external_access": False,
-                                         "lock_configuration": True}
+        config: dict[str, str | bool | int | float | list[str]] = (
+            {} if allow_files else {"enable_external_access": False, "lock_configuration": True})
         con = duckdb.connect(config=config)
         try:
             con.register("nodes", nodes)

@@ -65,7 +65,7 @@ class EmbeddingRetriever(IndexRetriever):
             ``$SKBSEARCH_DEVICE``, else auto).
     """
 
-    index_class: type
+    index_class: type[DenseIndex] | type[MultiVectorIndex]
 
     @dataclass
     class Params(EncoderParams):

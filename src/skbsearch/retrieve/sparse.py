@@ -22,7 +22,7 @@ import numpy as np
 from skbsearch.core.deadline import check_deadline
 from skbsearch.core.errors import InputError
 from skbsearch.core.registry import register_stage
-from skbsearch.core.types import Query, Run
+from skbsearch.core.types import Query, Run, as_query
 from skbsearch.index import kernels
 from skbsearch.index.base import check_index_matches
 from skbsearch.index.sparse import BM25Index
@@ -246,8 +246,9 @@ class BM25Retriever(IndexRetriever):
                                      weight_mask=self._weight)
         _numba_compiled = True
 
-    def explain(self, query: Query, doc_id: str) -> list[str]:
+    def explain(self, query: Query | str, doc_id: str) -> list[str]:
         """The node document's lines that share most terms with the query (index tokens)."""
+        query = as_query(query)
         ctx = self.require_context()
         name = ctx.kb.node(doc_id).name if ctx.kb.has_node(doc_id) else ""
         # Drop the "type: name" header and lines that only repeat the name.

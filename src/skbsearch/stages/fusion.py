@@ -5,15 +5,15 @@ from __future__ import annotations
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.operators import Pipeline
 from skbsearch.core.registry import register_stage
-from skbsearch.core.stage import SpecStage, format_value
-from skbsearch.core.types import Qrels, Query, Run
+from skbsearch.core.stage import Context, SpecStage, format_value
+from skbsearch.core.types import Qrels, Query, Run, as_query
 from skbsearch.retrieve.filters import NodeFilter
 from skbsearch.retrieve.hybrid import (
     RRF,
@@ -23,7 +23,6 @@ from skbsearch.retrieve.hybrid import (
     weighted_fusion,
 )
 from skbsearch.stages.base import bind
-from skbsearch.stages.context import StageContext
 from skbsearch.stages.explain import explainers
 
 
@@ -34,8 +33,8 @@ class FusionStage(SpecStage):
     children: list[Any]
 
     @classmethod
-    def from_children(cls, children: Sequence[Any], context: StageContext | None = None,
-                      **params: Any) -> FusionStage:
+    def from_children(cls, children: Sequence[Any], context: Context | None = None,
+                      **params: Any) -> Self:
         """A fusion of ``children`` (stages or pipelines) with parameters ``params``."""
         if len(children) < 1:
             raise InputError(f"{cls.name} needs at least one stage", field="pipeline")
@@ -50,7 +49,7 @@ class FusionStage(SpecStage):
                 bind(c, context)
         return st
 
-    def __init__(self, context: StageContext | None = None, **params: Any) -> None:
+    def __init__(self, context: Context | None = None, **params: Any) -> None:
         super().__init__(context, **params)
         self.children = []
 
@@ -67,22 +66,22 @@ class FusionStage(SpecStage):
         return f"{self.name}(" + ", ".join(kids + extra) + ")"
 
     def __eq__(self, other: object) -> bool:
-        return (type(self) is type(other) and self.params == other.params  # type: ignore[attr-defined]
-                and len(self.children) == len(other.children)  # type: ignore[attr-defined]
-                and all(a == b for a, b in zip(self.children, other.children, strict=True)))  # type: ignore[attr-defined]
+        return (type(self) is type(other) and self.params == other.params
+                and len(self.children) == len(other.children)
+                and all(a == b for a, b in zip(self.children, other.children, strict=True)))
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
-    def bind(self, context: StageContext) -> SpecStage:
+    def bind(self, context: Context) -> SpecStage:
         super().bind(context)
         for c in self.children:
             bind(c, context)
         return self
 
-    def explain(self, query: Query, doc_id: str) -> list[str]:
+    def explain(self, query: Query | str, doc_id: str) -> list[str]:
         """Its children's evidence for ``doc_id``, merged in child order without repeats (a
         fusion adds no evidence of its own: it only weighs its lists)."""
-        q = query if isinstance(query, Query) else Query("q0", str(query))
+        q = as_query(query)
         lines: list[str] = []
         for child in self.children:
             for ex in explainers(child):
@@ -121,7 +120,7 @@ class FuseStage(FusionStage):
 
     _given: tuple[tuple[float, ...] | None, float] | None = None
 
-    def build(self, context: StageContext) -> Any:
+    def build(self, context: Context) -> Any:
         if self.params.weights:
             return ScoreFusion(*self.children, weights=self.params.weights, top=self.params.top,
                                depth=self.params.depth, k=self.params.k)
@@ -231,7 +230,7 @@ class RRFStage(FusionStage):
         weights: tuple[float, ...] = ()
         depth: int | None = None
 
-    def build(self, context: StageContext) -> Any:
+    def build(self, context: Context) -> Any:
         return RRF(*self.children, k=self.params.k, weights=self.params.weights or None,
                    depth=self.params.depth)
 
@@ -256,7 +255,7 @@ class _WeightedStage(FusionStage):
     class Params:
         weights: tuple[float, ...] = ()
 
-    def build(self, context: StageContext) -> Any:
+    def build(self, context: Context) -> Any:
         w = self.params.weights or (1.0,) * len(self.children)
         return WeightedFusion(list(zip(self.children, w, strict=True)), norm=self.norm,
                               name=self.name)
@@ -336,7 +335,7 @@ class SavedRunStage(SpecStage):
     class Params:
         path: str = field(metadata={"help": "TREC run file (qid Q0 doc rank score tag)"})
 
-    def build(self, context: StageContext | None) -> Any:
+    def build(self, context: Context | None) -> Any:
         return _RunFile(Run.from_trec(self.params.path))
 
     @property
@@ -366,7 +365,7 @@ class FilterStage(SpecStage):
         types: tuple[str, ...] = ()
         where: str | None = None
 
-    def build(self, context: StageContext) -> Any:
+    def build(self, context: Context) -> Any:
         flt = NodeFilter(self.params.types, self.params.where)
         allowed = np.zeros(context.kb.num_nodes, dtype=bool)
         allowed[flt.node_indices(context.kb)] = True

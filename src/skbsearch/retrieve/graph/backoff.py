@@ -108,7 +108,8 @@ def fit_backoff(retriever: Any, texts: Sequence[str], answers: Sequence[np.ndarr
     """:func:`learn_backoff` over a :class:`~skbsearch.retrieve.graph.retriever.SKBGraphRetriever`'s
     own plans of ``texts`` (with its fitted model) and its walks; popularity = node degree."""
     plans = retriever.plan(texts)
-    tg, walked = retriever.tg, {}
+    tg = retriever.tg
+    walked: dict[tuple[int, Metapath], np.ndarray] = {}
 
     def follow(node: int, path: Metapath) -> np.ndarray:
         got = walked.get((node, path))

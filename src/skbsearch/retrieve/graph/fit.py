@@ -349,8 +349,10 @@ def _fit_anchor_path(a_views: list[str], p_views: list[str], tied: list[tuple[Me
     if any(len(tied[k]) > 1 for k in idx):
         P = model.predict_proba(texts)
         col = {c: j for j, c in enumerate(model.classes)}
-        chosen = [max(tied[k], key=lambda p, r=r: P[r, col[p]] if p in col else -1.0)
-                  for r, k in enumerate(idx)]
+        def likeliest(options: Sequence[Metapath], r: int) -> Metapath:
+            return max(options, key=lambda p: P[r, col[p]] if p in col else -1.0)
+
+        chosen = [likeliest(tied[k], r) for r, k in enumerate(idx)]
         if chosen != first:
             model = RelationPathModel(solver="numpy").fit(texts, chosen)
             first = chosen
