@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
 import typer
@@ -17,6 +17,9 @@ from skbsearch.cli.kb_profile import inferred, print_inferred
 from skbsearch.cli.output import console, err_console, handle_errors, print_json, print_table
 from skbsearch.core.errors import InputError
 from skbsearch.core.outfile import check_output_dir
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 kb_app = typer.Typer(help="Build and inspect semi-structured knowledge bases.", no_args_is_help=True)
 
@@ -36,7 +39,7 @@ def _progress(quiet: bool) -> Progress:
     )
 
 
-def _build_summary(skb: Any, out: Path, seconds: float) -> dict[str, Any]:
+def _build_summary(skb: SKB, out: Path, seconds: float) -> dict[str, Any]:
     """What ``skb kb build`` reports: counts per type and relation, and the loader's notes."""
     summary: dict[str, Any] = {
         "out": str(out),
@@ -210,7 +213,7 @@ def _degree_stats(deg: np.ndarray) -> dict[str, float]:
     }
 
 
-def _dominant_types(skb: Any, ends: np.ndarray) -> list[tuple[str, float]]:
+def _dominant_types(skb: SKB, ends: np.ndarray) -> list[tuple[str, float]]:
     """Per relation, the most common type at one end of its edges and that type's share."""
     n_types = max(len(skb.type_names), 1)
     n_rel = len(skb.schema.relations)

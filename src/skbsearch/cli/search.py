@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -26,6 +26,9 @@ from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.core.outfile import check_output_dir
 from skbsearch.core.progress import ProgressFn
 from skbsearch.index import available_kinds, get_kind
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 _KINDS = "|".join(available_kinds())
 
@@ -218,7 +221,7 @@ def _build_options(kind: str, engine: str, field_list: list[str] | None, add_rel
     return {"add_rel": bool(add_rel)}
 
 
-def _graph_tables(skb: Any, kind: str, progress: ProgressFn) -> list[str]:
+def _graph_tables(skb: SKB, kind: str, progress: ProgressFn) -> list[str]:
     """With a BM25 index (what the graph stage reads), the graph stage's saved name lookups
     too, so that its first query does not build them; their directories."""
     from skbsearch.retrieve.graph.tables import build_graph_tables
@@ -306,7 +309,7 @@ def search_cmd(
                 title=f"{retriever}: {query!r} ({flt})", columns=cols)
 
 
-def _load_index(spec: Any, skb: Any, skb_dir: Path, retriever: str, index_dir: Path | None) -> Any:
+def _load_index(spec: Any, skb: SKB, skb_dir: Path, retriever: str, index_dir: Path | None) -> Any:
     """The saved index of kind ``retriever`` (caught up with the SKB's generation), checked
     against the SKB; a note on stderr when it loads an encoder."""
     from skbsearch.index.base import build_hint, check_index_matches
@@ -325,7 +328,7 @@ def _load_index(spec: Any, skb: Any, skb_dir: Path, retriever: str, index_dir: P
     return index
 
 
-def _result_rows(skb: Any, index: Any, query: str, hits: list[tuple[str, float]],
+def _result_rows(skb: SKB, index: Any, query: str, hits: list[tuple[str, float]],
                  evidence: int) -> list[dict[str, Any]]:
     """One row a hit: rank, id, type, name, score and up to ``evidence`` lines of the node's
     document (as the index rendered it) that match the query."""
@@ -343,7 +346,7 @@ def _result_rows(skb: Any, index: Any, query: str, hits: list[tuple[str, float]]
         known = skb.has_node(doc_id)
         node = skb.node(doc_id) if known else None
         ev: list[str] = []
-        if evidence > 0 and known:
+        if evidence > 0 and node is not None:
             # Drop the "type: name" header and lines repeating the name: columns show them.
             lines = renderer.render(skb, int(skb.index_of(doc_id))).split("\n")[1:]
             body = "\n".join(ln for ln in lines if ln.partition(": ")[2] != node.name)

@@ -18,10 +18,13 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skbsearch.core.errors import InputError
 from skbsearch.index.base import Manifest, read_manifest
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 
 @dataclass(frozen=True)
@@ -43,7 +46,7 @@ class IndexKind:
             obj = getattr(obj, part)
         return obj
 
-    def build(self, skb: Any, **options: Any) -> Any:
+    def build(self, skb: SKB, **options: Any) -> Any:
         """Build this kind of index over ``skb``."""
         return self._resolve(self.builder)(skb, **options)
 

@@ -27,7 +27,7 @@ import json
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import bm25s
 import numpy as np
@@ -54,6 +54,9 @@ from skbsearch.index.distributed import (
     write_node_shards,
 )
 from skbsearch.index.sparse import BM25Index
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 
 class _Tokenize:
@@ -155,7 +158,7 @@ def _bm25_parts(method: str, k1: float, b: float, delta: float) -> Any:
 
 
 def build_bm25_ray(
-    skb: Any,
+    skb: SKB,
     *,
     fields: Sequence[str] | None = None,
     field_weights: dict[str, float] | None = None,
@@ -274,7 +277,7 @@ def _field_matrices(entries: list[dict[str, Any]], names: list[str], n: int,
 
 
 def _assemble(matrices: dict[str, sp.csc_matrix], stats: dict[str, Any], weights: dict[str, float],
-              tokenizer: Any, skb: Any, part: Any, fields: list[str] | None, add_rel: bool,
+              tokenizer: Any, skb: SKB, part: Any, fields: list[str] | None, add_rel: bool,
               max_per_relation: int, enrich: Sequence[str], stopwords: Any,
               stemmer: str | None) -> BM25Index:
     """Weighted sum of the field matrices and the index object, as :meth:`BM25Index.build`."""
@@ -286,7 +289,7 @@ def _assemble(matrices: dict[str, sp.csc_matrix], stats: dict[str, Any], weights
     settings = {"k1": part.k1, "b": part.b, "delta": part.delta, "method": part.method}
     bm = bm25_over((matrix.indptr, matrix.indices, matrix.data), matrix.shape[0], nonocc, stats["term_ids"], settings)
     params = bm25_params(part.k1, part.b, part.method, part.delta, stemmer, stopwords, weights)
-    source = {"kind": "skb", "path": str(Path(skb.path).absolute()), "num_nodes": n,
+    source = {"kind": "skb", "path": str(Path(skb.path).absolute()) if skb.path else None, "num_nodes": n,
               "skb_hash": (getattr(skb, "meta", None) or {}).get("content_hash"),
               "fields": list(fields) if fields is not None else None, "add_rel": add_rel,
               "max_per_relation": max_per_relation, "engine": "ray", "node_order": True}

@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from skbsearch.core.errors import InputError
 from skbsearch.index.base import ProgressFn, no_progress
 from skbsearch.index.dense import DenseIndex, skb_renderer
 from skbsearch.index.distributed import ensure_ray, read_shards, write_node_shards
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,7 @@ class _Embed:
 
 
 def build_dense_ray(
-    skb: Any,
+    skb: SKB,
     *,
     fields: Sequence[str] | None = None,
     field_weights: Any = None,
@@ -151,7 +154,7 @@ def build_dense_ray(
         emb[r] = rec["embedding"]
     first = out[0] if out else {"model_id": None, "encoder": encoder}
     source = {"kind": "skb", "num_nodes": n, "skb_hash": skb.meta.get("content_hash"),
-              "path": str(Path(skb.path).absolute()),
+              "path": str(Path(skb.path).absolute()) if skb.path else None,
               "fields": list(renderer.fields) if renderer.fields is not None else None,
               "add_rel": bool(renderer.add_rel), "max_per_relation": renderer.max_per_relation,
               "renderer": asdict(renderer) if is_dataclass(renderer) and not isinstance(renderer, type) else repr(renderer),

@@ -10,29 +10,34 @@ SKB build, or a kind without live support) is returned unchanged and
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skbsearch.core.errors import ArtefactError
 from skbsearch.index import bm25_live, dense_live, get_kind
 from skbsearch.index.base import MANIFEST_FILE, read_manifest, rebuild_command
 from skbsearch.index.bm25_live import LIVE_DIR
 
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
+
 #: index kind -> function(index, skb) -> index at skb's generation
 CATCH_UP = {"bm25": bm25_live.catch_up, "dense": dense_live.catch_up,
             "multivector": dense_live.catch_up_multivector}
 
 
-def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
+def catch_up(index: Any, skb: SKB, root: Path | None = None) -> Any:
     """``index`` brought to ``skb``'s generation when its kind can follow updates (``root``:
     the SKB directory, when ``skb`` is detached from it)."""
     fn = CATCH_UP.get(str(getattr(index, "kind", "")))
     return index if fn is None or skb is None else fn(index, skb, root)
 
 
-def compact_indexes(skb: Any) -> list[Path]:
+def compact_indexes(skb: SKB) -> list[Path]:
     """Rewrite every index under ``SKB_DIR/indexes`` that can follow updates at ``skb``'s
     generation (run by ``skb kb compact`` before it commits, so that no index needs the
     segments the compaction removes); returns the directories rewritten."""
+    if skb.path is None:  # an SKB in memory has no indexes
+        return []
     root = Path(skb.path) / "indexes"
     done: list[Path] = []
     if not root.is_dir():

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,6 +27,9 @@ from skbsearch.index.base import Manifest, ProgressFn, rebuild_hint
 from skbsearch.index.dense import SCORE_BLOCK, DocSource, Hits, normalize, skb_renderer, top_k
 from skbsearch.index.rowmap import RowMappedMatrix
 from skbsearch.index.vectors import DocRows, load_npy
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 KIND = "multivector"
 _AGG = re.compile(r"^(max|mean|mean-top(\d+))$")
@@ -168,7 +171,7 @@ class MultiVectorIndex(DocRows):
                    if isinstance(enc, SentenceTransformerEncoder) else cpu_record())
 
     @classmethod
-    def from_skb(cls, skb: Any, *, fields: Sequence[str] | None = None, field_weights: Any = None,
+    def from_skb(cls, skb: SKB, *, fields: Sequence[str] | None = None, field_weights: Any = None,
                  add_rel: bool = False, max_per_relation: int = 10,
                  progress: bool | ProgressFn = False, **params: Any) -> MultiVectorIndex:
         """Index every node of ``skb`` (the ``skb index --kind multivector`` builder);

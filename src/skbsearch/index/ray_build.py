@@ -8,9 +8,12 @@ never the other way round.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skbsearch.core.errors import InputError
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 
 def ray_builder(kind: str, *, address: str | None = None, shard_rows: int = 50_000) -> Any:
@@ -23,7 +26,7 @@ def ray_builder(kind: str, *, address: str | None = None, shard_rows: int = 50_0
     else:
         raise InputError(f"--engine ray builds bm25 and dense indexes, not {kind}", field="engine")
 
-    def build(skb: Any, **options: Any) -> Any:
+    def build(skb: SKB, **options: Any) -> Any:
         return builder(skb, address=address, shard_rows=shard_rows, **options)
 
     return build

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import bm25s
 import numpy as np
@@ -45,6 +45,9 @@ from skbsearch.index.bm25_build import (
 )
 from skbsearch.index.bm25_calibrate import RelWeightChoice, choose_rel_weight
 from skbsearch.index.bm25_postings import Postings
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 KIND = "bm25"
 FORMAT_VERSION = 1
@@ -219,7 +222,7 @@ class BM25Index:
     @classmethod
     def from_skb(
         cls,
-        skb: Any,
+        skb: SKB,
         *,
         fields: Sequence[str] | None = None,
         field_weights: Mapping[str, float] | None = None,
@@ -259,7 +262,7 @@ class BM25Index:
         progress("render", n, n)
         source = {
             "kind": "skb",
-            "path": str(Path(skb.path).absolute()) if getattr(skb, "path", None) else None,
+            "path": str(Path(skb.path).absolute()) if skb.path else None,
             "num_nodes": n,
             "skb_hash": (getattr(skb, "meta", None) or {}).get("content_hash"),
             "fields": list(fields) if fields is not None else None,
@@ -272,7 +275,7 @@ class BM25Index:
                          progress=progress, **params)
 
     @classmethod
-    def default_for_skb(cls, skb: Any, *, fields: Sequence[str] | None = None,
+    def default_for_skb(cls, skb: SKB, *, fields: Sequence[str] | None = None,
                         add_rel: bool | None = None, rel_weight: float | None = None,
                         max_per_relation: int | None = None, **options: Any) -> BM25Index:
         """The default BM25 index of an SKB (``skb index --kind bm25``; what stages build
@@ -302,7 +305,7 @@ class BM25Index:
         return index
 
     @classmethod
-    def _rel_weight(cls, skb: Any, max_per_relation: int, options: dict[str, Any]) -> RelWeightChoice:
+    def _rel_weight(cls, skb: SKB, max_per_relation: int, options: dict[str, Any]) -> RelWeightChoice:
         """The default index's relation weight: calibrated on the SKB
         (:func:`~skbsearch.index.bm25_calibrate.choose_rel_weight`) for the ``sum`` layout,
         :data:`DEFAULT_REL_WEIGHT` for ``bm25f`` (whose fields share one saturation)."""
@@ -427,7 +430,7 @@ class BM25Index:
         """Number of indexed documents."""
         return self._num_docs
 
-    def in_node_order(self, skb: Any) -> bool:
+    def in_node_order(self, skb: SKB) -> bool:
         """Whether row ``i`` of this index is node ``i`` of ``skb``: an index of every node
         built by :meth:`from_skb` from this very SKB build (same node count and content hash)."""
         s = self.source
@@ -436,7 +439,7 @@ class BM25Index:
                 and s.get("skb_hash") == h and self.num_docs == int(skb.num_nodes)
                 and int(s.get("num_nodes", -1)) == int(skb.num_nodes))
 
-    def share_node_ids(self, skb: Any) -> bool:
+    def share_node_ids(self, skb: SKB) -> bool:
         """Use ``skb``'s id list as this index's doc ids when :meth:`in_node_order` (one list
         of 1M ids in memory instead of two, and no ``doc_ids.json`` to read)."""
         if not self.in_node_order(skb):

@@ -19,7 +19,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import pyarrow as pa
@@ -513,7 +513,11 @@ class SKB:
                 raise InputError(f"unknown node id {nid!r}", field="id") from None
         return np.array(out, dtype=np.int32)
 
-    def id_of(self, indices: int | Iterable[int]) -> str | list[str]:
+    @overload
+    def id_of(self, indices: int | np.integer) -> str: ...
+    @overload
+    def id_of(self, indices: Iterable[int] | np.ndarray) -> list[str]: ...
+    def id_of(self, indices: int | np.integer | Iterable[int] | np.ndarray) -> str | list[str]:
         """String id(s) for internal index(es)."""
         if isinstance(indices, (int, np.integer)):
             return self.ids[int(indices)]

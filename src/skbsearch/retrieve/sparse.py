@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from skbsearch.index.base import check_index_matches
 from skbsearch.index.sparse import BM25Index
 from skbsearch.retrieve.filters import NodeFilter, filter_mask, index_skb
 from skbsearch.retrieve.stage import IndexRetriever, RetrieverParams
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 try:  # bm25s's numba backend, only when numba is installed
     import numba  # noqa: F401
@@ -76,14 +79,14 @@ class BM25Retriever(IndexRetriever):
     class Params(RetrieverParams):
         backend: str = field(default="auto", metadata={"help": "auto | numba | numpy"})
 
-    def __init__(self, source: Any = None, *, filter: NodeFilter | None = None, skb: Any = None,
+    def __init__(self, source: Any = None, *, filter: NodeFilter | None = None, skb: SKB | None = None,
                  mask: np.ndarray | None = None, n_threads: int = -1, **params: Any) -> None:
         super().__init__(source, filter=filter, skb=skb, **params)
         self._explicit_mask = mask
         self.n_threads = n_threads
         self._ready_direct()
 
-    def attach(self, index: BM25Index | str | Path, skb: Any) -> None:
+    def attach(self, index: BM25Index | str | Path, skb: SKB | None) -> None:
         """Use ``index`` (checked against ``skb`` when given); the backend is checked here."""
         backend = self.params.backend
         if backend not in ("auto", "numba", "numpy"):
@@ -122,7 +125,7 @@ class BM25Retriever(IndexRetriever):
         return str(self.params.backend)
 
     # ------------------------------------------------------------------ filters
-    def _resolve_skb(self) -> Any:
+    def _resolve_skb(self) -> SKB:
         self.skb = index_skb(self.index, self.skb)
         return self.skb
 
