@@ -146,7 +146,7 @@ class _Merge:
 
     def edges(self, new_of_base: np.ndarray, final: dict[str, int]) -> tuple[Edges, list[str]]:
         """The surviving edges on the final rows, relations renumbered in name order."""
-        seg_src, seg_dst, seg_rel, names = self._segment_edges(new_of_base, final)
+        seg_src, seg_dst, seg_rel, names = self.segment_edges(new_of_base, final)
         # the base's surviving edges, renumbered straight into the output arrays (in int32:
         # half the memory traffic), the segments' few edges after them
         nob = new_of_base.astype(np.int32)
@@ -164,7 +164,7 @@ class _Merge:
         r_all[:n_base] = rel
         s_all[n_base:], d_all[n_base:], r_all[n_base:] = seg_src, seg_dst, seg_rel
         used = sorted(names[c] for c in np.flatnonzero(_present(r_all, len(names))))
-        self._graph_delta(new_of_base, len(seg_src), s_all, r_all, d_all, names, used)
+        self.set_graph_delta(new_of_base, len(seg_src), s_all, r_all, d_all, names, used)
         remap = np.full(len(names), -1, np.int64)
         for i, nm in enumerate(used):
             remap[names.index(nm)] = i
@@ -172,8 +172,8 @@ class _Merge:
         r_out = r_all if identity else remap[r_all]
         return ((s_all, r_out.astype(np.int16, copy=False), d_all), used)
 
-    def _segment_edges(self, new_of_base: np.ndarray, final: dict[str, int],
-                       ) -> tuple[list[int], list[int], list[int], list[str]]:
+    def segment_edges(self, new_of_base: np.ndarray, final: dict[str, int],
+                      ) -> tuple[list[int], list[int], list[int], list[str]]:
         """The segments' surviving edges on the final rows (sources, targets, relation codes)
         and the relation names the codes index (the base's, then new ones)."""
         code = {r: i for i, r in enumerate(self.rel_names)}
@@ -189,8 +189,8 @@ class _Merge:
             seg_rel += [code.setdefault(r[i], len(code)) for i in idx]
         return seg_src, seg_dst, seg_rel, list(code)
 
-    def _graph_delta(self, new_of_base: np.ndarray, n_added: int, s_all: np.ndarray, r_all: np.ndarray,
-                     d_all: np.ndarray, names: list[str], used: list[str]) -> None:
+    def set_graph_delta(self, new_of_base: np.ndarray, n_added: int, s_all: np.ndarray, r_all: np.ndarray,
+                        d_all: np.ndarray, names: list[str], used: list[str]) -> None:
         """What :func:`skbsearch.kb.graph_merge.merged_graph` needs: explicitly deleted base
         edges between surviving nodes, and the segments' surviving edges (final rows)."""
         n_final = int((new_of_base >= 0).sum()) + len(self.appended)
