@@ -29,7 +29,7 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     AVAILABLE = False
 
-    def njit(*args, **kwargs):  # type: ignore[no-redef]
+    def njit(*args, **kwargs):  # type: ignore[no-redef]  # the stand-in where numba is missing
         """Without numba: the function stays plain Python (the index then takes its numpy
         paths; the postings passes of bm25_postings run as Python loops: right, but slow)."""
         return lambda f: f
