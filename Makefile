@@ -42,9 +42,12 @@ browser:
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver \
 		|| echo "warning: could not install chromium/chromium-driver; the browser test will skip"; }
 
-# lint-imports: the layer contracts in pyproject.toml ([tool.importlinter]); the pytest run
-# includes tests/docs/test_site.py, which builds the documentation site with --strict.
+# ruff (style and bugs), mypy (types of the packages in [tool.mypy]), lint-imports (the layer
+# contracts in [tool.importlinter]), then pytest; the pytest run includes
+# tests/docs/test_site.py, which builds the documentation site with --strict.
 test: $(TEST_STAMP) browser
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q
 
@@ -54,6 +57,7 @@ docs: $(TEST_STAMP)
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
 	$(BIN)/lint-imports
 
 clean-venv:

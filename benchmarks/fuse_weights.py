@@ -32,11 +32,11 @@ from typing import Any
 
 from skbsearch.api import SKB
 from skbsearch.benchmarks.result import BenchmarkResult
+from skbsearch.core.fusion import score_fusion
 from skbsearch.core.types import Qrels
 from skbsearch.datasets.qrels import read_qrels
 from skbsearch.datasets.queries import read_queries
 from skbsearch.eval import evaluate
-from skbsearch.core.fusion import score_fusion
 from skbsearch.stages.fusion import child_evidence
 
 METRICS = ("hit@1", "hit@10", "mrr")

@@ -80,7 +80,7 @@ class DocumentRenderer:
         docs = []
         for pos, i in enumerate(idx):
             i = int(i)
-            head = names[i] or ids[i]
+            head = names[i] or ids[i] or ""
             lines = [f"{types[int(codes[i])]}: {head}" if self.include_type else head]
             for f in field_names:
                 v = cols[f][i]
@@ -92,7 +92,7 @@ class DocumentRenderer:
                 nb = nbrs[offsets[pos] : offsets[pos + 1]]
                 if len(nb) == 0:
                     continue
-                shown = [names[int(j)] or ids[int(j)] for j in nb[: self.max_per_relation]]
+                shown = [names[int(j)] or ids[int(j)] or "" for j in nb[: self.max_per_relation]]
                 more = len(nb) - len(shown)
                 tail = f" (+{more} more)" if more > 0 else ""
                 lines.append(f"{relation_label(rel, self.labels)}: {', '.join(shown)}{tail}")
@@ -100,7 +100,7 @@ class DocumentRenderer:
         return docs
 
 
-def _values(skb: SKB, column: str, rows: np.ndarray, few: bool) -> Mapping[int, object] | list[object]:
+def _values(skb: SKB, column: str, rows: np.ndarray, few: bool) -> Mapping[int, str | None] | list[str | None]:
     """``row -> value`` of ``column``: the cached whole column, or (``few``: a handful of rows
     of a large SKB) just those rows, taken from the Arrow table (no million-string list)."""
     if not few:

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 import skbsearch as skb
+from skbsearch.core.fusion import rrf, score_fusion
 from skbsearch.core.operators import StageBase
 from skbsearch.eval import SubsetWarning
-from skbsearch.core.fusion import rrf, score_fusion
 from skbsearch.stages.base import FitReport
 from skbsearch.synth.catalogue import generate_catalogue
 

@@ -14,8 +14,8 @@ from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.dense import DenseRetriever, MultiVectorRetriever
 from skbsearch.retrieve.filters import NodeFilter
-from skbsearch.stages.fusion import RRFStage
 from skbsearch.retrieve.sparse import BM25Retriever
+from skbsearch.stages.fusion import RRFStage
 
 pytestmark = pytest.mark.slow
 

@@ -66,3 +66,16 @@ def test_a_stage_without_evidence_falls_back_to_the_document(ds):
     assert explainers(p) == []
     lines = explain(p, q, top, max_lines=2)
     assert lines and all(not ln.startswith("path: ") for ln in lines)
+
+
+@pytest.mark.parametrize("spec", ["bm25", "graph", "bm25 + graph"])
+def test_a_stage_explains_a_plain_text_query(ds, spec):
+    """``stage.explain(text, doc_id)`` (``StageBase``'s signature: a ``Query`` or its text)
+    holds for every registered stage, not only for pipelines (a ``bm25`` stage read
+    ``query.text`` off the string)."""
+    ctx = StageContext(ds.skb, notify=lambda _m: None)
+    text = ds.queries[0].text
+    st = pipeline(spec, ctx)
+    top = st.search(text, 1)[0][0]
+    lines = st.explain(text, top)
+    assert lines and lines == st.explain(Query("q0", text), top)

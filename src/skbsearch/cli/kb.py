@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -25,6 +25,9 @@ from skbsearch.cli.output import console, err_console, handle_errors, print_json
 from skbsearch.core.errors import InputError
 from skbsearch.core.outfile import check_output_dir
 
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
+
 kb_app = typer.Typer(help="Build and inspect semi-structured knowledge bases.", no_args_is_help=True)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
@@ -43,7 +46,7 @@ def _progress(quiet: bool) -> Progress:
     )
 
 
-def _build_summary(skb: Any, out: Path, seconds: float) -> dict[str, Any]:
+def _build_summary(skb: SKB, out: Path, seconds: float) -> dict[str, Any]:
     """What ``skb kb build`` reports: counts per type and relation, and the loader's notes."""
     summary: dict[str, Any] = {
         "out": str(out),

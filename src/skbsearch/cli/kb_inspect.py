@@ -4,13 +4,16 @@ degree statistics and one node's neighbourhood (as data), and the relations tabl
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from skbsearch.cli.kb_profile import inferred
 from skbsearch.cli.output import console
 from skbsearch.core.errors import InputError
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 
 def type_counts(names: list[str], codes: np.ndarray) -> dict[str, int]:
@@ -32,7 +35,7 @@ def _degree_stats(deg: np.ndarray) -> dict[str, float]:
     }
 
 
-def _dominant_types(skb: Any, ends: np.ndarray) -> list[tuple[str, float]]:
+def _dominant_types(skb: SKB, ends: np.ndarray) -> list[tuple[str, float]]:
     """Per relation, the most common type at one end of its edges and that type's share."""
     n_types = max(len(skb.type_names), 1)
     n_rel = len(skb.schema.relations)

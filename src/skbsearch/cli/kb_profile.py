@@ -3,12 +3,15 @@ description coverage, and which node types inform (:mod:`skbsearch.kb.profile`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skbsearch.cli.output import console
 
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
-def inferred(skb: Any) -> dict[str, Any]:
+
+def inferred(skb: SKB) -> dict[str, Any]:
     """The SKB's profile as the JSON ``inferred`` record."""
     from skbsearch.kb.profile import profile
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -26,6 +26,9 @@ from skbsearch.core.outfile import check_output_dir
 from skbsearch.core.progress import ProgressFn
 from skbsearch.index import available_kinds, get_kind
 from skbsearch.index.base import build_hint, read_manifest
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 _KINDS = "|".join(available_kinds())
 
@@ -215,7 +218,7 @@ def _build_options(kind: str, field_list: list[str] | None, add_rel: bool | None
     return {"add_rel": bool(add_rel)}
 
 
-def _graph_tables(skb: Any, kind: str, progress: ProgressFn) -> list[str]:
+def _graph_tables(skb: SKB, kind: str, progress: ProgressFn) -> list[str]:
     """With a BM25 index (what the graph stage reads), the graph stage's saved name lookups
     too, so that its first query does not build them; their directories."""
     from skbsearch.retrieve.graph.tables import build_graph_tables

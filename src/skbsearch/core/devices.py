@@ -164,7 +164,7 @@ class DeviceSpec:
         """What result JSON and index manifests record: device, dtype, GPU name, torch."""
         torch = sys.modules.get("torch")
         gpu = None
-        if self.is_cuda:
+        if self.is_cuda and torch is not None:
             gpu = torch.cuda.get_device_name(int(self.device.partition(":")[2] or 0))
         return {"device": self.device, "dtype": self.dtype_name, "gpu": gpu,
                 "torch": getattr(torch, "__version__", None) if torch is not None else None}

@@ -17,7 +17,7 @@ from skbsearch.core.deadline import check_deadline
 from skbsearch.core.errors import SkbError
 from skbsearch.core.frames import is_frame
 from skbsearch.core.lazy import load_object
-from skbsearch.core.types import Query, Run, as_queries
+from skbsearch.core.types import Query, Run, as_queries, as_query
 
 #: What ``a + b`` builds (score-aware fusion, the ``fuse`` stage of layer L2): the stage layer
 #: registers it here when it is imported (:func:`register_fusion`); this layer never imports it.
@@ -50,7 +50,7 @@ def _any_queries(call: Callable[..., Any]) -> Callable[..., Any]:
                 out.setdefault(q.id, {})
         return out
 
-    wrapper._any_queries = True  # type: ignore[attr-defined]
+    wrapper._any_queries = True  # type: ignore[attr-defined]  # a marker on the function object
     return wrapper
 
 
@@ -71,7 +71,7 @@ class StageBase:
         super().__init_subclass__(**kwargs)
         call = cls.__dict__.get("__call__")
         if call is not None:
-            cls.__call__ = _any_queries(call)  # type: ignore[method-assign]
+            cls.__call__ = _any_queries(call)  # type: ignore[method-assign]  # wraps the subclass's own, once
 
     def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:  # pragma: no cover
         raise NotImplementedError
@@ -112,8 +112,7 @@ class StageBase:
     def explain(self, query: Query | str, doc_id: str) -> list[str]:
         """Why this pipeline returned ``doc_id`` for ``query``: the evidence lines of every
         stage that can tell (a fusion's children included), else the node's best lines."""
-        q = query if isinstance(query, Query) else Query("q0", str(query))
-        return load_object(EXPLAIN)(self, q, doc_id)
+        return load_object(EXPLAIN)(self, as_query(query), doc_id)
 
     def search(self, text: str, k: int = 10) -> list[tuple[str, float]]:
         """Single-query helper: the top-k ``(doc_id, score)`` pairs for ``text``."""
@@ -139,7 +138,7 @@ class Cutoff(StageBase):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Cutoff) and other.k == self.k
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # None marks it unhashable (equal by value); mypy expects a method
 
 
 class FunctionStage(StageBase):
@@ -158,6 +157,8 @@ class FunctionStage(StageBase):
 
 class Pipeline(StageBase):
     """Stages applied in order; each gets the previous stage's Run."""
+
+    stages: list[Stage]
 
     def __init__(self, *stages: Stage) -> None:
         flat: list[Stage] = []
@@ -198,4 +199,4 @@ class Pipeline(StageBase):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Pipeline) and self.stages == other.stages
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # None marks it unhashable (equal by value); mypy expects a method

@@ -26,7 +26,7 @@ from skbsearch.core.devices import (
 from skbsearch.core.errors import InputError
 from skbsearch.core.lazy import load_object
 from skbsearch.core.operators import Pipeline, StageBase
-from skbsearch.core.types import Qrels, Query, Run
+from skbsearch.core.types import Qrels, Query, Run, as_query
 
 
 class Context(Protocol):
@@ -221,9 +221,9 @@ class SpecStage(StageBase):
         return f"{self.name}(" + ", ".join(f"{k}={format_value(v)}" for k, v in p.items()) + ")"
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.params == other.params  # type: ignore[attr-defined]
+        return type(self) is type(other) and self.params == other.params
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # None marks it unhashable (equal by value); mypy expects a method
 
     # -------------------------------------------------------------- running
     def bind(self, context: Context) -> SpecStage:
@@ -282,13 +282,13 @@ class SpecStage(StageBase):
         :attr:`owns_resources`)."""
         return None if self.context is None or self.owns_resources else f"{id(self.context)}:{resource}"
 
-    def explain(self, query: Query, doc_id: str) -> list[str]:
+    def explain(self, query: Query | str, doc_id: str) -> list[str]:
         """Evidence lines for why ``doc_id`` was returned for ``query`` (may be empty)."""
         inner = self.inner
         fn = getattr(inner, "explain", None) if inner is not self else None
         if fn is None:  # (a stage that does its own work explains by overriding this)
             return []
-        out = fn(query, doc_id)
+        out = fn(as_query(query), doc_id)
         return [str(x) for x in out] if isinstance(out, (list, tuple)) else [str(out)]
 
 

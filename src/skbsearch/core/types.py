@@ -52,6 +52,11 @@ def _record_query(rec: Mapping[str, Any], i: int) -> Query:
                      f"it has {', '.join(map(str, rec)) or 'none'}", line=i + 1, field="queries")
 
 
+def as_query(query: Query | str) -> Query:
+    """One query: a :class:`Query` as it is, a text as ``Query("q0", text)``."""
+    return query if isinstance(query, Query) else Query("q0", str(query))
+
+
 def as_queries(queries: Any) -> list[Query]:
     """Queries in any shape a user holds them (:data:`QUERY_SHAPES`): ``Query`` objects, plain
     strings (ids ``q0``, ``q1``…), records, ``{id: text}``, a pandas DataFrame (PyTerrier's

@@ -240,9 +240,9 @@ def _jsonl_records(path: Path) -> Iterator[Record]:
 
 def _table_records(path: Path, fmt: str) -> Iterator[Record]:
     delimiter = "," if fmt == "csv" else "\t"
-    quoting = csv.QUOTE_MINIMAL if fmt == "csv" else csv.QUOTE_NONE
     with path.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.DictReader(bounded(fh, path), delimiter=delimiter, quoting=quoting)
+        reader = csv.DictReader(bounded(fh, path), delimiter=delimiter,
+                                quoting=csv.QUOTE_MINIMAL if fmt == "csv" else csv.QUOTE_NONE)
         if not reader.fieldnames:
             return
         reader.fieldnames = [f.strip() for f in reader.fieldnames]

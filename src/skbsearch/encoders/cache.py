@@ -207,7 +207,7 @@ def encode_texts(
     dim = encoder.dim
     if vecs and vecs[0] is not None:
         dim = int(vecs[0].shape[0])
-    table = np.stack(vecs) if vecs else np.zeros((0, dim), np.float32)  # type: ignore[arg-type]
+    table = np.stack(vecs) if vecs else np.zeros((0, dim), np.float32)  # type: ignore[arg-type]  # every row is filled by now
     if len(distinct) == len(texts):  # no repeated text: the rows are in order (no second copy)
         return np.ascontiguousarray(table, dtype=np.float32)
     return np.ascontiguousarray(table[[unique[t] for t in texts]], dtype=np.float32)

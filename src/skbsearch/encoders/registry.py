@@ -158,7 +158,7 @@ def _load_sentence_transformer(name: str, device: str) -> Encoder:
 ENCODERS: dict[str, Callable[[str], Encoder]] = {"minilm": _load_packaged_minilm,
                                                   "static": _load_static}
 
-_LOADED: dict[tuple[str, str], Encoder] = {}
+_LOADED: dict[tuple[str, str, str], Encoder] = {}
 _LOCK = threading.Lock()
 
 
@@ -227,5 +227,5 @@ def _at_precision(encoder: Encoder, spec: DeviceSpec) -> Encoder:
     model = getattr(encoder, "model", None)
     if model is not None and hasattr(model, "to"):  # fp32 too: a checkpoint may be fp16
         model.to(spec.dtype)
-    encoder.precision = spec.precision  # type: ignore[attr-defined]
+    encoder.precision = spec.precision  # type: ignore[attr-defined]  # recorded on any encoder object
     return encoder

@@ -124,7 +124,7 @@ def _place_index(places: Iterable[str] | Gazetteer | None) -> dict[tuple[str, ..
         cached = getattr(places, "_constraint_place_index", None)
         if cached is None:
             cached = _build_place_index(tuple(places.place_names))
-            places._constraint_place_index = cached  # type: ignore[attr-defined]
+            places._constraint_place_index = cached  # type: ignore[attr-defined]  # cached on the gazetteer itself
         return cached
     return _build_place_index(tuple(places or ()))
 

@@ -180,7 +180,7 @@ def resolve_relative(sentence: str, ref: date) -> list[_Hit]:
             elif gd.get("unit"):
                 ds = [_shift(ref, _num(gd["n"]), gd["unit"], sgn)]
             else:
-                ds = [ref + timedelta(days=sign)]
+                ds = [ref + timedelta(days=sign or 0)]  # (a pattern without a sign has a unit)
             taken.append((m.start(), m.end()))
             hits.append(_Hit(m.start(), m.end(), [d for d in ds if d is not None], m.group(0)))
     for m in _WEEKDAY.finditer(sentence):
@@ -257,6 +257,8 @@ class TemporalEnricher:
         sents_of = [split_sentences(b) for b in bodies]
         ranges_of = [[find_time_range(s) for s in ss] for ss in sents_of]
         for j, msg in enumerate(msgs):
+            if msg.when is None:  # (none: filtered above)
+                continue
             ref = msg.when.date()
             sents, ranges = sents_of[j], ranges_of[j]
             # A time stated later by the same speaker ("I was doing those sessions from 2 p.m.").

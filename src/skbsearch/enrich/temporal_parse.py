@@ -206,11 +206,11 @@ def split_messages(text: str, meta: Mapping[str, Any] | None = None, order: str 
         y, mo, d = (int(x) for x in m.group("d").split("-"))
         h, mi = (int(x) for x in m.group("t").split(":"))
         try:
-            when = datetime(y, mo, d, h, mi)
+            at = datetime(y, mo, d, h, mi)
         except ValueError:
             continue
         who = (m.group("who") or "").strip() or None
-        heads.append((m.start(), m.end(), when, who))
+        heads.append((m.start(), m.end(), at, who))
     for m in _MAIL_DATE.finditer(text):
         heads.append((m.start(), m.end(), parse_datetime(m.group("v"), order), None))
     for m in _WROTE.finditer(text):

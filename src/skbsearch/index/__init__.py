@@ -25,7 +25,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skbsearch.core.atomic import recover_dir
 from skbsearch.core.errors import InputError
@@ -41,6 +41,9 @@ def _resolve(spec: str) -> Callable[..., Any]:
     for part in attr.split("."):
         obj = getattr(obj, part)
     return obj
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,7 @@ class IndexKind:
     catch_up: str = ""
     why_stale: str = ""
 
-    def build(self, skb: Any, *, engine: str = "local", address: str | None = None,
+    def build(self, skb: SKB, *, engine: str = "local", address: str | None = None,
               shard_rows: int = 50_000, **options: Any) -> Any:
         """Build this kind of index over ``skb`` (``engine``: ``local`` or ``ray``; ``address``
         and ``shard_rows``: the Ray cluster and node rows per shard). Both engines build from
@@ -101,7 +104,7 @@ class IndexKind:
         """Whether an index of this kind can catch up with a later generation of its SKB."""
         return bool(self.catch_up)
 
-    def caught_up(self, index: Any, skb: Any, root: Path | None = None) -> Any:
+    def caught_up(self, index: Any, skb: SKB, root: Path | None = None) -> Any:
         """``index`` brought to ``skb``'s generation (itself when current, not an ancestor,
         or of a kind that does not follow updates); ``root``: the SKB directory, when ``skb``
         is detached from it."""
@@ -156,7 +159,7 @@ def load_index(path: str | Path) -> Any:
     return get_kind(m.kind).load(path)
 
 
-def open_index(where: Any, skb: Any, *, kind: str | None = None, root: Path | None = None,
+def open_index(where: Any, skb: SKB, *, kind: str | None = None, root: Path | None = None,
                follow: bool = True, warm: bool = True) -> Any:
     """The one way an index is opened for use with an SKB: recover a killed writer's
     directory, load it, catch it up with ``skb``'s generation, check that it was built from

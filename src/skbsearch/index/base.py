@@ -28,12 +28,15 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skbsearch.core.atomic import recover_parent
 from skbsearch.core.devices import cpu_record
 from skbsearch.core.errors import ArtefactError
 from skbsearch.core.progress import ProgressFn, no_progress  # noqa: F401 - re-exported (index modules)
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 MANIFEST_FILE = "manifest.json"
 DOC_IDS_FILE = "doc_ids.json"
@@ -200,7 +203,7 @@ class IndexMismatch(ArtefactError):
     """An index built from another SKB (or from this SKB before it was rebuilt)."""
 
 
-def check_index_matches(index: Any, skb: Any) -> None:
+def check_index_matches(index: Any, skb: SKB) -> None:
     """Refuse (:class:`IndexMismatch`, an ArtefactError) to use ``index`` with an SKB other than the one it was built from.
 
     Args:

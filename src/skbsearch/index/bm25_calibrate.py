@@ -26,11 +26,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from skbsearch.core.errors import InputError
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 #: weights tried for the relation field (the document field weighs 1)
 REL_WEIGHTS = (0.1, 0.25, 0.5, 1.0)
@@ -82,7 +85,7 @@ def _mrr(doc: Any, rel: Any, queries: Sequence[tuple[str, set[int]]], weights: S
     return {w: float(np.mean(v)) if v else 0.0 for w, v in out.items()}
 
 
-def _synthesised(skb: Any) -> list[tuple[str, set[int]]]:
+def _synthesised(skb: SKB) -> list[tuple[str, set[int]]]:
     """``(text, answer rows)`` of the queries synthesised for calibration ([] if none ground)."""
     from skbsearch.synth.queries import synthesize_queries
 
@@ -94,7 +97,7 @@ def _synthesised(skb: Any) -> list[tuple[str, set[int]]]:
     return [(q.text, set(q.answers)) for q in got.queries if q.answers]
 
 
-def choose_rel_weight(skb: Any, texts: Callable[[], Mapping[str, Sequence[Any]]],
+def choose_rel_weight(skb: SKB, texts: Callable[[], Mapping[str, Sequence[Any]]],
                       build: Callable[[Sequence[Any]], Any]) -> RelWeightChoice:
     """The relation field's weight for ``skb`` (see the module docstring). ``texts()``: the
     ``document`` and ``relations`` texts of every node (rendered only when calibrating);

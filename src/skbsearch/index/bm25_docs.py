@@ -16,15 +16,18 @@ Layouts (the index's ``source`` records which):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.kb.arrays import take_rows
 
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
-def _column(skb: Any, name: str, rows: np.ndarray | None) -> list[Any]:
+
+def _column(skb: SKB, name: str, rows: np.ndarray | None) -> list[Any]:
     if rows is None:
         return list(skb.column(name))
     if name not in skb.nodes.column_names:
@@ -32,7 +35,7 @@ def _column(skb: Any, name: str, rows: np.ndarray | None) -> list[Any]:
     return take_rows(skb.nodes.column(name), np.asarray(rows, dtype=np.int64)).to_pylist()
 
 
-def relation_texts(skb: Any, rows: np.ndarray | None, max_per_relation: int) -> list[str]:
+def relation_texts(skb: SKB, rows: np.ndarray | None, max_per_relation: int) -> list[str]:
     """Each node's relation lines (no name line): the ``relations`` field."""
     from skbsearch.documents import DocumentRenderer
 
@@ -41,7 +44,7 @@ def relation_texts(skb: Any, rows: np.ndarray | None, max_per_relation: int) -> 
     return [d.partition("\n")[2] for d in rel]  # drop the name line
 
 
-def field_texts(skb: Any, rows: np.ndarray | None = None, *, fields: Sequence[str] | None = None,
+def field_texts(skb: SKB, rows: np.ndarray | None = None, *, fields: Sequence[str] | None = None,
                 add_rel: bool = False, rel_weight: float | None = None, max_per_relation: int = 10,
                 only: str | None = None) -> dict[str, list[Any]]:
     """``{field: texts}`` of ``rows`` (all nodes when ``None``), in the layout the arguments
@@ -70,7 +73,7 @@ def field_texts(skb: Any, rows: np.ndarray | None = None, *, fields: Sequence[st
     return out
 
 
-def skb_source(skb: Any, *, fields: Sequence[str] | None, add_rel: bool, rel_weight: float | None,
+def skb_source(skb: SKB, *, fields: Sequence[str] | None, add_rel: bool, rel_weight: float | None,
                max_per_relation: int) -> dict[str, Any]:
     """The manifest's ``source`` of a BM25 index of every node of ``skb`` in the layout the
     arguments name (whatever engine built it: one record, so the builds compare equal)."""
@@ -91,7 +94,7 @@ def skb_source(skb: Any, *, fields: Sequence[str] | None, add_rel: bool, rel_wei
     }
 
 
-def source_texts(skb: Any, rows: np.ndarray, source: dict[str, Any], fields: list[str],
+def source_texts(skb: SKB, rows: np.ndarray, source: dict[str, Any], fields: list[str],
                  only: str) -> list[Any]:
     """The texts of field ``only`` of ``rows`` as an index with this ``source`` (its
     manifest) and these ``fields`` was built from them; an index over one column as the

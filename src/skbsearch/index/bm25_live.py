@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,13 +30,16 @@ from skbsearch.kb.arrays import positions
 from skbsearch.kb.generations import SEGMENTS_DIR, read_generation
 from skbsearch.kb.segments import read_segment
 
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
+
 LIVE_DIR = "live"
 #: what an index keeps to follow updates: per-field term frequencies, term-major
 TermStats = Postings
 
 
 # ---------------------------------------------------------------------- catching up
-def pending_segments(skb: Any, index_hash: str | None, root: Path | None = None) -> list[Any] | None:
+def pending_segments(skb: SKB, index_hash: str | None, root: Path | None = None) -> list[Any] | None:
     """The segments applied since the generation ``index_hash``, in order (``None``: that
     generation is not an ancestor of ``skb``'s). ``root``: the SKB directory (default
     ``skb.path``; a server's snapshot is detached from it)."""
@@ -49,7 +52,7 @@ def pending_segments(skb: Any, index_hash: str | None, root: Path | None = None)
             for s in gen.segments[lineage.index(index_hash):]]
 
 
-def pending_changes(skb: Any, index_hash: str | None, root: Path | None = None) -> set[str] | None:
+def pending_changes(skb: SKB, index_hash: str | None, root: Path | None = None) -> set[str] | None:
     """Ids upserted or deleted by the segments applied since the generation ``index_hash``
     (``None``: that generation is not an ancestor of ``skb``'s; see :func:`pending_segments`)."""
     segs = pending_segments(skb, index_hash, root)
@@ -76,7 +79,7 @@ def pending_affected(segments: Sequence[Any]) -> set[str] | None:
     return out
 
 
-def _token_positions(first_f: np.ndarray, first_r: np.ndarray, fields: list[str], tok: Any, skb: Any,
+def _token_positions(first_f: np.ndarray, first_r: np.ndarray, fields: list[str], tok: Any, skb: SKB,
                      source: dict[str, Any]) -> np.ndarray:
     """Per term: its token position in the document of its first occurrence (``first_f``,
     ``first_r``; 0 unless needed). Only documents that are the first occurrence of two or
@@ -101,7 +104,7 @@ def _token_positions(first_f: np.ndarray, first_r: np.ndarray, fields: list[str]
     return pos
 
 
-def _canonical_order(m: Merge, fields: list[str], tok: Any, skb: Any, source: dict[str, Any]) -> np.ndarray:
+def _canonical_order(m: Merge, fields: list[str], tok: Any, skb: SKB, source: dict[str, Any]) -> np.ndarray:
     """The terms of the merged postings in the order a rebuild over the live documents numbers
     them (first occurrence: field, document, position); terms no live document has left out
     (they must not count as known words, e.g. for typo correction; and stages that break ties
@@ -119,7 +122,7 @@ def _canonical_order(m: Merge, fields: list[str], tok: Any, skb: Any, source: di
     return order if len(order) else np.zeros(1, np.int64)  # no word at all: one empty term, as a build
 
 
-def rows_only(skb: Any, rows: np.ndarray) -> Any:
+def rows_only(skb: SKB, rows: np.ndarray) -> Any:
     """An edgeless SKB of just ``rows`` (same schema): rendering a few documents without
     materialising every column of a large SKB."""
     small = type(skb)(skb.nodes.take(np.asarray(rows, dtype=np.int64)), np.zeros(0, np.int32),
@@ -127,7 +130,7 @@ def rows_only(skb: Any, rows: np.ndarray) -> Any:
     return small
 
 
-def reindex(index: Any, skb: Any) -> Any:
+def reindex(index: Any, skb: SKB) -> Any:
     """``index`` built anew over ``skb`` with the settings its manifest records (when the
     update's segments predate the record of affected ids, or the live rows do not keep the
     index's row order)."""
@@ -143,7 +146,7 @@ def reindex(index: Any, skb: Any) -> Any:
         combine=p.get("combine", "sum"), field_b=p.get("field_b"))
 
 
-def index_rows(index: Any, skb: Any) -> np.ndarray:
+def index_rows(index: Any, skb: SKB) -> np.ndarray:
     """Per row of ``skb``, the row of the same node in ``index`` (-1: none). An index of every
     node built at ``skb``'s base generation is in the base's row order: the generation's own
     map (no id look-up); otherwise the ids are matched."""
@@ -167,7 +170,7 @@ def why_stale(kind: str, source: dict[str, Any], directory: Path) -> str | None:
     return None
 
 
-def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
+def catch_up(index: Any, skb: SKB, root: Path | None = None) -> Any:
     """``index`` (built at an earlier generation of ``skb``) brought to ``skb``'s generation,
     or ``index`` itself when it is current or not an ancestor (the caller then refuses it).
 
@@ -204,7 +207,7 @@ def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
     return _rebuilt(index, skb, stats, pos, {f: np.flatnonzero(m) for f, m in fresh.items()}, src, now)
 
 
-def _rebuilt(index: Any, skb: Any, post: Postings, pos: np.ndarray, new_rows: dict[str, np.ndarray],
+def _rebuilt(index: Any, skb: SKB, post: Postings, pos: np.ndarray, new_rows: dict[str, np.ndarray],
              src: dict[str, Any], now: str) -> Any:
     """The index over ``skb``: per field, rows ``new_rows[field]`` tokenised anew, the others'
     term counts taken from base row ``pos`` of ``post`` (one merge pass per term); every

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +32,9 @@ from skbsearch.index.base import (
 )
 from skbsearch.index.docsource import DocSource, skb_renderer  # noqa: F401 (re-exported)
 from skbsearch.index.vectors import DocRows, load_npy
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 BACKENDS = ("numpy", "torch", "faiss-flat", "faiss-hnsw")
 KIND = "dense"
@@ -176,7 +179,7 @@ class DenseIndex(DocRows):
                    node_index=docs.node_index, normalized=True, source=docs.source, **kwargs)
 
     @classmethod
-    def from_skb(cls, skb: Any, *, fields: Sequence[str] | None = None, field_weights: Any = None,
+    def from_skb(cls, skb: SKB, *, fields: Sequence[str] | None = None, field_weights: Any = None,
                  add_rel: bool = False, max_per_relation: int = 10,
                  progress: bool | ProgressFn = False, **params: Any) -> DenseIndex:
         """Index every node of ``skb`` (the ``skb index --kind dense`` builder); ``params``

@@ -14,7 +14,7 @@ vectors (slow on large SKBs: compact, or prefer ``numpy``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,8 +23,11 @@ from skbsearch.index.bm25_live import index_rows, pending_changes, rows_only
 from skbsearch.index.rowmap import RowMappedMatrix
 from skbsearch.kb.arrays import positions
 
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
-def changed_rows(index: Any, skb: Any, root: Path | None) -> np.ndarray | None:
+
+def changed_rows(index: Any, skb: SKB, root: Path | None) -> np.ndarray | None:
     """``pos`` per SKB row: the index row holding its unchanged document, or -1 for a node
     to embed anew; ``None`` when ``index`` is current or cannot follow (see ``bm25_live``)."""
     src = dict(index.source or {})
@@ -81,7 +84,7 @@ def _appended(base: Any, pos: np.ndarray, fresh: np.ndarray) -> RowMappedMatrix:
     return RowMappedMatrix(base, np.concatenate([appended_before, fresh]), where)
 
 
-def catch_up_multivector(index: Any, skb: Any, root: Path | None = None) -> Any:
+def catch_up_multivector(index: Any, skb: SKB, root: Path | None = None) -> Any:
     """A multi-vector ``index`` at ``skb``'s generation: the chunks of new and changed nodes
     embedded and appended, every live document's chunks mapped to their vectors."""
     from skbsearch.index.multivector import MultiVectorIndex, chunk_words
@@ -116,7 +119,7 @@ def why_stale(kind: str, source: dict[str, Any], directory: Path) -> str | None:
     return None
 
 
-def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
+def catch_up(index: Any, skb: SKB, root: Path | None = None) -> Any:
     """``index`` at ``skb``'s generation (or ``index`` itself: current, or not an ancestor)."""
     from skbsearch.index.dense import DenseIndex
 

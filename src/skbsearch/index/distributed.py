@@ -12,13 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from skbsearch.core.errors import InputError, MissingDependencyError
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 ENGINES = ("local", "ray")
 ENRICHERS = ("temporal", "arithmetic")
@@ -51,7 +54,7 @@ def actor_pool(ray: Any, workers: int | None, shards: int) -> tuple[int, float]:
     return pool, max(0.25, min(1.0, (total - 1) / pool))
 
 
-def write_node_shards(skb: Any, directory: Path, shard_rows: int) -> list[Path]:
+def write_node_shards(skb: SKB, directory: Path, shard_rows: int) -> list[Path]:
     """The SKB's node rows (``row``, ``id``) as Parquet files of ``shard_rows`` rows."""
     if shard_rows < 1:
         raise InputError("shard_rows must be >= 1", field="shard_rows")
@@ -88,7 +91,7 @@ class DocumentTexts:
     ``rel_weight`` name; then, with ``enrich``, each text followed by the enrichers' derived
     tokens)."""
 
-    def __init__(self, skb: Any, fields: Sequence[str] | None, add_rel: bool,
+    def __init__(self, skb: SKB, fields: Sequence[str] | None, add_rel: bool,
                  max_per_relation: int, enrich: Sequence[str] = (),
                  rel_weight: float | None = None) -> None:
         self.skb = skb

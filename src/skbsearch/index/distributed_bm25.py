@@ -27,7 +27,7 @@ import json
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import bm25s
 import numpy as np
@@ -55,6 +55,9 @@ from skbsearch.index.distributed import (
     write_node_shards,
 )
 from skbsearch.index.sparse import BM25Index
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 
 class _Tokenize:
@@ -157,7 +160,7 @@ def _bm25_parts(method: str, k1: float, b: float, delta: float) -> Any:
 
 
 def build_bm25_ray(
-    skb: Any,
+    skb: SKB,
     *,
     fields: Sequence[str] | None = None,
     field_weights: dict[str, float] | None = None,
@@ -283,7 +286,7 @@ def _field_matrices(entries: list[dict[str, Any]], names: list[str], n: int,
 
 
 def _assemble(matrices: dict[str, sp.csc_matrix], stats: dict[str, Any], weights: dict[str, float],
-              tokenizer: Any, skb: Any, part: Any, source: dict[str, Any], enrich: Sequence[str],
+              tokenizer: Any, skb: SKB, part: Any, source: dict[str, Any], enrich: Sequence[str],
               stopwords: Any, stemmer: str | None) -> BM25Index:
     """Weighted sum of the field matrices and the index object, as :meth:`BM25Index.build`."""
     n = skb.num_nodes

@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from skbsearch.index.base import ProgressFn, no_progress
 from skbsearch.index.dense import DenseIndex, skb_renderer
 from skbsearch.index.distributed import ensure_ray, read_shards, write_node_shards
 from skbsearch.index.docsource import skb_record
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 
 @dataclass(frozen=True)
@@ -91,7 +94,7 @@ class _Embed:
 
 
 def build_dense_ray(
-    skb: Any,
+    skb: SKB,
     *,
     fields: Sequence[str] | None = None,
     field_weights: Any = None,

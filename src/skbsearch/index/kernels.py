@@ -29,12 +29,12 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     AVAILABLE = False
 
-    def njit(*args, **kwargs):  # type: ignore[no-redef]
+    def njit(*args, **kwargs):  # type: ignore[no-redef]  # the stand-in where numba is missing
         """Without numba: the function stays plain Python (the index then takes its numpy
         paths; the postings passes of bm25_postings run as Python loops: right, but slow)."""
         return lambda f: f
 
-    prange = range  # without numba: a plain loop
+    prange = range  # type: ignore[misc]  # without numba: a plain loop (numba types prange as a class)
 
 
 @njit(cache=True, nogil=True)

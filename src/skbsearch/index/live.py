@@ -11,14 +11,17 @@ registration (:class:`skbsearch.index.IndexKind`: ``catch_up``, ``why_stale``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skbsearch.core.errors import ArtefactError
 from skbsearch.index import kind_of
 from skbsearch.index.base import MANIFEST_FILE, read_manifest, rebuild_command
 
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
-def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
+
+def catch_up(index: Any, skb: SKB, root: Path | None = None) -> Any:
     """``index`` brought to ``skb``'s generation when its kind can follow updates (``root``:
     the SKB directory, when ``skb`` is detached from it); its kind's registration
     (:attr:`skbsearch.index.IndexKind.catch_up`) does the work."""
@@ -26,10 +29,12 @@ def catch_up(index: Any, skb: Any, root: Path | None = None) -> Any:
     return index if spec is None else spec.caught_up(index, skb, root)
 
 
-def compact_indexes(skb: Any) -> list[Path]:
+def compact_indexes(skb: SKB) -> list[Path]:
     """Rewrite every index under ``SKB_DIR/indexes`` that can follow updates at ``skb``'s
     generation (run by ``skb kb compact`` before it commits, so that no index needs the
     segments the compaction removes); returns the directories rewritten."""
+    if skb.path is None:  # an SKB in memory has no indexes
+        return []
     root = Path(skb.path) / "indexes"
     done: list[Path] = []
     if not root.is_dir():

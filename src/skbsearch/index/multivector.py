@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,7 +25,11 @@ from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.encoders import SentenceTransformerEncoder, encode_texts, load_encoder
 from skbsearch.index.base import Manifest, ProgressFn, rebuild_hint
 from skbsearch.index.dense import SCORE_BLOCK, DocSource, Hits, normalize, skb_renderer, top_k
+from skbsearch.index.rowmap import RowMappedMatrix
 from skbsearch.index.vectors import DocRows, load_npy
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 KIND = "multivector"
 _AGG = re.compile(r"^(max|mean|mean-top(\d+))$")
@@ -99,7 +103,7 @@ class MultiVectorIndex(DocRows):
     def __init__(
         self,
         doc_ids: Sequence[str],
-        chunk_embeddings: np.ndarray,
+        chunk_embeddings: np.ndarray | RowMappedMatrix,
         offsets: np.ndarray,
         *,
         agg: str = "max",
@@ -114,7 +118,7 @@ class MultiVectorIndex(DocRows):
     ) -> None:
         self.built_on = dict(built_on or {})
         self.doc_ids = [str(d) for d in doc_ids]
-        self.embeddings = chunk_embeddings if normalized else normalize(chunk_embeddings)
+        self.embeddings = chunk_embeddings if normalized else normalize(np.asarray(chunk_embeddings))
         self.offsets = np.asarray(offsets, dtype=np.int64)
         n = len(self.doc_ids)
         if (self.offsets.shape != (n + 1,) or self.offsets[0] != 0
@@ -167,7 +171,7 @@ class MultiVectorIndex(DocRows):
                    if isinstance(enc, SentenceTransformerEncoder) else cpu_record())
 
     @classmethod
-    def from_skb(cls, skb: Any, *, fields: Sequence[str] | None = None, field_weights: Any = None,
+    def from_skb(cls, skb: SKB, *, fields: Sequence[str] | None = None, field_weights: Any = None,
                  add_rel: bool = False, max_per_relation: int = 10,
                  progress: bool | ProgressFn = False, **params: Any) -> MultiVectorIndex:
         """Index every node of ``skb`` (the ``skb index --kind multivector`` builder);

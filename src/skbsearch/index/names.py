@@ -13,17 +13,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from skbsearch.core.errors import SkbError
 from skbsearch.index import open_index
 from skbsearch.index.sparse import BM25Index
 
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
+
 #: Directory name under ``SKB_DIR/indexes/``.
 NAMES_DIR = "names"
 
 
-def build_name_index(skb: Any) -> BM25Index:
+def build_name_index(skb: SKB) -> BM25Index:
     """BM25 (English stopwords and stemming) over every node's name, ids = node ids."""
     source = {"kind": "skb", "path": str(Path(skb.path).absolute()) if skb.path else None,
               "num_nodes": int(skb.num_nodes), "skb_hash": (skb.meta or {}).get("content_hash"),
@@ -32,11 +35,11 @@ def build_name_index(skb: Any) -> BM25Index:
     return BM25Index.build(names, list(skb.ids), stopwords="en", source=source)
 
 
-def load_or_build_name_index(skb: Any, directory: Path | None = None,
+def load_or_build_name_index(skb: SKB, directory: Path | None = None,
                              notify: Callable[[str], None] | None = None) -> BM25Index:
     """The name index of ``skb``: loaded from ``directory`` (default ``SKB_DIR/indexes/names``)
     when it is there and matches the SKB, else built and saved there."""
-    if directory is None and getattr(skb, "path", None) is not None:
+    if directory is None and skb.path is not None:
         directory = Path(skb.path) / "indexes" / NAMES_DIR
     if directory is not None and (directory / "manifest.json").is_file():
         try:

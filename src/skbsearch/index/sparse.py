@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import bm25s
 import numpy as np
@@ -45,6 +45,9 @@ from skbsearch.index.bm25_build import (
 )
 from skbsearch.index.bm25_calibrate import RelWeightChoice, choose_rel_weight
 from skbsearch.index.bm25_postings import Postings
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 KIND = "bm25"
 FORMAT_VERSION = 1
@@ -120,7 +123,7 @@ class BM25Index:
         self,
         bm25: bm25s.BM25,
         tokenizer: Tokenizer,
-        doc_ids: Sequence[str],
+        doc_ids: Sequence[str] | int,
         params: dict[str, Any],
         source: dict[str, Any] | None = None,
         path: Path | None = None,
@@ -219,7 +222,7 @@ class BM25Index:
     @classmethod
     def from_skb(
         cls,
-        skb: Any,
+        skb: SKB,
         *,
         fields: Sequence[str] | None = None,
         field_weights: Mapping[str, float] | None = None,
@@ -254,7 +257,7 @@ class BM25Index:
             fields = [f.strip() for f in fields if f.strip()]
         parts = field_texts(skb, fields=fields, add_rel=add_rel, rel_weight=rel_weight,
                             max_per_relation=max_per_relation)
-        if split:
+        if split and rel_weight is not None:
             field_weights = {"document": 1.0, "relations": float(rel_weight), **(field_weights or {})}
         progress("render", n, n)
         source = skb_source(skb, fields=fields, add_rel=add_rel, rel_weight=rel_weight,
@@ -263,7 +266,7 @@ class BM25Index:
                          progress=progress, **params)
 
     @classmethod
-    def default_for_skb(cls, skb: Any, *, fields: Sequence[str] | None = None,
+    def default_for_skb(cls, skb: SKB, *, fields: Sequence[str] | None = None,
                         add_rel: bool | None = None, rel_weight: float | None = None,
                         max_per_relation: int | None = None, **options: Any) -> BM25Index:
         """The default BM25 index of an SKB (``skb index --kind bm25``; what stages build
@@ -275,7 +278,7 @@ class BM25Index:
         return index
 
     @classmethod
-    def default_options(cls, skb: Any, *, fields: Sequence[str] | None = None,
+    def default_options(cls, skb: SKB, *, fields: Sequence[str] | None = None,
                         add_rel: bool | None = None, rel_weight: float | None = None,
                         max_per_relation: int | None = None,
                         **options: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -305,7 +308,7 @@ class BM25Index:
         return opts, ({"rel_weight_choice": choice.as_source()} if choice is not None else {})
 
     @classmethod
-    def _rel_weight(cls, skb: Any, max_per_relation: int, options: dict[str, Any]) -> RelWeightChoice:
+    def _rel_weight(cls, skb: SKB, max_per_relation: int, options: dict[str, Any]) -> RelWeightChoice:
         """The default index's relation weight: calibrated on the SKB
         (:func:`~skbsearch.index.bm25_calibrate.choose_rel_weight`) for the ``sum`` layout,
         :data:`DEFAULT_REL_WEIGHT` for ``bm25f`` (whose fields share one saturation)."""
@@ -430,7 +433,7 @@ class BM25Index:
         """Number of indexed documents."""
         return self._num_docs
 
-    def in_node_order(self, skb: Any) -> bool:
+    def in_node_order(self, skb: SKB) -> bool:
         """Whether row ``i`` of this index is node ``i`` of ``skb``: an index of every node
         built by :meth:`from_skb` from this very SKB build (same node count and content hash)."""
         s = self.source
@@ -439,7 +442,7 @@ class BM25Index:
                 and s.get("skb_hash") == h and self.num_docs == int(skb.num_nodes)
                 and int(s.get("num_nodes", -1)) == int(skb.num_nodes))
 
-    def share_node_ids(self, skb: Any) -> bool:
+    def share_node_ids(self, skb: SKB) -> bool:
         """Use ``skb``'s id list as this index's doc ids when :meth:`in_node_order` (one list
         of 1M ids in memory instead of two, and no ``doc_ids.json`` to read)."""
         if not self.in_node_order(skb):

@@ -31,6 +31,7 @@ class DocRows:
 
     doc_ids: list[str]
     node_index: np.ndarray | None
+    path: Path | None
 
     def __len__(self) -> int:
         return len(self.doc_ids)

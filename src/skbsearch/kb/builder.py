@@ -52,7 +52,7 @@ class SKBBuilder:
         self,
         node_id: Any,
         type: str,
-        name: str | None = None,
+        name: str | int | float | None = None,
         fields: Mapping[str, Any] | None = None,
         attributes: Mapping[str, Any] | None = None,
         *,
@@ -162,12 +162,12 @@ class SKBBuilder:
                 arr[k] = j
             rels.append(r)
         fields = {k: [d.get(i) for i in range(n)] for k, d in self.fields.items()}
-        attrs = {}
-        for k, d in self.attrs.items():
+        attrs: dict[str, list[Any]] = {}
+        for key, d in self.attrs.items():
             kinds = {type_name(v) for v in d.values()}
             if len(kinds) > 1 and kinds != {"int", "float"}:
-                raise InputError(f"attribute has mixed types {sorted(kinds)}", field=k)
-            attrs[k] = [d.get(i) for i in range(n)]
+                raise InputError(f"attribute has mixed types {sorted(kinds)}", field=key)
+            attrs[key] = [d.get(i) for i in range(n)]
         edges = (src, np.array(rels, dtype=object), dst) if self._edges else None
         return SKB.from_columns(
             self.ids, self.types, self.names, fields=fields, attributes=attrs, edges=edges, meta=meta

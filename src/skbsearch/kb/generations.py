@@ -67,17 +67,6 @@ class Generation:
         """JSON-ready form (the manifest)."""
         return {"artefact": "skb-generation", **asdict(self)}
 
-    def pending_since(self, content_hash: str | None) -> list[dict[str, str]] | None:
-        """The segments applied after the generation identified by ``content_hash`` (an
-        earlier generation over the same base), or ``None`` when it is not in this lineage.
-
-        ``lineage[i]`` is the identity of the base plus the first ``i`` segments, so an
-        index built at ``lineage[i]`` catches up by applying ``segments[i:]``.
-        """
-        if not content_hash or content_hash not in self.lineage:
-            return None
-        return self.segments[self.lineage.index(content_hash):]
-
 
 def chain_hash(previous: str, segment_hash: str) -> str:
     """The identity of a generation: a digest of the previous identity and the new segment's hash."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -192,7 +193,7 @@ class Graph:
         path = Path(path)
         try:
             meta = json.loads((path / "graph.json").read_text(encoding="utf-8"))
-            mode = "r" if mmap else None
+            mode: Literal["r"] | None = "r" if mmap else None
             n_nodes = int(meta["n_nodes"])
             relations = [str(r) for r in meta["relations"]]
             csr = {}

@@ -106,7 +106,7 @@ def _merge_step(indptr: np.ndarray, indices: np.ndarray, d: GraphDelta, drop: Pa
 def merged_graph(base: Graph, d: GraphDelta) -> Graph:
     """The generation's :class:`Graph` from the base's and the delta (see the module docstring)."""
     csr, unique = {}, {}
-    empty = (np.zeros(base.n_nodes + 1, np.int64), np.zeros(0, np.int32))
+    empty: tuple[np.ndarray, np.ndarray] = (np.zeros(base.n_nodes + 1, np.int64), np.zeros(0, np.int32))
     nob32 = np.asarray(d.new_of_base).astype(np.int32)
     alive = nob32 >= 0
     for rel in d.relations:

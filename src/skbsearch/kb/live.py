@@ -55,7 +55,7 @@ class _Merge:
             named.update(s.edges.column("src").to_pylist())
             named.update(s.edges.column("dst").to_pylist())
         ordered = sorted(named)
-        rows = positions(ordered, nodes.column("id").combine_chunks()) if ordered else []
+        rows = positions(ordered, nodes.column("id").combine_chunks()) if ordered else np.zeros(0, np.int64)
         self.base_row = {nid: int(r) for nid, r in zip(ordered, rows, strict=True)}
         self._bkey: np.ndarray | None = None
 
@@ -113,10 +113,10 @@ class _Merge:
             for i in cand:
                 if (int(self._bkey[i]), int(self.rel[i])) in wanted:
                     self.edge_alive[i] = False
-        for (s, r, t), alive in zip(self.seg_edges, self.seg_edge_alive, strict=True):
-            for i in range(len(s)):
-                if (s[i], r[i], t[i]) in dead:
-                    alive[i] = False
+        for (ss, rs, ts), alive in zip(self.seg_edges, self.seg_edge_alive, strict=True):
+            for j in range(len(ss)):
+                if (ss[j], rs[j], ts[j]) in dead:
+                    alive[j] = False
 
     def replay(self) -> None:
         """Apply every segment in order."""
@@ -146,7 +146,7 @@ class _Merge:
 
     def edges(self, new_of_base: np.ndarray, final: dict[str, int]) -> tuple[Edges, list[str]]:
         """The surviving edges on the final rows, relations renumbered in name order."""
-        seg_src, seg_dst, seg_rel, names = self._segment_edges(new_of_base, final)
+        seg_src, seg_dst, seg_rel, names = self.segment_edges(new_of_base, final)
         # the base's surviving edges, renumbered straight into the output arrays (in int32:
         # half the memory traffic), the segments' few edges after them
         nob = new_of_base.astype(np.int32)
@@ -164,7 +164,7 @@ class _Merge:
         r_all[:n_base] = rel
         s_all[n_base:], d_all[n_base:], r_all[n_base:] = seg_src, seg_dst, seg_rel
         used = sorted(names[c] for c in np.flatnonzero(_present(r_all, len(names))))
-        self._graph_delta(new_of_base, len(seg_src), s_all, r_all, d_all, names, used)
+        self.set_graph_delta(new_of_base, len(seg_src), s_all, r_all, d_all, names, used)
         remap = np.full(len(names), -1, np.int64)
         for i, nm in enumerate(used):
             remap[names.index(nm)] = i
@@ -172,8 +172,8 @@ class _Merge:
         r_out = r_all if identity else remap[r_all]
         return ((s_all, r_out.astype(np.int16, copy=False), d_all), used)
 
-    def _segment_edges(self, new_of_base: np.ndarray, final: dict[str, int],
-                       ) -> tuple[list[int], list[int], list[int], list[str]]:
+    def segment_edges(self, new_of_base: np.ndarray, final: dict[str, int],
+                      ) -> tuple[list[int], list[int], list[int], list[str]]:
         """The segments' surviving edges on the final rows (sources, targets, relation codes)
         and the relation names the codes index (the base's, then new ones)."""
         code = {r: i for i, r in enumerate(self.rel_names)}
@@ -189,13 +189,13 @@ class _Merge:
             seg_rel += [code.setdefault(r[i], len(code)) for i in idx]
         return seg_src, seg_dst, seg_rel, list(code)
 
-    def _graph_delta(self, new_of_base: np.ndarray, n_added: int, s_all: np.ndarray, r_all: np.ndarray,
-                     d_all: np.ndarray, names: list[str], used: list[str]) -> None:
+    def set_graph_delta(self, new_of_base: np.ndarray, n_added: int, s_all: np.ndarray, r_all: np.ndarray,
+                        d_all: np.ndarray, names: list[str], used: list[str]) -> None:
         """What :func:`skbsearch.kb.graph_merge.merged_graph` needs: explicitly deleted base
         edges between surviving nodes, and the segments' surviving edges (final rows)."""
         n_final = int((new_of_base >= 0).sum()) + len(self.appended)
         d = GraphDelta(n_final, new_of_base, relations=used)
-        gone = np.flatnonzero(~self.edge_alive) if "edge_alive" in self.__dict__ else []
+        gone = np.flatnonzero(~self.edge_alive) if "edge_alive" in self.__dict__ else np.zeros(0, np.intp)
         if len(gone):
             gone = gone[(new_of_base[self.src[gone]] >= 0) & (new_of_base[self.dst[gone]] >= 0)]
         for r in np.unique(self.rel[gone]) if len(gone) else []:
@@ -264,6 +264,7 @@ def merge(nodes: pa.Table, edges: Edges | Callable[[], Edges], schema: Schema, s
     new_of_base, final = m._final_rows()
     table = m.table()
     quick = counts_without_edges(m, graph, schema.relation_roles, new_of_base, final, table)
+    out_edges: Edges | Callable[[], Edges]
     if quick is None:
         out_edges, relations = m.edges(new_of_base, final)
         roles, n_edges = None, len(out_edges[0])

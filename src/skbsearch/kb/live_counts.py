@@ -20,20 +20,43 @@ edge arrays and computes everything from them, as before.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Protocol
 
 import numpy as np
 import pyarrow as pa
 
 from skbsearch.kb.graph import Graph
 from skbsearch.kb.schema import INVERSE_SUFFIX
+from skbsearch.kb.segments import Segment
+
+
+class MergeState(Protocol):
+    """What the counts read of a generation's merge after its replay
+    (:class:`skbsearch.kb.live._Merge`), and the graph delta they set on it."""
+
+    nodes: pa.Table
+    segments: list[Segment]
+    rel_names: list[str]
+    base_row: dict[str, int]
+    where: dict[str, tuple[int, int]]
+    appended: dict[str, None]
+
+    def segment_edges(self, new_of_base: np.ndarray, final: dict[str, int],
+                      ) -> tuple[list[int], list[int], list[int], list[str]]:
+        """The segments' surviving edges on the final rows and the relation names."""
+        ...
+
+    def set_graph_delta(self, new_of_base: np.ndarray, n_added: int, s_all: np.ndarray, r_all: np.ndarray,
+                        d_all: np.ndarray, names: list[str], used: list[str]) -> None:
+        """Record what the graph merge needs."""
+        ...
 
 
 def _types_of(table: pa.Table, rows: Sequence[int]) -> list[str]:
     return [str(t) for t in table.column("type").take(pa.array(list(rows), pa.int64())).to_pylist()]
 
 
-def _types_kept(m: Any) -> bool:
+def _types_kept(m: MergeState) -> bool:
     """Whether every replaced node (a segment's version of a base row) kept its base type."""
     replaced = [(nid, m.where[nid]) for nid in m.where if nid not in m.appended]
     if not replaced:
@@ -56,7 +79,7 @@ def _lost(graph: Graph, rel: str, dead: np.ndarray, new_of_base: np.ndarray) -> 
     return int(fp[-1]), lost
 
 
-def counts_without_edges(m: Any, graph: Graph | None, roles: dict[str, list[str | None]],
+def counts_without_edges(m: MergeState, graph: Graph | None, roles: dict[str, list[str | None]],
                          new_of_base: np.ndarray, final: dict[str, int], table: pa.Table,
                          ) -> tuple[list[str], dict[str, list[str | None]], int] | None:
     """``(relations, relation roles, edge count)`` of the merge ``m`` (a
@@ -67,7 +90,7 @@ def counts_without_edges(m: Any, graph: Graph | None, roles: dict[str, list[str 
     if (graph is None or any(seg.deleted_edges for seg in m.segments) or sorted(graph.relations) != sorted(rels)
             or any(len(roles.get(r) or []) != 2 or None in roles[r] for r in rels)):
         return None
-    seg_src, seg_dst, seg_rel, names = m._segment_edges(new_of_base, final)
+    seg_src, seg_dst, seg_rel, names = m.segment_edges(new_of_base, final)
     if len(names) != len(rels) or not _types_kept(m):
         return None
     ends = _types_of(table, seg_src + seg_dst)
@@ -82,6 +105,6 @@ def counts_without_edges(m: Any, graph: Graph | None, roles: dict[str, list[str 
             used.append(r)
             n_edges += total - lost + int(added[k])
     used = sorted(used)
-    m._graph_delta(new_of_base, len(seg_src), np.asarray(seg_src, np.int32), np.asarray(seg_rel, np.int16),
-                   np.asarray(seg_dst, np.int32), names, used)
+    m.set_graph_delta(new_of_base, len(seg_src), np.asarray(seg_src, np.int32), np.asarray(seg_rel, np.int16),
+                      np.asarray(seg_dst, np.int32), names, used)
     return used, {r: list(roles[r]) for r in used}, n_edges

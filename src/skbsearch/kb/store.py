@@ -10,10 +10,10 @@ columns in :mod:`skbsearch.kb.store_columns`; user SQL runs in :mod:`skbsearch.k
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import pyarrow as pa
@@ -113,8 +113,8 @@ class SKB:
         types: Sequence[str],
         names: Sequence[str],
         *,
-        fields: dict[str, Sequence[str | None]] | None = None,
-        attributes: dict[str, Sequence[Any]] | None = None,
+        fields: Mapping[str, Sequence[str | None]] | None = None,
+        attributes: Mapping[str, Sequence[Any]] | None = None,
         edges: tuple[np.ndarray, Sequence[str] | np.ndarray, np.ndarray] | None = None,
         relations: Sequence[str] | None = None,
         meta: dict[str, Any] | None = None,
@@ -278,7 +278,11 @@ class SKB:
                 raise InputError(f"unknown node id {nid!r}", field="id") from None
         return np.array(out, dtype=np.int32)
 
-    def id_of(self, indices: int | Iterable[int]) -> str | list[str]:
+    @overload
+    def id_of(self, indices: int | np.integer) -> str: ...
+    @overload
+    def id_of(self, indices: Iterable[int] | np.ndarray) -> list[str]: ...
+    def id_of(self, indices: int | np.integer | Iterable[int] | np.ndarray) -> str | list[str]:
         """String id(s) for internal index(es)."""
         if isinstance(indices, (int, np.integer)):
             return self.ids[int(indices)]

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,8 +20,8 @@ _ROLE_CHUNK = 1 << 18
 
 
 def node_table(ids: Sequence[str], types: Sequence[str], names: Sequence[str],
-               fields: dict[str, Sequence[str | None]],
-               attributes: dict[str, Sequence[Any]]) -> pa.Table:
+               fields: Mapping[str, Sequence[str | None]],
+               attributes: Mapping[str, Sequence[Any]]) -> pa.Table:
     """The node table (``id``, dictionary-encoded ``type``, ``name``, text fields, attributes);
     a reserved column name or a column of the wrong length is an :class:`InputError`."""
     for col in list(fields) + list(attributes):

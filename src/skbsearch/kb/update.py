@@ -186,10 +186,10 @@ def read_update(skb: SKB, *, nodes: PathLike | None = None, edges: PathLike | No
         del_edges = list(dict.fromkeys(t for t, _, _ in triples))
     new_ids = set(new.ids) if new is not None else set()
     clash = new_ids & set(deleted)
-    if clash:
+    if clash and nodes is not None:  # (upserted ids come from ``nodes``)
         nid = sorted(clash)[0]
         raise InputError(f"node {nid!r} is both deleted and upserted in one update; do one or the "
-                         "other", file=nodes, line=_line_of(Path(nodes), nid), field="id")  # type: ignore[arg-type]
+                         "other", file=nodes, line=_line_of(Path(nodes), nid), field="id")
     if added:
         dead = set(deleted)
         for (s, r, t), f, ln in added:

@@ -151,7 +151,8 @@ class LlamaCppClient(_CachedClient):
     def _one(self, messages: Messages, max_tokens: int, temperature: float) -> str:
         with self._lock:
             out: Any = self._llm.create_chat_completion(
-                messages=messages, max_tokens=max_tokens, temperature=temperature
+                messages=messages,  # type: ignore[arg-type]  # plain role/content dicts: llama.cpp types each role's
+                max_tokens=max_tokens, temperature=temperature,
             )
         return out["choices"][0]["message"]["content"] or ""
 

@@ -158,7 +158,8 @@ class ExtractiveReader:
         for doc in docs:
             doc_score = constraint_score(cs, doc.facts) if cs else 0.0
             doc_overlap = len(qw & _words(doc.text))  # e.g. the speaker the question names
-            for f in doc.facts or [None]:
+            facts: Sequence[Fact | None] = doc.facts or [None]
+            for f in facts:
                 fs = constraint_score(cs, [f]) if (cs and f is not None) else 0.0
                 overlap = len(qw & _words(f.evidence if f is not None else doc.text))
                 cand = _Choice(doc, f, (doc_score, fs, doc_overlap, overlap))
@@ -206,7 +207,7 @@ class ExtractiveReader:
                 for m in split_messages(d.text, d.meta):
                     if m.speaker and best[0] and best[0] in d.text[m.start : m.end]:
                         return m.speaker
-            return msgs[0].speaker if msgs else ""
+            return (msgs[0].speaker or "") if msgs else ""
         return _HEADER.sub("", best[0])
 
     def answer_many(self, items: Sequence[tuple[str, Sequence[EnrichedDocument]]]) -> list[str]:

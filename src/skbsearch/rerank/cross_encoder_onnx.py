@@ -17,6 +17,7 @@ Scoring (:class:`OnnxCrossEncoder`) needs only ``onnxruntime`` and the model's t
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -77,7 +78,7 @@ def model_hash(directory: str | Path) -> str:
     for p in files:
         h.update(p.relative_to(d).as_posix().encode() + b"\0")
         with open(p, "rb") as fh:
-            for block in iter(lambda fh=fh: fh.read(1 << 20), b""):
+            for block in iter(functools.partial(fh.read, 1 << 20), b""):
                 h.update(block)
     return h.hexdigest()
 

@@ -86,7 +86,7 @@ def build_document_graph(
     src, dst = np.nonzero(common_nodes >= max(min_common_nodes, 1))
     counts = np.stack([common_nodes[src, dst], common_edges[src, dst]], axis=1).astype(np.int64)
     counts = counts.reshape(-1, EDGE_DIM)
-    attr = counts.astype(np.float32)
+    attr: np.ndarray = counts.astype(np.float32)
     if len(attr):
         top = attr.max(axis=0)
         attr = attr / np.where(top > 0, top, 1.0)

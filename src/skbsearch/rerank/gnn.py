@@ -159,7 +159,7 @@ class GraphFeaturizer:
                 parsed = self.parser.parse_many(texts)
             for i, g in zip(todo, parsed, strict=True):
                 out[i] = g
-        return out  # type: ignore[return-value]
+        return out  # type: ignore[return-value]  # every None was parsed above
 
     def featurize(
         self,

@@ -57,6 +57,7 @@ from skbsearch.enrich import (
     parse_constraints,
     topic_text,
 )
+from skbsearch.enrich.base import Enricher
 from skbsearch.enrich.gazetteer import normalize_tokens
 from skbsearch.enrich.store import load_enriched, save_enriched
 from skbsearch.index.sparse import BM25Index
@@ -359,7 +360,7 @@ def _enriched_retriever(context: Context, gaz: GazetteerEnricher | None) -> Cons
         if n % 1024 == 0:
             check_deadline()
         docs[nid] = context.doc_text(nid)
-    enrichers = [TemporalEnricher(), ArithmeticEnricher(), *([gaz] if gaz is not None else [])]
+    enrichers: list[Enricher] = [TemporalEnricher(), ArithmeticEnricher(), *([gaz] if gaz is not None else [])]
     enriched = enrich_documents(docs, enrichers, progress=False)
     return ConstrainedRetriever(list(enriched), places=gaz.gazetteer if gaz is not None else None)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from skbsearch.index.dense import DenseIndex, Hits
 from skbsearch.index.multivector import MultiVectorIndex, parse_agg
 from skbsearch.retrieve.filters import NodeFilter, filter_mask, index_skb
 from skbsearch.retrieve.stage import IndexRetriever, RetrieverParams
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 
 @dataclass
@@ -65,7 +68,7 @@ class EmbeddingRetriever(IndexRetriever):
             ``$SKBSEARCH_DEVICE``, else auto).
     """
 
-    index_class: type
+    index_class: type[DenseIndex] | type[MultiVectorIndex]
 
     @dataclass
     class Params(EncoderParams):
@@ -77,7 +80,7 @@ class EmbeddingRetriever(IndexRetriever):
         *,
         encoder: Any = None,
         filter: NodeFilter | None = None,
-        skb: Any = None,
+        skb: SKB | None = None,
         allowed: np.ndarray | Sequence[int] | None = None,
         mask: np.ndarray | None = None,
         cache: Any = None,
@@ -121,7 +124,7 @@ class EmbeddingRetriever(IndexRetriever):
         key = self.context_key(f"index:{self.index_kind}{suffix}")
         return (key,) if key is not None else ()
 
-    def attach(self, index: Any, skb: Any) -> None:
+    def attach(self, index: Any, skb: SKB | None) -> None:
         """Use ``index`` (a loaded one or its directory), checked against ``skb`` when given."""
         index = index if isinstance(index, self.index_class) else self.index_class.load(index)
         if skb is not None:  # opened for the SKB: caught up; an index of another SKB build refused
@@ -170,7 +173,7 @@ class EmbeddingRetriever(IndexRetriever):
         return encode_texts(self.encoder, texts, self.cache, batch_size=self.batch_size)
 
     # ------------------------------------------------------------------ filters
-    def _resolve_skb(self) -> Any:
+    def _resolve_skb(self) -> SKB:
         self.skb = index_skb(self.index, self.skb)
         return self.skb
 

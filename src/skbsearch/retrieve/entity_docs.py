@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -26,13 +27,13 @@ from skbsearch.retrieve.sparse import BM25Retriever
 from skbsearch.verbalise import EntityDocument
 
 
-def build_document_index(documents: Sequence[EntityDocument], **params: object) -> BM25Index:
+def build_document_index(documents: Sequence[EntityDocument], **params: Any) -> BM25Index:
     """A BM25 index over entity-centric documents (ids = document ids)."""
     return BM25Index.build(
         [d.text for d in documents],
         [d.id for d in documents],
         source={"kind": "entity-documents", "count": len(documents)},
-        **params,  # type: ignore[arg-type]
+        **params,
     )
 
 

@@ -90,7 +90,7 @@ def _same_ids(doc_ids: Sequence[str], skb: SKB) -> bool:
     return len(doc_ids) == skb.num_nodes and list(doc_ids) == skb.ids
 
 
-def index_skb(index: Any, skb: Any = None) -> Any:
+def index_skb(index: Any, skb: SKB | None = None) -> SKB:
     """``skb`` if given, else the SKB an index was built from (its manifest's source path).
 
     Either way, an index built from another SKB (or from this SKB before it was rebuilt)
@@ -106,10 +106,13 @@ def index_skb(index: Any, skb: Any = None) -> Any:
     return skb
 
 
-def filter_mask(flt: NodeFilter | None, skb: Any, doc_ids: Sequence[str],
+def filter_mask(flt: NodeFilter | None, skb: SKB | None, doc_ids: Sequence[str],
                 base: np.ndarray | None = None) -> np.ndarray | None:
-    """``base`` AND the filter's document mask (``None`` when neither restricts anything)."""
+    """``base`` AND the filter's document mask (``None`` when neither restricts anything;
+    ``skb``: needed when ``flt`` is given)."""
     if flt is None:
         return base
+    if skb is None:
+        raise InputError("a filter needs the SKB: pass skb=...", field="skb")
     fm = flt.doc_mask(skb, doc_ids)
     return fm if base is None else base & fm

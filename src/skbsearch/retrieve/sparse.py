@@ -15,18 +15,21 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from skbsearch.core.deadline import check_deadline
 from skbsearch.core.errors import InputError
 from skbsearch.core.registry import register_stage
-from skbsearch.core.types import Query, Run
+from skbsearch.core.types import Query, Run, as_query
 from skbsearch.index import kernels, open_index
 from skbsearch.index.sparse import BM25Index
 from skbsearch.retrieve.filters import NodeFilter, filter_mask, index_skb
 from skbsearch.retrieve.stage import IndexRetriever, RetrieverParams
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 try:  # bm25s's numba backend, only when numba is installed
     import numba  # noqa: F401
@@ -75,14 +78,14 @@ class BM25Retriever(IndexRetriever):
     class Params(RetrieverParams):
         backend: str = field(default="auto", metadata={"help": "auto | numba | numpy"})
 
-    def __init__(self, source: Any = None, *, filter: NodeFilter | None = None, skb: Any = None,
+    def __init__(self, source: Any = None, *, filter: NodeFilter | None = None, skb: SKB | None = None,
                  mask: np.ndarray | None = None, n_threads: int = -1, **params: Any) -> None:
         super().__init__(source, filter=filter, skb=skb, **params)
         self._explicit_mask = mask
         self.n_threads = n_threads
         self._ready_direct()
 
-    def attach(self, index: BM25Index | str | Path, skb: Any) -> None:
+    def attach(self, index: BM25Index | str | Path, skb: SKB | None) -> None:
         """Use ``index`` (checked against ``skb`` when given); the backend is checked here."""
         backend = self.params.backend
         if backend not in ("auto", "numba", "numpy"):
@@ -121,7 +124,7 @@ class BM25Retriever(IndexRetriever):
         return str(self.params.backend)
 
     # ------------------------------------------------------------------ filters
-    def _resolve_skb(self) -> Any:
+    def _resolve_skb(self) -> SKB:
         self.skb = index_skb(self.index, self.skb)
         return self.skb
 
@@ -245,8 +248,9 @@ class BM25Retriever(IndexRetriever):
                                      weight_mask=self._weight)
         _numba_compiled = True
 
-    def explain(self, query: Query, doc_id: str) -> list[str]:
+    def explain(self, query: Query | str, doc_id: str) -> list[str]:
         """The node document's lines that share most terms with the query (index tokens)."""
+        query = as_query(query)
         ctx = self.require_context()
         name = ctx.kb.node(doc_id).name if ctx.kb.has_node(doc_id) else ""
         # Drop the "type: name" header and lines that only repeat the name.

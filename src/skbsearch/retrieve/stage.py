@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.stage import Context, SpecStage, is_stage_context
 from skbsearch.core.types import Query, Run
 from skbsearch.retrieve.filters import NodeFilter
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 
 @dataclass
@@ -46,7 +49,7 @@ class IndexRetriever(SpecStage):
     index_kind: str = ""
 
     def __init__(self, source: Any = None, *, filter: NodeFilter | None = None,
-                 skb: Any = None, **params: Any) -> None:
+                 skb: SKB | None = None, **params: Any) -> None:
         if filter is not None and not filter.is_empty:
             params = {"types": filter.types, "where": filter.where, **params}
         direct = source is not None and not is_stage_context(source)
@@ -84,7 +87,7 @@ class IndexRetriever(SpecStage):
         key = self.context_key(f"index:{self.index_kind}{where}")
         return (key,) if key is not None else ()
 
-    def attach(self, index: Any, skb: Any) -> None:  # pragma: no cover - abstract
+    def attach(self, index: Any, skb: SKB | None) -> None:  # pragma: no cover - abstract
         """Use ``index`` (a loaded one or its directory), filters evaluated on ``skb``."""
         raise NotImplementedError
 

@@ -48,15 +48,15 @@ def graphs_to_concept_graph(
     out = ConceptGraph()
     for gi, g in enumerate(graphs):
         prefix = f"g{gi}." if len(graphs) > 1 else ""
-        for inst in g.instances():  # type: ignore[attr-defined]
+        for inst in g.instances():  # type: ignore[attr-defined]  # a penman.Graph
             label = inst.target if inst.target is not None else inst.source
             out.add_node(prefix + inst.source, str(label))
-        for edge in g.edges():  # type: ignore[attr-defined]
+        for edge in g.edges():  # type: ignore[attr-defined]  # a penman.Graph
             src, dst = prefix + edge.source, prefix + edge.target
             out.add_node(src)
             out.add_node(dst)
             out.add_edge(src, edge.role.lstrip(":"), dst)
-        for k, attr in enumerate(g.attributes()):  # type: ignore[attr-defined]
+        for k, attr in enumerate(g.attributes()):  # type: ignore[attr-defined]  # a penman.Graph
             src = prefix + attr.source
             out.add_node(src)
             node = f"{src}{attr.role}#{k}"

@@ -7,18 +7,21 @@ graph); a node id is a dictionary lookup and never reaches the file system.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from skbsearch.core.errors import InputError
 from skbsearch.kb.schema import INVERSE_SUFFIX
 
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
+
 #: Highest-degree nodes listed in the overview.
 TOP_DEGREE = 10
 
 
-def kb_overview(skb: Any) -> dict[str, Any]:
+def kb_overview(skb: SKB) -> dict[str, Any]:
     """Counts per node type and relation, the schema as observed, degree statistics.
 
     ``schema.relations`` lists every (relation, source type, target type) that occurs,
@@ -54,7 +57,7 @@ def _quote(word: str) -> str:
     return word if re.fullmatch(r"[A-Za-z_][\w-]*", word) else repr(word)
 
 
-def _examples(skb: Any, codes: np.ndarray, counts: np.ndarray, degree: np.ndarray) -> dict[str, Any]:
+def _examples(skb: SKB, codes: np.ndarray, counts: np.ndarray, degree: np.ndarray) -> dict[str, Any]:
     """Placeholders for the explorer's inputs, taken from this SKB: the best-connected node
     of the largest type (a query), a predicate over a real attribute (or None when the SKB
     has none) and a pipeline spec targeting the largest type."""
@@ -68,7 +71,7 @@ def _examples(skb: Any, codes: np.ndarray, counts: np.ndarray, degree: np.ndarra
             "spec": f"bm25 + graph(target=[{_quote(skb.type_names[big])}]) % 20"}
 
 
-def _where_example(skb: Any) -> str | None:
+def _where_example(skb: SKB) -> str | None:
     numeric = ("int", "uint", "double", "float", "decimal")
     for attr, kind in skb.schema.attributes.items():
         if not re.fullmatch(r"[A-Za-z_]\w*", attr):
@@ -97,7 +100,7 @@ def _degree_by_type(degree: np.ndarray, codes: np.ndarray, types: list[str],
 MAX_SCHEMA_ROWS = 5000
 
 
-def _relation_roles(skb: Any, codes: np.ndarray, n_types: int) -> list[dict[str, Any]]:
+def _relation_roles(skb: SKB, codes: np.ndarray, n_types: int) -> list[dict[str, Any]]:
     if not skb.num_edges:
         return []
     st = codes[skb.edge_src]
@@ -125,7 +128,7 @@ def _summary(values: np.ndarray) -> dict[str, float]:
             "max": int(values.max())}
 
 
-def _top_degree(skb: Any, degree: np.ndarray, codes: np.ndarray) -> list[dict[str, Any]]:
+def _top_degree(skb: SKB, degree: np.ndarray, codes: np.ndarray) -> list[dict[str, Any]]:
     if len(degree) == 0:
         return []
     top = np.argsort(-degree, kind="stable")[:TOP_DEGREE]
@@ -135,7 +138,7 @@ def _top_degree(skb: Any, degree: np.ndarray, codes: np.ndarray) -> list[dict[st
             for i in top if degree[int(i)] > 0]
 
 
-def node_page(skb: Any, i: int, *, offset: int, limit: int,
+def node_page(skb: SKB, i: int, *, offset: int, limit: int,
               relation: str | None = None) -> tuple[dict[str, list[str]], list[dict[str, Any]]]:
     """A node's neighbours, grouped by relation and direction, one page of each.
 

@@ -21,7 +21,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skbsearch.core.errors import ArtefactError, SkbError
 from skbsearch.kb.generations import newest_generation
@@ -29,6 +29,9 @@ from skbsearch.server.browse import kb_overview
 from skbsearch.server.cache import PipelineCache, estimate_bytes
 from skbsearch.server.errors import IndexNotBuilt, SnapshotChanged, StaleIndex
 from skbsearch.server.pipelines import SnapshotContext
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 logger = logging.getLogger("skbsearch.server")
 
@@ -77,7 +80,7 @@ class Snapshot:
         loaded_at: Unix time the snapshot was loaded.
     """
 
-    def __init__(self, skb_dir: Path, skb: Any, stamp: Stamp,
+    def __init__(self, skb_dir: Path, skb: SKB, stamp: Stamp,
                  cache_bytes: int = PIPELINE_CACHE_BYTES) -> None:
         self.skb_dir = skb_dir
         self.skb = skb

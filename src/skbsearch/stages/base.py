@@ -9,12 +9,11 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from skbsearch.core.operators import Cutoff, Pipeline
-from skbsearch.core.stage import SpecStage, prepare  # noqa: F401 (prepare: re-exported)
+from skbsearch.core.stage import Context, SpecStage, prepare  # noqa: F401 (prepare: re-exported)
 from skbsearch.core.types import Qrels, Query, Run, as_queries
-from skbsearch.stages.context import StageContext
 
 
-def bind(stage: Any, context: StageContext) -> Any:
+def bind(stage: Any, context: Context) -> Any:
     """Bind ``context`` to every registered stage inside ``stage`` (pipelines, fusions)."""
     if isinstance(stage, Pipeline):
         for s in stage.stages:
@@ -38,7 +37,7 @@ def fit(stage: StageT, queries: Any, qrels: Qrels, run: Run | None = None) -> St
     _fit(stage, as_queries(queries), qrels, run)
     report = FitReport([(repr(s), s.fit_summary(), getattr(s.params, "model", None))
                         for s in trainable_parts(stage)])
-    stage.fit_report = report  # type: ignore[attr-defined]
+    stage.fit_report = report  # type: ignore[attr-defined]  # any pipeline object carries its report
     logging.getLogger("skbsearch.fit").info("%s", report)
     return stage
 

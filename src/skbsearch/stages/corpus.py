@@ -19,7 +19,7 @@ from typing import Any
 from skbsearch.core.errors import InputError
 from skbsearch.core.progress import ProgressFn
 from skbsearch.core.registry import register_stage
-from skbsearch.core.stage import SpecStage
+from skbsearch.core.stage import Context, SpecStage
 from skbsearch.core.types import Query, Run
 from skbsearch.encoders import default_cache_dir
 from skbsearch.index import get_kind
@@ -100,7 +100,7 @@ class InputStage(SpecStage):
     class Params:
         """No parameters."""
 
-    def build(self, context: StageContext | None) -> Any:
+    def build(self, context: Context | None) -> Any:
         return _identity
 
     @property

@@ -14,7 +14,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
@@ -23,9 +23,8 @@ from skbsearch.core.fusion import rrf, score_fusion, weighted_fusion
 from skbsearch.core.operators import Pipeline, register_fusion
 from skbsearch.core.registry import register_stage
 from skbsearch.core.stage import Context, SpecStage, format_value
-from skbsearch.core.types import Qrels, Query, Run
+from skbsearch.core.types import Qrels, Query, Run, as_query
 from skbsearch.stages.base import bind
-from skbsearch.stages.context import StageContext
 from skbsearch.stages.explain import explainers
 from skbsearch.stages.inputs import FilterStage, SavedRunStage  # noqa: F401 - their old home
 
@@ -37,8 +36,8 @@ class FusionStage(SpecStage):
     children: list[Any]
 
     @classmethod
-    def from_children(cls, children: Sequence[Any], context: StageContext | None = None,
-                      **params: Any) -> FusionStage:
+    def from_children(cls, children: Sequence[Any], context: Context | None = None,
+                      **params: Any) -> Self:
         """A fusion of ``children`` (stages or pipelines) with parameters ``params``."""
         if len(children) < 1:
             raise InputError(f"{cls.name} needs at least one stage", field="pipeline")
@@ -59,7 +58,7 @@ class FusionStage(SpecStage):
         ``skbsearch.retrieve.hybrid.RRF(bm25, dense, k=60)`` built)."""
         return cls.from_children(children, **params)
 
-    def __init__(self, context: StageContext | None = None, **params: Any) -> None:
+    def __init__(self, context: Context | None = None, **params: Any) -> None:
         super().__init__(context, **params)
         self.children = []
         self._built = self  # the stage does its own work: nothing to build from a context
@@ -92,22 +91,22 @@ class FusionStage(SpecStage):
         return f"{self.name}(" + ", ".join(kids + extra) + ")"
 
     def __eq__(self, other: object) -> bool:
-        return (type(self) is type(other) and self.params == other.params  # type: ignore[attr-defined]
-                and len(self.children) == len(other.children)  # type: ignore[attr-defined]
-                and all(a == b for a, b in zip(self.children, other.children, strict=True)))  # type: ignore[attr-defined]
+        return (type(self) is type(other) and self.params == other.params
+                and len(self.children) == len(other.children)
+                and all(a == b for a, b in zip(self.children, other.children, strict=True)))
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
-    def bind(self, context: StageContext) -> SpecStage:
+    def bind(self, context: Context) -> SpecStage:
         super().bind(context)
         for c in self.children:
             bind(c, context)
         return self
 
-    def explain(self, query: Query, doc_id: str) -> list[str]:
+    def explain(self, query: Query | str, doc_id: str) -> list[str]:
         """Its children's evidence for ``doc_id``, merged in child order without repeats (a
         fusion adds no evidence of its own: it only weighs its lists)."""
-        q = query if isinstance(query, Query) else Query("q0", str(query))
+        q = as_query(query)
         lines: list[str] = []
         for child in self.children:
             for ex in explainers(child):

@@ -11,10 +11,9 @@ import numpy as np
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.registry import register_stage
-from skbsearch.core.stage import SpecStage
+from skbsearch.core.stage import Context, SpecStage
 from skbsearch.core.types import Query, Run
 from skbsearch.retrieve.filters import NodeFilter
-from skbsearch.stages.context import StageContext
 
 
 @register_stage
@@ -28,7 +27,7 @@ class SavedRunStage(SpecStage):
     class Params:
         path: str = field(metadata={"help": "TREC run file (qid Q0 doc rank score tag)"})
 
-    def build(self, context: StageContext | None) -> Any:
+    def build(self, context: Context | None) -> Any:
         return _RunFile(Run.from_trec(self.params.path))
 
     @property
@@ -58,7 +57,7 @@ class FilterStage(SpecStage):
         types: tuple[str, ...] = ()
         where: str | None = None
 
-    def build(self, context: StageContext) -> Any:
+    def build(self, context: Context) -> Any:
         flt = NodeFilter(self.params.types, self.params.where)
         allowed = np.zeros(context.kb.num_nodes, dtype=bool)
         allowed[flt.node_indices(context.kb)] = True

@@ -7,6 +7,8 @@ from typing import Any
 from skbsearch.core.errors import InputError
 from skbsearch.core.operators import Cutoff, Pipeline
 from skbsearch.core.registry import get_stage
+from skbsearch.core.stage import SpecStage
+from skbsearch.stages.fusion import FusionStage
 from skbsearch.stages.grammar import Call, Chain, Cut, Fuse, Word, parse_spec
 
 
@@ -17,8 +19,8 @@ def build(node: Any, context: Any = None) -> Any:
     if isinstance(node, Cut):
         return Pipeline(build(node.inner, context), Cutoff(node.k))
     if isinstance(node, Fuse):
-        return get_stage("fuse").from_children([build(p, context) for p in node.parts],
-                                              context=context)
+        return _fusion(get_stage("fuse")).from_children([build(p, context) for p in node.parts],
+                                                        context=context)
     if isinstance(node, Word):
         node = Call(node.text)
     if isinstance(node, Call):
@@ -26,7 +28,7 @@ def build(node: Any, context: Any = None) -> Any:
         if cls.category == "fusion":
             kids = [build(a, context) for a in node.args]
             kwargs = {k: _plain(v, node.name, k) for k, v in node.kwargs.items()}
-            return cls.from_children(kids, context=context, **kwargs)
+            return _fusion(cls).from_children(kids, context=context, **kwargs)
         kwargs = {k: _plain(v, node.name, k) for k, v in node.kwargs.items()}
         cls.check_param_names(kwargs)  # constructor options are for Python callers, never spec text
         if node.args:
@@ -41,6 +43,13 @@ def build(node: Any, context: Any = None) -> Any:
                 kwargs[f.name] = _plain(v, node.name, f.name)
         return cls(context, **kwargs)
     raise InputError(f"cannot build a stage from {node!r}", field="pipeline")
+
+
+def _fusion(cls: type[SpecStage]) -> type[FusionStage]:
+    """A registered stage of the fusion category as the fusion class it is."""
+    if not issubclass(cls, FusionStage):
+        raise InputError(f"stage {cls.name!r} is not a fusion of stages", field="pipeline")
+    return cls
 
 
 def _plain(value: Any, stage: str, param: str) -> Any:

@@ -23,6 +23,7 @@ A nodes file (jsonl, csv) goes with an edges file of either format, told by its 
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -99,7 +100,7 @@ def load(source: str | Path | None, format: str | None = None, **options: Any) -
     if source is not None and options.get("nodes") is None and not Path(source).exists():
         raise InputError("not found", file=source)
     fmt = format or detect_format(source, options.get("nodes"))
-    loaders = {"jsonl": load_jsonl, "csv": load_csv, "triples": load_triples, "stark": load_stark,
+    loaders: dict[str, Callable[..., SKB]] = {"jsonl": load_jsonl, "csv": load_csv, "triples": load_triples, "stark": load_stark,
                "kg": load_kg, "rdf": load_rdf}
     if fmt not in loaders:
         raise InputError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}", field="format")

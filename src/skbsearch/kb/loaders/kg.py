@@ -160,9 +160,9 @@ def load_kg(path: str | Path, *, types: str | Path | None = None, dedupe: bool =
         node_types[i] = tp
     n_given = 0
     for eid, tp in given.items():
-        i = ents.index.get(eid)
-        if i is not None:
-            node_types[i] = tp
+        row = ents.index.get(eid)
+        if row is not None:
+            node_types[row] = tp
             n_given += 1
     del ents
     fields = dict(cols)

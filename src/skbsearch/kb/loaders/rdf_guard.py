@@ -54,8 +54,8 @@ _AMP_CHARREF = re.compile(r"&#(?:0*38|x0*26);", re.I)
 
 
 def _refuse(msg: str, file: Path, text_before: bytes | str = b"", start_line: int = 1) -> InputError:
-    nl = "\n" if isinstance(text_before, str) else b"\n"
-    line = start_line + text_before.count(nl)  # type: ignore[arg-type]
+    nl = text_before.count("\n") if isinstance(text_before, str) else text_before.count(b"\n")
+    line = start_line + nl
     return InputError(f"{msg} (entity expansion is capped so that a small file cannot "
                       "exhaust memory)", file=file, line=line)
 

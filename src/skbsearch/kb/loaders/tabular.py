@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -79,19 +79,19 @@ def iter_csv(path: Path, delimiter: str | None = None) -> Iterator[tuple[int, di
             if not row or all(not c.strip() for c in row):
                 continue
             if len(row) != len(header):
-                col = header[len(row)] if len(row) < len(header) else None
+                missing = header[len(row)] if len(row) < len(header) else None
                 raise InputError(
                     f"row has {len(row)} values but the header has {len(header)} columns",
                     file=file,
                     line=ln,
-                    field=col,
+                    field=missing,
                 )
             yield ln, dict(zip(header, row, strict=True))
     except csv.Error as e:
         raise InputError(f"malformed CSV ({e})", file=file, line=reader.line_num or None) from None
 
 
-def first_column(row: dict[str, str], keys: tuple[str, ...], file: str, line: int) -> str:
+def first_column(row: Mapping[str, str], keys: tuple[str, ...], file: str, line: int) -> str:
     """The value of the first of ``keys`` (alternative column names) that ``row`` has.
 
     Raises:

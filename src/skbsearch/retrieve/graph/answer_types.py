@@ -177,9 +177,9 @@ class AnswerTypes:
         empty when it says none. The phrase's last match is its head ("film *directors*"):
         earlier matches weigh a quarter."""
         if words and words[0] in ("who", "whom"):
-            found = self._person()
-            if found:
-                return self._norm(found)
+            person = self._person()
+            if person:
+                return self._norm(person)
         raw = answer_phrase(words)
         phrase = [singular(w) for w in raw]
         matches: list[dict[int, float]] = []

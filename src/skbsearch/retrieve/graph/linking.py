@@ -204,13 +204,13 @@ class NameLinker:
                 found[a.node] = a
 
         resolved: set[int] = set()  # words of bracketed mentions that name a node
-        for m in bracket_mentions(text):
-            pos = _find(words, normalise(m).split())
-            cands = self.exact.lookup(m)
+        for phrase in bracket_mentions(text):
+            pos = _find(words, normalise(phrase).split())
+            cands = self.exact.lookup(phrase)
             if cands:
                 resolved.update(pos)
             for c in cands:
-                add(Anchor(c.node, float(c.score), m, pos, "bracket"))
+                add(Anchor(c.node, float(c.score), phrase, pos, "bracket"))
 
         def inside(pos: Sequence[int]) -> bool:
             return bool(pos) and all(p in resolved for p in pos)
@@ -256,7 +256,7 @@ def bm25_top_k(index: BM25Index, token_ids: Sequence[int], k: int,
 
 def _grams(words: Sequence[str]) -> list[tuple[str, tuple[int, ...]]]:
     """Unigrams and bigrams of normalised words with their positions."""
-    out = [(w, (i,)) for i, w in enumerate(words)]
+    out: list[tuple[str, tuple[int, ...]]] = [(w, (i,)) for i, w in enumerate(words)]
     out += [(f"{a} {b}", (i, i + 1)) for i, (a, b) in enumerate(zip(words[:-1], words[1:], strict=True))]
     return out
 

@@ -20,7 +20,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -30,6 +30,9 @@ from skbsearch.core.atomic import atomic_dir
 from skbsearch.core.errors import ArtefactError, SkbError
 from skbsearch.index import open_index
 from skbsearch.index.base import Manifest, read_manifest, write_manifest
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 _NON_ALNUM = re.compile(r"[^0-9a-z]+")
 
@@ -219,7 +222,7 @@ class NameTable:
         return cls(keys, arrs["hash"], arrs["code"], arrs["indptr"], arrs["nodes"])
 
 
-def build_name_tables(skb: Any, allowed: np.ndarray | None = None) -> tuple[NameTable, NameTable, int]:
+def build_name_tables(skb: SKB, allowed: np.ndarray | None = None) -> tuple[NameTable, NameTable, int]:
     """The linker's tables of ``skb``: exact names, normalised names, and the most tokens in
     a normalised name."""
     names = skb.nodes.column("name").combine_chunks()
@@ -230,12 +233,12 @@ def build_name_tables(skb: Any, allowed: np.ndarray | None = None) -> tuple[Name
     return exact, norm, norm.max_tokens()
 
 
-def load_or_build_name_tables(skb: Any, directory: Path | None = None,
+def load_or_build_name_tables(skb: SKB, directory: Path | None = None,
                               notify: Callable[[str], None] | None = None
                               ) -> tuple[NameTable, NameTable, int]:
     """:func:`build_name_tables` of every node, loaded from ``directory`` (default
     ``SKB_DIR/indexes/linker``) when it is there and matches the SKB, else built and saved."""
-    if directory is None and getattr(skb, "path", None) is not None:
+    if directory is None and skb.path is not None:
         directory = Path(skb.path) / "indexes" / LINKER_DIR
     if directory is not None and (directory / "manifest.json").is_file():
         try:

@@ -41,7 +41,7 @@ from typing import Any
 from skbsearch.core.errors import InputError
 from skbsearch.core.registry import register_stage
 from skbsearch.core.stage import Context, SpecStage
-from skbsearch.core.types import Qrels, Query, Run
+from skbsearch.core.types import Qrels, Query, Run, as_query
 from skbsearch.index.names import load_or_build_name_index
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.store import SKB
@@ -98,7 +98,7 @@ class SKBGraphRetriever(SpecStage):
     model_format = FORMAT
     #: the name of the Runs it returns
     run_name = "kg"
-    Params = GraphParams
+    Params = GraphParams  # type: ignore[assignment]  # its dataclass lives in graph/plan (the parts read it)
 
     def __init__(self, source: SKB | Context | None = None, text_index: BM25Index | None = None,
                  name_index: BM25Index | None = None, *, model: KGModel | str | None = None,
@@ -154,10 +154,10 @@ class SKBGraphRetriever(SpecStage):
         work.set_model(self._override(model))
         return work
 
-    def explain(self, query: Query, doc_id: str) -> list[str]:
+    def explain(self, query: Query | str, doc_id: str) -> list[str]:
         """Evidence lines: the anchor and metapath instance that reach ``doc_id``, its own
         text match, the attribute bounds it meets (:func:`.evidence.explain_node`)."""
-        return explain_node(self.inner, query, doc_id)
+        return explain_node(self.inner, as_query(query), doc_id)
 
     # ------------------------------------------------------------------ fitting
     def fit(self, queries: Sequence[Query], qrels: Qrels, run: Run | None = None) -> SKBGraphRetriever:

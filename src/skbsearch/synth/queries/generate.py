@@ -166,8 +166,8 @@ def synthesize_queries(
                                    time_budget=time_budget, progress=progress)
         templates = [g.template for g in found]
     grounded = []
-    for k, t in enumerate(templates):  # a larger anchor pool for the templates kept
-        grounded.append(ground(skb, t, rng, max_answers=max_answers, probe=anchor_pool))
+    for k, tpl in enumerate(templates):  # a larger anchor pool for the templates kept
+        grounded.append(ground(skb, tpl, rng, max_answers=max_answers, probe=anchor_pool))
         if progress:
             progress("grounding templates", k + 1, len(templates))
     usable = [g for g in grounded if len(g.anchors)]

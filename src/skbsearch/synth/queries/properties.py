@@ -201,7 +201,7 @@ class PropertyExtractor:
         return Property(" ".join(phrase), "category", "name", tuple(phrase))
 
     def text_properties(self, i: int, rng: np.random.Generator, k: int,
-                        exclude: set[str] = frozenset(), parsed: dict[str, Any] | None = None,
+                        exclude: frozenset[str] | set[str] = frozenset(), parsed: dict[str, Any] | None = None,
                         ) -> list[Property]:
         """Up to ``k`` noun-chunk properties from the most salient positive sentences."""
         name_words = set(content_words(self.skb.column("name")[int(i)] or "")) | set(exclude)

@@ -176,7 +176,8 @@ def candidate_paths(steps: dict[str, list[tuple[str, str, int]]], targets: Seque
     costs a bounded, seeded number of candidates. Back-and-forth steps (``r``, ``r^-1``,
     ``r``) are never proposed.
     """
-    level = [(t, (rel,), (reached,)) for t in targets for rel, reached, _ in steps.get(t, [])]
+    level: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
+        (t, (rel,), (reached,)) for t in targets for rel, reached, _ in steps.get(t, [])]
     if len(level) > max_paths:
         level = [level[i] for i in sorted(rng.choice(len(level), max_paths, replace=False).tolist())]
     out = list(level)
@@ -218,7 +219,7 @@ def discover_templates(skb: SKB, targets: Sequence[str], rng: np.random.Generato
     """
     steps = type_steps(skb)
     paths = candidate_paths(steps, targets, max_hops, max_paths, rng)
-    out = []
+    out: list[GroundedTemplate] = []
     start = time.perf_counter()
     for k, (target, path, types) in enumerate(paths):
         if time_budget is not None and out and time.perf_counter() - start > time_budget:
@@ -236,7 +237,7 @@ def default_targets(skb: SKB, cover: float = 0.5, most: int = 3) -> list[str]:
     description, not a label many nodes share), else the SKB's dominant types (the largest,
     until they hold ``cover`` of the nodes, at most ``most``)."""
     codes = skb.node_type_codes
-    with_text = set()
+    with_text: set[int] = set()
     for f in descriptive_fields(skb):  # shared labels (categories, tags) describe no node
         col = skb.nodes.column(f)
         valid = np.asarray(col.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
@@ -244,7 +245,8 @@ def default_targets(skb: SKB, cover: float = 0.5, most: int = 3) -> list[str]:
     if with_text:
         return [skb.type_names[c] for c in sorted(with_text)]
     counts = np.bincount(codes, minlength=len(skb.type_names))
-    out, held = [], 0
+    out: list[str] = []
+    held = 0
     for c in np.argsort(-counts, kind="stable").tolist():
         if counts[c] == 0 or len(out) >= most or held >= cover * counts.sum():
             break
