@@ -257,7 +257,8 @@ def _spread(ranked: list[Anchor], per: int) -> list[Anchor]:
     ones (order kept within both parts): one ambiguous word ("lie": six senses) cannot fill
     every anchor slot and push out another mention ("Spain") of the question."""
     seen: dict[tuple[int, ...], int] = {}
-    head, tail = [], []
+    head: list[Anchor] = []
+    tail: list[Anchor] = []
     for a in ranked:
         seen[a.words] = seen.get(a.words, 0) + 1
         (head if seen[a.words] <= per or a.source == "bracket" else tail).append(a)
