@@ -257,8 +257,7 @@ def _spread(ranked: list[Anchor], per: int) -> list[Anchor]:
     ones (order kept within both parts): one ambiguous word ("lie": six senses) cannot fill
     every anchor slot and push out another mention ("Spain") of the question."""
     seen: dict[tuple[int, ...], int] = {}
-    head: list[Anchor] = []
-    tail: list[Anchor] = []
+    head, tail = [], []
     for a in ranked:
         seen[a.words] = seen.get(a.words, 0) + 1
         (head if seen[a.words] <= per or a.source == "bracket" else tail).append(a)
