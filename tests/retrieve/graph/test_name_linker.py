@@ -103,27 +103,3 @@ def test_aliases_learned_from_judged_queries(kb):
     linker.aliases = aliases
     got = _by_id(kb, linker.link("a cup for camping"))
     assert got["cat:mug"].source == "alias" and got["cat:mug"].words == (1,)
-
-
-def test_one_ambiguous_word_cannot_fill_every_anchor_slot(monkeypatch):
-    """Six senses of "lie" match better than "Spain" matches "Kingdom of Spain"; with three
-    anchor slots, each mention keeps its best two first, so Spain is still linked."""
-    import skbsearch.retrieve.graph.linking as linking
-    from skbsearch.retrieve.graph.linking import Anchor, _spread
-
-    b = SKBBuilder()
-    for i in range(6):
-        b.add_node(f"lie{i}", f"sense{i}", "lie")
-    b.add_node("es", "country", "Kingdom of Spain")
-    b.add_node("fr", "country", "France")
-    kb = b.build()
-    text = "which parts of Spain lie in the south"
-    got = _by_id(kb, _linker(kb, max_anchors=3).link(text))
-    assert "es" in got and sum(k.startswith("lie") for k in got) == 2
-    assert got["es"].conf < min(a.conf for k, a in got.items() if k.startswith("lie"))
-    monkeypatch.setattr(linking, "PER_MENTION", 100)  # every sense first: Spain pushed out
-    assert "es" not in _by_id(kb, _linker(kb, max_anchors=3).link(text))
-    a = [Anchor(n, 1.0 - n / 10, "m", (0,) if n < 4 else (1,), "exact") for n in range(6)]
-    assert [x.node for x in _spread(a, 2)] == [0, 1, 4, 5, 2, 3]
-    bracket = [Anchor(n, 1.0, "m", (0,), "bracket") for n in range(3)]
-    assert _spread(bracket, 1) == bracket  # bracketed mentions are never pushed back

@@ -244,24 +244,7 @@ class NameLinker:
                 for node, strength in self.aliases.get(gram, ()):
                     add(Anchor(node, strength, gram, pos, "alias"))
         ranked = sorted(found.values(), key=lambda a: (a.source != "bracket", -a.conf, a.node))
-        ranked = _spread(ranked, PER_MENTION)
         return ranked[: max(self.max_anchors, sum(a.source == "bracket" for a in ranked))]
-
-
-#: anchors kept per mention (word positions) before the other mentions' next ones
-PER_MENTION = 2
-
-
-def _spread(ranked: list[Anchor], per: int) -> list[Anchor]:
-    """``ranked`` with each mention's first ``per`` anchors ahead of every mention's later
-    ones (order kept within both parts): one ambiguous word ("lie": six senses) cannot fill
-    every anchor slot and push out another mention ("Spain") of the question."""
-    seen: dict[tuple[int, ...], int] = {}
-    head, tail = [], []
-    for a in ranked:
-        seen[a.words] = seen.get(a.words, 0) + 1
-        (head if seen[a.words] <= per or a.source == "bracket" else tail).append(a)
-    return head + tail
 
 
 def bm25_top_k(index: BM25Index, token_ids: Sequence[int], k: int,
