@@ -45,3 +45,9 @@ def test_table_rows_per_kg_and_pipeline(bench_script) -> None:
     res = mod.table({"a": {"threads": 2, "questions": {"bm25": m}}, "b": {"threads": 2, "questions": {"graph": m}}},
                     "python benchmarks/real_kg.py --all")
     assert set(res["groups"]) == {"a: bm25", "b: graph"} and "a 2, b 2" in res["config"]["note"]
+
+
+def test_latency_reports_wall_and_cpu_percentiles(bench_script) -> None:
+    mod = bench_script("real_kg")
+    got = mod.latency([float(x) for x in range(1, 101)], [2.0] * 99 + [50.0])
+    assert got == {"p50_ms": 50.5, "p95_ms": 95.0, "cpu_p50_ms": 2.0, "cpu_p95_ms": 2.0}

@@ -91,19 +91,37 @@ def test_fuse_counts_the_text_evidence_the_graph_stage_carries_once(ctx):
     assert p(q) == score_fusion(runs, [1 / (1 + c), c], 2.0, 100)
 
 
+def test_text_only_confidence_grows_with_what_the_answer_types_rule_out():
+    """0.5 when the types rule out nothing, 1 from one bit (half the nodes ruled out) on."""
+    from skbsearch.retrieve.graph.plan import text_only_confidence, walk_confidence
+
+    assert text_only_confidence(1.0) == 0.5
+    assert text_only_confidence(0.5) == 1.0 and text_only_confidence(0.01) == 1.0
+    assert text_only_confidence(10 / 15) == pytest.approx(0.5 * (1 + 0.58496), abs=1e-4)
+    assert text_only_confidence(0.0) == 1.0  # no row of the types: not a crash
+    assert walk_confidence({}, 0.8) == 0.8 and walk_confidence({3: 0.9}, 0.8) == 0.9
+    assert walk_confidence({}) == 0.5
+
+
 def test_the_graph_stage_says_when_it_has_no_confident_anchor_and_fuse_listens(ctx):
-    """A query that names no node: the graph list is its text list of the answer types
-    (confidence 0.5), and ``bm25 + graph`` weighs the BM25 list 1 / 1.5 and the graph list
-    0.5 instead of 0.5 and 1; a walk from a named node is surer."""
+    """A query that names no node: the graph list is its text list of the answer types, as
+    sure as those types narrow it (products: 10 of the 15 nodes, confidence 0.79, not 0.5),
+    and ``bm25 + graph`` weighs the BM25 list 1 / 1.79 and the graph list 0.79 instead of 0.5
+    and 1; a walk from a named node is at least as sure. A question whose answer types rule out nothing
+    leaves the graph list at 0.5."""
     from skbsearch.core.fusion import score_fusion
+    from skbsearch.retrieve.graph.plan import text_only_confidence
 
     qs = [Query("named", "mugs by zenith"), Query("none", "a ceramic cup, dishwasher safe")]
     p = pipeline("bm25 + graph", ctx)
     runs = [c(qs) for c in p.children]
-    c = runs[1].confidence["named"]
-    assert runs[1].confidence["none"] == 0.5 and c > 0.5
+    c, none = runs[1].confidence["named"], runs[1].confidence["none"]
+    assert none == pytest.approx(text_only_confidence(10 / 15)) and 0.75 < none < 0.8
+    assert c >= none  # the floor holds whatever the walks
     fused = p(qs)
-    assert fused["none"] == score_fusion(runs, [1 / 1.5, 0.5])["none"]
+    assert fused["none"] == score_fusion(runs, [1 / (1 + none), none])["none"]
+    every = pipeline("graph(target=[product, brand, category])", ctx)
+    assert every([Query("none", "a ceramic cup, dishwasher safe")]).confidence["none"] == 0.5
     assert fused["named"] == score_fusion(runs, [1 / (1 + c), c])["named"]
     assert fused.ranked("named")[0][0] in {"p5", "p6"}  # Zenith mugs, from the graph's walk
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -53,6 +54,10 @@ class Plan:
     #: (anchor, metapath) -> how sure following it is (:func:`walk_confidence`)
     certainty: dict[tuple[int, tuple[str, ...]], float] = field(default_factory=dict)
 
+    def target_types(self) -> tuple[str, ...]:
+        """The answer types text candidates are drawn from (probability at least 0.1), sorted."""
+        return tuple(sorted(t for t, v in self.types.items() if v >= 0.1))
+
 
 @dataclass
 class Scored:
@@ -65,17 +70,33 @@ class Scored:
     confidence: float = 1.0
 
 
-#: the confidence of the graph stage's list when no walk is sure (or none reached anything):
-#: the list is then its text candidates of the answer types, scored by text and type, which
-#: stand whatever the anchors (measured on four KGs: benchmarks/NOTES.md, issue 32)
+#: the confidence of the graph stage's list when no walk is sure (or none reached anything)
+#: and the answer types rule out no candidate: the list is then its text candidates, scored
+#: by text and type, which stand whatever the anchors (measured on four KGs:
+#: benchmarks/NOTES.md, issue 32)
 TEXT_ONLY_CONFIDENCE = 0.5
 
 
-def walk_confidence(walked: dict[int, float]) -> float:
+def text_only_confidence(type_share: float) -> float:
+    """The graph list's confidence without a sure walk, from how much its answer types narrow
+    its text candidates: ``type_share`` is the share of the text index's nodes of those types.
+
+    Each bit the types carry (``-log2(type_share)``) adds :data:`TEXT_ONLY_CONFIDENCE`: types
+    that rule out nothing (one type for all nodes, or none guessed) leave it at 0.5; types
+    that rule out half the nodes or more make the list (BM25 over the nodes the question
+    can ask for) as sure as a sure walk, 1. A list of type-filtered text holds everything a
+    text list beside it holds and the answer type besides, so fusion should not weigh it
+    below that list (on FB15k-237's untyped-walk questions it ranked answers 1-10 where the
+    BM25 list ranked them 3-47: benchmarks/NOTES.md, issue 32)."""
+    share = min(1.0, max(float(type_share), 1e-12))
+    return min(1.0, TEXT_ONLY_CONFIDENCE * (1.0 - math.log2(share)))
+
+
+def walk_confidence(walked: dict[int, float], floor: float = TEXT_ONLY_CONFIDENCE) -> float:
     """How sure the stage is of its graph evidence on one query, in [0, 1]: the certainty of
     its surest walk that reached something (an anchor's weight times its metapath's
     probability, or its share of the anchor's followed metapaths' if larger: an unnamed
     zero-shot path among several is only a guess, the one way out of an anchor is not), at
-    least :data:`TEXT_ONLY_CONFIDENCE` (what its list holds without walks). ``walked``:
-    anchor -> its surest reaching walk's."""
-    return min(1.0, max([TEXT_ONLY_CONFIDENCE, *walked.values()]))
+    least ``floor`` (what its list holds without walks: :func:`text_only_confidence`).
+    ``walked``: anchor -> its surest reaching walk's."""
+    return min(1.0, max([floor, *walked.values()]))

@@ -37,7 +37,13 @@ from skbsearch.retrieve.graph.exact_linker import strip_brackets
 from skbsearch.retrieve.graph.linking import Anchor, NameLinker, bm25_top_k
 from skbsearch.retrieve.graph.metapaths import Metapath, TypeGraph
 from skbsearch.retrieve.graph.model import FEATURES, KGModel, prepare_zero_shot
-from skbsearch.retrieve.graph.plan import GraphParams, Plan, Scored, walk_confidence
+from skbsearch.retrieve.graph.plan import (
+    GraphParams,
+    Plan,
+    Scored,
+    text_only_confidence,
+    walk_confidence,
+)
 from skbsearch.retrieve.graph.planner import Planner
 
 
@@ -185,9 +191,13 @@ class GraphWork:
 
     def _text_candidates(self, plan: Plan, toks: list[int]) -> np.ndarray:
         """Nodes of the target types whose own document matches the query best (BM25)."""
-        types = tuple(sorted(t for t, v in plan.types.items() if v >= 0.1))
-        rows, _ = bm25_top_k(self.text_index, toks, self.n_text, self._text_mask(types))
+        rows, _ = bm25_top_k(self.text_index, toks, self.n_text, self._text_mask(plan.target_types()))
         return self._node_of_row[rows]
+
+    def _type_share(self, plan: Plan) -> float:
+        """Share of the text index's rows that are of the plan's target types (1: none ruled out)."""
+        mask = self._text_mask(plan.target_types())
+        return float(mask.mean()) if mask is not None and len(mask) else 1.0
 
     def score(self, queries: Sequence[Query], run: Run | None = None) -> tuple[list[Plan], list[Scored]]:
         """Plans and candidate evidence for a batch of queries."""
@@ -217,7 +227,7 @@ class GraphWork:
             rel_all[reached] += prob  # a reached set is unique: no repeated index
             touched.append(reached)
             walked[ai] = max(walked.get(ai, 0.0), plan.certainty.get((ai, path), prob))
-        conf = walk_confidence(walked)
+        conf = walk_confidence(walked, text_only_confidence(self._type_share(plan)))
         uniq = unique_sorted(np.concatenate(touched), n) if len(touched) > 1 else (
             touched[0] if touched else np.zeros(0, np.int64))
         # the n_graph best reached nodes (ties: lower node first)
