@@ -12,7 +12,6 @@ and warmed. Requests in flight finish on the snapshot they started with.
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import threading
@@ -24,12 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.core.errors import ArtefactError, SkbError
+from skbsearch.index.base import check_index_matches
 from skbsearch.index.live import catch_up
 from skbsearch.kb.generations import newest_generation
 from skbsearch.server.browse import kb_overview
 from skbsearch.server.cache import PipelineCache, estimate_bytes
 from skbsearch.server.errors import IndexNotBuilt, SnapshotChanged, StaleIndex
 from skbsearch.server.pipelines import SnapshotContext
+from skbsearch.server.reuse import carried_graph_values, new_segments, same_but_attributes
 
 logger = logging.getLogger("skbsearch.server")
 
@@ -96,7 +97,8 @@ class Snapshot:
         self.kb_info = self._kb_info()
         #: Pipelines built for this snapshot's requests (an LRU bounded by their estimated
         #: memory, see ``server.cache``; what the context shares is not counted).
-        self.pipelines = PipelineCache(cache_bytes, sizeof=self._pipeline_bytes)
+        me = weakref.ref(self)  # no cycle through the cache: freed without ``gc.collect``
+        self.pipelines = PipelineCache(cache_bytes, sizeof=lambda p: _alive(me)._pipeline_bytes(p))
 
     def _pipeline_bytes(self, pipeline: Any) -> int:
         """The memory a built pipeline holds beyond what the snapshot shares."""
@@ -143,6 +145,45 @@ class Snapshot:
             return
         names.share_node_ids(self.skb)
         self.context.shared(NAME_INDEX_KEY, lambda: names)
+
+    def reuse(self, old: Snapshot) -> None:
+        """Take over from ``old`` (an earlier generation of the same build) what this
+        generation did not change (``server.reuse``): its name index (:meth:`inherit`) and
+        loaded indexes caught up with the new segments only, and the graph stage's type
+        graph, name tables and answer types when the segments changed attribute values
+        only. What cannot be taken over is built as on a fresh load; the answers are the same."""
+        if old.stamp[:-1] != self.stamp[:-1]:
+            return
+        try:
+            segments = new_segments(old.skb, self.skb, self.skb_dir)
+        except SkbError as e:
+            logger.info("snapshot %s loaded whole, nothing taken over: %s", self.identity, e)
+            return
+        if segments is None:
+            return
+        self.inherit(old)
+        self._inherit_indexes(old)
+        if old._context is not None and same_but_attributes(old.skb, self.skb, segments):
+            for key, value in carried_graph_values(old._context, self.skb).items():
+                self.context.shared(key, lambda v=value: v)
+
+    def _inherit_indexes(self, old: Snapshot) -> None:
+        """``old``'s loaded indexes caught up to this generation (only the new segments'
+        documents tokenised), unless the index on disk was rebuilt since ``old`` loaded it."""
+        with old._index_lock:
+            loaded = dict(old._indexes)
+        for kind, item in loaded.items():
+            manifest = self.skb_dir / "indexes" / item.spec.index_dir_name / "manifest.json"
+            if read_stamp(manifest) != item.stamp:
+                continue  # rebuilt (or removed): opened from disk on first use
+            try:
+                index = catch_up(item.index, self.skb, self.skb_dir)
+                check_index_matches(index, self.skb)
+            except SkbError as e:
+                logger.info("%s index of %s opened from disk, not caught up: %s", kind, self.identity, e)
+                continue
+            with self._index_lock:
+                self._indexes.setdefault(kind, _LoadedIndex(item.spec, index, item.stamp))
 
     def _kb_info(self) -> dict[str, Any]:
         return {"snapshot": self.identity, **kb_overview(self.skb)}
@@ -331,7 +372,7 @@ class SnapshotHolder:
                     return
                 try:
                     snapshot = Snapshot.load(self.skb_dir, cache_bytes=self.cache_bytes)
-                    snapshot.inherit(current)
+                    snapshot.reuse(current)
                     self._warm(snapshot)
                 except Exception as e:  # noqa: BLE001 - a half-written build must not stop the service
                     logger.warning("keeping snapshot %s: cannot load the rebuilt %s yet: %s",
@@ -344,10 +385,9 @@ class SnapshotHolder:
                 with self._cond:
                     self._current = snapshot
                     self._cond.notify_all()
+                # The replaced snapshot is freed when its last request ends: nothing it holds
+                # is in a reference cycle (no ``gc.collect``, a pause of every thread).
                 del current, snapshot
-                # Stages keep cycles (a built stage points at itself): collect the replaced
-                # generations now, or their arrays wait for a rare full collection.
-                gc.collect()
         finally:
             with self._cond:
                 self._loader = None
