@@ -20,7 +20,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from skbsearch.index.bm25_live import pending_segments
+import numpy as np
+
+from skbsearch.index.bm25_docs import source_texts
+from skbsearch.index.bm25_live import pending_affected, pending_segments, upserted_or_deleted
 from skbsearch.kb.arrays import positions
 from skbsearch.kb.descriptive import carry_descriptive_fields
 from skbsearch.kb.segments import Segment
@@ -79,4 +82,27 @@ def carried_graph_values(old_context: Any, new: SKB) -> dict[str, Any]:
         if isinstance(getattr(value, "skb", None), SKB):
             value.skb = new
         out[key] = value
+    return out
+
+
+def unchanged_index(index: Any, old: SKB, new: SKB, segments: Sequence[Segment]) -> Any | None:
+    """``index`` (a BM25 index over ``old``) as an index over ``new``, when every document of
+    it reads the same over both: a shallow copy recording ``new``'s generation, its postings
+    and scores shared (they are exactly what a catch-up would compute). Only the rows the
+    segments touch are rendered again (upserted nodes, and the nodes whose relation lines
+    name them), and compared. ``None`` when a document differs, or the index cannot tell;
+    for a ``new`` that :func:`same_but_attributes` holds for (the caller checks)."""
+    stats = getattr(index, "term_stats", None)
+    affected = pending_affected(segments)
+    source = dict(getattr(index, "source", None) or {})
+    if stats is None or affected is None or source.get("skb_hash") != (old.meta or {}).get("content_hash"):
+        return None
+    ids = sorted(upserted_or_deleted(segments) | affected)
+    rows = positions(ids, old.nodes.column("id").combine_chunks()) if ids else np.zeros(0, np.int64)
+    rows = rows[rows >= 0]
+    for f in stats.fields:
+        if source_texts(old, rows, source, stats.fields, only=f) != source_texts(new, rows, source, stats.fields, only=f):
+            return None
+    out = copy.copy(index)
+    out.source = {**source, "skb_hash": (new.meta or {}).get("content_hash")}
     return out

@@ -26,11 +26,17 @@ from skbsearch.core.errors import ArtefactError, SkbError
 from skbsearch.index.base import check_index_matches
 from skbsearch.index.live import catch_up
 from skbsearch.kb.generations import newest_generation
+from skbsearch.kb.segments import Segment
 from skbsearch.server.browse import kb_overview
 from skbsearch.server.cache import PipelineCache, estimate_bytes
 from skbsearch.server.errors import IndexNotBuilt, SnapshotChanged, StaleIndex
 from skbsearch.server.pipelines import SnapshotContext
-from skbsearch.server.reuse import carried_graph_values, new_segments, same_but_attributes
+from skbsearch.server.reuse import (
+    carried_graph_values,
+    new_segments,
+    same_but_attributes,
+    unchanged_index,
+)
 
 logger = logging.getLogger("skbsearch.server")
 
@@ -161,23 +167,43 @@ class Snapshot:
             return
         if segments is None:
             return
-        self.inherit(old)
-        self._inherit_indexes(old)
-        if old._context is not None and same_but_attributes(old.skb, self.skb, segments):
+        same = same_but_attributes(old.skb, self.skb, segments)
+        if not (same and self._carry_names(old, segments)):
+            self.inherit(old)
+        self._inherit_indexes(old, segments if same else None)
+        if same and old._context is not None:
             for key, value in carried_graph_values(old._context, self.skb).items():
                 self.context.shared(key, lambda v=value: v)
 
-    def _inherit_indexes(self, old: Snapshot) -> None:
+    def _carry_names(self, old: Snapshot, segments: list[Segment]) -> bool:
+        """Take ``old``'s name index over as it is when the segments left every name as it
+        was (``server.reuse.unchanged_index``); whether it was."""
+        prev = old._context.shared_value(NAME_INDEX_KEY) if old._context is not None else None
+        names = unchanged_index(prev, old.skb, self.skb, segments) if prev is not None else None
+        if names is None:
+            return False
+        try:
+            check_index_matches(names, self.skb)
+        except SkbError:
+            return False
+        names.share_node_ids(self.skb)
+        self.context.shared(NAME_INDEX_KEY, lambda: names)
+        return True
+
+    def _inherit_indexes(self, old: Snapshot, segments: list[Segment] | None) -> None:
         """``old``'s loaded indexes caught up to this generation (only the new segments'
-        documents tokenised), unless the index on disk was rebuilt since ``old`` loaded it."""
+        documents tokenised), unless the index on disk was rebuilt since ``old`` loaded it;
+        taken over as they are when ``segments`` (given when only attribute values changed)
+        leave every document of theirs as it was."""
         with old._index_lock:
             loaded = dict(old._indexes)
         for kind, item in loaded.items():
             manifest = self.skb_dir / "indexes" / item.spec.index_dir_name / "manifest.json"
             if read_stamp(manifest) != item.stamp:
                 continue  # rebuilt (or removed): opened from disk on first use
+            same = unchanged_index(item.index, old.skb, self.skb, segments) if segments is not None else None
             try:
-                index = catch_up(item.index, self.skb, self.skb_dir)
+                index = catch_up(item.index, self.skb, self.skb_dir) if same is None else same
                 check_index_matches(index, self.skb)
             except SkbError as e:
                 logger.info("%s index of %s opened from disk, not caught up: %s", kind, self.identity, e)
