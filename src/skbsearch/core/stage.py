@@ -296,8 +296,15 @@ class SpecStage(StageBase):
         return [str(x) for x in out] if isinstance(out, (list, tuple)) else [str(out)]
 
 
-#: What :attr:`SpecStage.inner` stores for a stage whose ``build`` returned the stage itself.
-_SELF = object()
+class _Itself:
+    """What :attr:`SpecStage.inner` stores for a stage whose ``build`` returned the stage
+    itself; one object, kept by ``copy``, ``deepcopy`` and ``pickle``."""
+
+    def __reduce__(self) -> str:
+        return "_SELF"
+
+
+_SELF = _Itself()
 
 
 def prepare(stage: Any) -> Any:
