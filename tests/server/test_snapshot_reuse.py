@@ -15,6 +15,7 @@ from serving import build_skb
 from skbsearch.core.types import Query
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.update import update
+from skbsearch.server.browse import kb_overview
 from skbsearch.server.pipelines import PipelinePolicy, PipelineRequest
 from skbsearch.server.reuse import GRAPH_KEYS
 from skbsearch.server.search import get_pipeline, run_pipeline, warm_pipelines
@@ -94,6 +95,8 @@ def test_incremental_reloads_answer_exactly_as_a_fresh_load(tmp_path, monkeypatc
             assert after is not before and (after.term_stats is before.term_stats) == attrs_only, k
         fresh = Snapshot.load(skb_dir)
         warm_pipelines(fresh, POLICY)
+        assert new.kb_info == {"snapshot": new.identity, **kb_overview(new.skb)}  # /kb as made anew
+        assert new.kb_info["snapshot"] == fresh.kb_info["snapshot"]
         assert _answers(new, queries) == _answers(fresh, queries), f"after update {k + 1}"
     assert _answers(holder.current, queries)["bm25"]["q1"], "the new node is found"
 

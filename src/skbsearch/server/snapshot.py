@@ -27,7 +27,7 @@ from skbsearch.index.base import check_index_matches
 from skbsearch.index.live import catch_up
 from skbsearch.kb.generations import newest_generation
 from skbsearch.kb.segments import Segment
-from skbsearch.server.browse import kb_overview
+from skbsearch.server.browse import kb_overview, overview_with_attributes
 from skbsearch.server.cache import PipelineCache, estimate_bytes
 from skbsearch.server.errors import IndexNotBuilt, SnapshotChanged, StaleIndex
 from skbsearch.server.pipelines import SnapshotContext
@@ -100,7 +100,7 @@ class Snapshot:
         self._index_lock = threading.Lock()
         self._context: Any = None
         self._context_lock = threading.Lock()
-        self.kb_info = self._kb_info()
+        self._overview: dict[str, Any] | None = None  # ``kb_info``, made on first use
         #: Pipelines built for this snapshot's requests (an LRU bounded by their estimated
         #: memory, see ``server.cache``; what the context shares is not counted).
         me = weakref.ref(self)  # no cycle through the cache: freed without ``gc.collect``
@@ -174,6 +174,11 @@ class Snapshot:
         if same and old._context is not None:
             for key, value in carried_graph_values(old._context, self.skb).items():
                 self.context.shared(key, lambda v=value: v)
+        if same:  # the same types, names and edges: only what reads attribute values changes
+            carried = overview_with_attributes(old.kb_info, self.skb)
+            carried.pop("snapshot", None)
+            with self._context_lock:
+                self._overview = {"snapshot": self.identity, **carried}
 
     def _carry_names(self, old: Snapshot, segments: list[Segment]) -> bool:
         """Take ``old``'s name index over as it is when the segments left every name as it
@@ -211,8 +216,14 @@ class Snapshot:
             with self._index_lock:
                 self._indexes.setdefault(kind, _LoadedIndex(item.spec, index, item.stamp))
 
-    def _kb_info(self) -> dict[str, Any]:
-        return {"snapshot": self.identity, **kb_overview(self.skb)}
+    @property
+    def kb_info(self) -> dict[str, Any]:
+        """The ``/kb`` overview of this snapshot (``server.browse.kb_overview``), made once:
+        by the loader thread before the snapshot is served, or taken over by :meth:`reuse`."""
+        with self._context_lock:
+            if self._overview is None:
+                self._overview = {"snapshot": self.identity, **kb_overview(self.skb)}
+            return self._overview
 
     @property
     def context(self) -> Any:
@@ -320,6 +331,7 @@ class SnapshotHolder:
         self._warm = warm or (lambda _snap: None)
         self._current = Snapshot.load(self.skb_dir, cache_bytes=cache_bytes)
         self._warm(self._current)
+        self._current.kb_info  # noqa: B018 - made now, never by a request
         self._cond = threading.Condition()
         self._loader: threading.Thread | None = None
         #: the stamp whose load failed last, when it may be retried, and when it failed
@@ -400,6 +412,7 @@ class SnapshotHolder:
                     snapshot = Snapshot.load(self.skb_dir, cache_bytes=self.cache_bytes)
                     snapshot.reuse(current)
                     self._warm(snapshot)
+                    snapshot.kb_info  # noqa: B018 - made here, never by a request
                 except Exception as e:  # noqa: BLE001 - a half-written build must not stop the service
                     logger.warning("keeping snapshot %s: cannot load the rebuilt %s yet: %s",
                                    current.identity, self.skb_dir, e)
