@@ -16,10 +16,11 @@ from skbsearch.core.types import Query
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.update import update
 from skbsearch.server.browse import kb_overview
+from skbsearch.server.holder import SnapshotHolder
 from skbsearch.server.pipelines import PipelinePolicy, PipelineRequest
 from skbsearch.server.reuse import GRAPH_KEYS
 from skbsearch.server.search import get_pipeline, run_pipeline, warm_pipelines
-from skbsearch.server.snapshot import Snapshot, SnapshotHolder
+from skbsearch.server.snapshot import Snapshot
 
 POLICY = PipelinePolicy()
 
