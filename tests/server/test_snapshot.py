@@ -11,7 +11,7 @@ from serving import build_skb
 from skbsearch.index.sparse import BM25Index
 from skbsearch.server import create_app
 from skbsearch.server.errors import SnapshotChanged
-from skbsearch.server.snapshot import SnapshotHolder
+from skbsearch.server.holder import SnapshotHolder
 from skbsearch.synth.catalogue import generate_catalogue
 
 pytest.importorskip("fastapi")

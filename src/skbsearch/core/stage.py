@@ -246,10 +246,14 @@ class SpecStage(StageBase):
 
     @property
     def inner(self) -> Any:
-        """The built working stage (built on first access)."""
-        if self._built is None:
-            self._built = self.build(self.require_context())
-        return self._built
+        """The built working stage (built on first access). A stage that is its own working
+        stage is remembered by a marker, not by a reference to itself: no cycle, so a
+        replaced pipeline (a server's old snapshot) is freed as soon as it is unused."""
+        built = self._built
+        if built is None:
+            built = self.build(self.require_context())
+            self._built = _SELF if built is self else built
+        return self if built is _SELF else built
 
     def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
         return self.inner(list(queries), run)
@@ -290,6 +294,17 @@ class SpecStage(StageBase):
             return []
         out = fn(as_query(query), doc_id)
         return [str(x) for x in out] if isinstance(out, (list, tuple)) else [str(out)]
+
+
+class _Itself:
+    """What :attr:`SpecStage.inner` stores for a stage whose ``build`` returned the stage
+    itself; one object, kept by ``copy``, ``deepcopy`` and ``pickle``."""
+
+    def __reduce__(self) -> str:
+        return "_SELF"
+
+
+_SELF = _Itself()
 
 
 def prepare(stage: Any) -> Any:

@@ -19,7 +19,7 @@ the next ``/health`` and search show it; requests in flight finish on theirs). T
 deadline (``--request-timeout``) applies up to the commit point: an update stopped there is a
 504 and changed nothing; after it, the reload completes and the answer is 200. Updates run on
 their own worker (one at a time, as the writers' lock wants), never on a search lane; the new
-generation is opened in the background (:class:`~skbsearch.server.snapshot.SnapshotHolder`).
+generation is opened in the background (:class:`~skbsearch.server.holder.SnapshotHolder`).
 """
 
 # No `from __future__ import annotations`: FastAPI must resolve the endpoint's Request.

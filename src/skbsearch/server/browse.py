@@ -53,6 +53,15 @@ def kb_overview(skb: SKB) -> dict[str, Any]:
     }
 
 
+def overview_with_attributes(overview: dict[str, Any], skb: Any) -> dict[str, Any]:
+    """:func:`kb_overview` of ``skb`` from the ``overview`` of an SKB with the same nodes,
+    types, names and edges (an earlier generation whose update changed attribute values
+    only): what reads attributes is made again, the rest is kept."""
+    examples = {**overview["examples"], "where": _where_example(skb)} if skb.num_nodes else overview["examples"]
+    return {**overview, "attributes": list(skb.schema.attributes),
+            "relation_ids": dict(skb.meta.get("relation_ids") or {}), "examples": examples}
+
+
 def _quote(word: str) -> str:
     return word if re.fullmatch(r"[A-Za-z_][\w-]*", word) else repr(word)
 

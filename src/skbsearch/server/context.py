@@ -14,11 +14,12 @@ from skbsearch.core.deadline import Deadline, current_deadline
 from skbsearch.documents import DocumentRenderer
 from skbsearch.server.budget import cost_class, filter_cost, filter_lane
 from skbsearch.server.errors import SnapshotChanged, UnknownNode
+from skbsearch.server.holder import SnapshotHolder
 from skbsearch.server.lanes import Busy, Lanes
 from skbsearch.server.limits import Limits, check_text
 from skbsearch.server.pipelines import PipelinePolicy, PipelineRequest, iter_stages
 from skbsearch.server.search import get_pipeline, warm_pipelines
-from skbsearch.server.snapshot import Snapshot, SnapshotHolder
+from skbsearch.server.snapshot import Snapshot
 
 T = TypeVar("T")
 #: Times a request is retried on a newer snapshot when the SKB is rebuilt under it.

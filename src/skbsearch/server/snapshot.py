@@ -2,7 +2,7 @@
 
 A :class:`Snapshot` holds one build of the SKB (detached from its directory, so nothing it
 answers is read from a newer build's files) and the indexes loaded for that build. The
-:class:`SnapshotHolder` checks on every request, with one ``stat`` of ``meta.json``,
+:class:`~skbsearch.server.holder.SnapshotHolder` checks on every request, with one ``stat`` of ``meta.json``,
 whether the directory was rebuilt (``SKB.save`` replaces the whole directory, so the file
 is new), and with one ``listdir`` whether a newer generation was committed (``skb kb
 update``); if so a background thread loads a new snapshot (requests never do) while they
@@ -12,23 +12,29 @@ and warmed. Requests in flight finish on the snapshot they started with.
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import threading
 import time
 import weakref
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skbsearch.core.errors import ArtefactError, SkbError
+from skbsearch.index import open_index
 from skbsearch.kb.generations import newest_generation
-from skbsearch.server.browse import kb_overview
+from skbsearch.kb.segments import Segment
+from skbsearch.server.browse import kb_overview, overview_with_attributes
 from skbsearch.server.cache import PipelineCache, estimate_bytes
 from skbsearch.server.errors import IndexNotBuilt, SnapshotChanged, StaleIndex
 from skbsearch.server.pipelines import SnapshotContext
+from skbsearch.server.reuse import (
+    carried_graph_values,
+    new_segments,
+    same_but_attributes,
+    unchanged_index,
+)
 
 if TYPE_CHECKING:
     from skbsearch.kb.store import SKB
@@ -36,8 +42,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger("skbsearch.server")
 
 Stamp = tuple[int, ...]
-#: Seconds to wait before retrying a snapshot that failed to load (a rebuild in progress).
-RETRY_AFTER_FAILURE = 1.0
 #: The stage-context key of the shared name index (``retrieve.graph.retriever``).
 NAME_INDEX_KEY = "name-index"
 #: Estimated memory of the built pipelines kept per snapshot (keyed by pipeline, filters
@@ -95,10 +99,11 @@ class Snapshot:
         self._index_lock = threading.Lock()
         self._context: Any = None
         self._context_lock = threading.Lock()
-        self.kb_info = self._kb_info()
+        self._overview: dict[str, Any] | None = None  # ``kb_info``, made on first use
         #: Pipelines built for this snapshot's requests (an LRU bounded by their estimated
         #: memory, see ``server.cache``; what the context shares is not counted).
-        self.pipelines = PipelineCache(cache_bytes, sizeof=self._pipeline_bytes)
+        me = weakref.ref(self)  # no cycle through the cache: freed without ``gc.collect``
+        self.pipelines = PipelineCache(cache_bytes, sizeof=lambda p: _alive(me)._pipeline_bytes(p))
 
     def _pipeline_bytes(self, pipeline: Any) -> int:
         """The memory a built pipeline holds beyond what the snapshot shares."""
@@ -131,8 +136,6 @@ class Snapshot:
         the same build), caught up to this generation: only the names the new segments touch
         are tokenised (``index.bm25_live.catch_up``), not every node's. Anything that does
         not fit is left to be built as usual."""
-        from skbsearch.index import open_index
-
         prev = old._context.shared_value(NAME_INDEX_KEY) if old._context is not None else None
         if prev is None or old.stamp[:-1] != self.stamp[:-1]:
             return
@@ -143,8 +146,78 @@ class Snapshot:
             return
         self.context.shared(NAME_INDEX_KEY, lambda: names)
 
-    def _kb_info(self) -> dict[str, Any]:
-        return {"snapshot": self.identity, **kb_overview(self.skb)}
+    def reuse(self, old: Snapshot) -> None:
+        """Take over from ``old`` (an earlier generation of the same build) what this
+        generation did not change (``server.reuse``): its name index (:meth:`inherit`) and
+        loaded indexes caught up with the new segments only, and the graph stage's type
+        graph, name tables and answer types when the segments changed attribute values
+        only. What cannot be taken over is built as on a fresh load; the answers are the same."""
+        if old.stamp[:-1] != self.stamp[:-1]:
+            return
+        try:
+            segments = new_segments(old.skb, self.skb, self.skb_dir)
+        except SkbError as e:
+            logger.info("snapshot %s loaded whole, nothing taken over: %s", self.identity, e)
+            return
+        if segments is None:
+            return
+        same = same_but_attributes(old.skb, self.skb, segments)
+        if not (same and self._carry_names(old, segments)):
+            self.inherit(old)
+        self._inherit_indexes(old, segments if same else None)
+        if same and old._context is not None:
+            for key, value in carried_graph_values(old._context, self.skb).items():
+                self.context.shared(key, lambda v=value: v)
+        if same:  # the same types, names and edges: only what reads attribute values changes
+            carried = overview_with_attributes(old.kb_info, self.skb)
+            carried.pop("snapshot", None)
+            with self._context_lock:
+                self._overview = {"snapshot": self.identity, **carried}
+
+    def _carry_names(self, old: Snapshot, segments: list[Segment]) -> bool:
+        """Take ``old``'s name index over as it is when the segments left every name as it
+        was (``server.reuse.unchanged_index``); whether it was."""
+        prev = old._context.shared_value(NAME_INDEX_KEY) if old._context is not None else None
+        names = unchanged_index(prev, old.skb, self.skb, segments) if prev is not None else None
+        if names is None:
+            return False
+        try:  # checked, sharing this generation's node ids (nothing to catch up)
+            names = open_index(names, self.skb, root=self.skb_dir, follow=False)
+        except SkbError:
+            return False
+        self.context.shared(NAME_INDEX_KEY, lambda: names)
+        return True
+
+    def _inherit_indexes(self, old: Snapshot, segments: list[Segment] | None) -> None:
+        """``old``'s loaded indexes caught up to this generation (only the new segments'
+        documents tokenised), unless the index on disk was rebuilt since ``old`` loaded it;
+        taken over as they are when ``segments`` (given when only attribute values changed)
+        leave every document of theirs as it was."""
+        with old._index_lock:
+            loaded = dict(old._indexes)
+        for kind, item in loaded.items():
+            manifest = self.skb_dir / "indexes" / item.spec.index_dir_name / "manifest.json"
+            if read_stamp(manifest) != item.stamp:
+                continue  # rebuilt (or removed): opened from disk on first use
+            same = unchanged_index(item.index, old.skb, self.skb, segments) if segments is not None else None
+            try:
+                # caught up with the new segments only (or taken over as it is), checked
+                index = open_index(item.index if same is None else same, self.skb,
+                                   root=self.skb_dir, follow=same is None)
+            except SkbError as e:
+                logger.info("%s index of %s opened from disk, not caught up: %s", kind, self.identity, e)
+                continue
+            with self._index_lock:
+                self._indexes.setdefault(kind, _LoadedIndex(item.spec, index, item.stamp))
+
+    @property
+    def kb_info(self) -> dict[str, Any]:
+        """The ``/kb`` overview of this snapshot (``server.browse.kb_overview``), made once:
+        by the loader thread before the snapshot is served, or taken over by :meth:`reuse`."""
+        with self._context_lock:
+            if self._overview is None:
+                self._overview = {"snapshot": self.identity, **kb_overview(self.skb)}
+            return self._overview
 
     @property
     def context(self) -> Any:
@@ -174,7 +247,7 @@ class Snapshot:
             SnapshotChanged: the directory was rebuilt and this build's index is gone
                 (retry on the new snapshot).
         """
-        from skbsearch.index import get_kind, open_index
+        from skbsearch.index import get_kind
         from skbsearch.index.base import IndexMismatch
 
         spec = get_kind(kind)
@@ -211,129 +284,6 @@ class Snapshot:
             return spec, index
 
 
-class SnapshotHolder:
-    """The snapshot being served; a newer build or generation on disk is loaded in the
-    background and swapped in whole.
-
-    Requests never load: :meth:`get` answers the served snapshot at once and, when the
-    directory holds something newer, starts the one loader thread (if it is not running).
-    :meth:`refresh` waits for the loader (``POST /admin/update`` answers only once the
-    service serves what it committed: read-your-writes).
-
-    Args:
-        skb_dir: the served directory.
-        cache_bytes: the pipeline cache budget of each snapshot.
-        warm: called on every snapshot before it is served (in the loader, outside any
-            request deadline): the server builds its named pipelines there, so the indexes
-            they share are ready before the first request (see ``server.app``).
-    """
-
-    def __init__(self, skb_dir: str | Path, cache_bytes: int = PIPELINE_CACHE_BYTES,
-                 warm: Callable[[Snapshot], None] | None = None) -> None:
-        self.skb_dir = Path(skb_dir)
-        self.cache_bytes = cache_bytes
-        self._warm = warm or (lambda _snap: None)
-        self._current = Snapshot.load(self.skb_dir, cache_bytes=cache_bytes)
-        self._warm(self._current)
-        self._cond = threading.Condition()
-        self._loader: threading.Thread | None = None
-        #: the stamp whose load failed last, when it may be retried, and when it failed
-        self._failed: tuple[Stamp | None, float, float] | None = None
-
-    @property
-    def current(self) -> Snapshot:
-        """The snapshot served now, without looking at the disk (no locks, no I/O)."""
-        return self._current
-
-    def changed_on_disk(self) -> bool:
-        """Whether the directory holds a different build than the one served (one ``stat``)."""
-        return not self._current.is_current()
-
-    def get(self) -> Snapshot:
-        """The snapshot to answer from: the served one, at once (one ``stat``, one ``listdir``).
-
-        When the directory holds a newer build or generation, the loader thread starts (one
-        at a time); the swap happens when the new snapshot is complete and warmed. A build
-        that fails to load (half-written, or missing while being replaced) is logged, the old
-        snapshot stays in service, and loading is retried after :data:`RETRY_AFTER_FAILURE`.
-        """
-        current = self._current
-        stamp = skb_stamp(self.skb_dir)
-        if stamp is not None and stamp != current.stamp:
-            self._start_loader(stamp, force=False)
-        return current
-
-    def refresh(self, min_generation: int | None = None, timeout: float | None = None) -> Snapshot:
-        """Wait until the served snapshot is what the directory holds now (or, with
-        ``min_generation``, a snapshot of at least that generation), loading it in the
-        background thread; returns it.
-
-        Raises:
-            SnapshotChanged: the new build could not be loaded (its error is logged), or
-                ``timeout`` seconds passed first.
-        """
-        started = time.monotonic()
-        target = skb_stamp(self.skb_dir)
-        limit = float("inf") if timeout is None else started + timeout
-        while True:
-            current = self._current
-            if _reached(current, target, min_generation):
-                return current
-            failed = self._failed
-            if failed is not None and failed[2] >= started and failed[0] == skb_stamp(self.skb_dir):
-                raise SnapshotChanged(f"{self.skb_dir}: the new generation could not be loaded")
-            if time.monotonic() > limit:
-                raise SnapshotChanged(f"{self.skb_dir}: the new generation is still loading")
-            self._start_loader(skb_stamp(self.skb_dir), force=True)
-            with self._cond:
-                self._cond.wait(0.05)
-
-    def _start_loader(self, stamp: Stamp | None, *, force: bool) -> None:
-        failed = self._failed
-        if not force and failed and failed[0] == stamp and time.monotonic() < failed[1]:
-            return
-        with self._cond:
-            if self._loader is not None:
-                return
-            self._loader = threading.Thread(target=self._load_newest, daemon=True,
-                                            name="skb-snapshot-loader")
-            self._loader.start()
-
-    def _load_newest(self) -> None:
-        """The loader thread: load and swap in snapshots until the served one is the newest.
-
-        It runs at the request threads' CPU priority: a lowered (``nice``) thread that holds
-        the GIL when the OS preempts it stalls every request thread waiting for the GIL (20
-        searching clients starved a +10 loader to ~5 % of a core, and updates waited minutes)."""
-        try:
-            while True:
-                current = self._current
-                stamp = skb_stamp(self.skb_dir)
-                if stamp is None or stamp == current.stamp:
-                    return
-                try:
-                    snapshot = Snapshot.load(self.skb_dir, cache_bytes=self.cache_bytes)
-                    snapshot.inherit(current)
-                    self._warm(snapshot)
-                except Exception as e:  # noqa: BLE001 - a half-written build must not stop the service
-                    logger.warning("keeping snapshot %s: cannot load the rebuilt %s yet: %s",
-                                   current.identity, self.skb_dir, e)
-                    now = time.monotonic()
-                    self._failed = (stamp, now + RETRY_AFTER_FAILURE, now)
-                    return
-                logger.info("serving snapshot %s generation %d of %s (was %s)", snapshot.identity,
-                            snapshot.generation, self.skb_dir, current.identity)
-                with self._cond:
-                    self._current = snapshot
-                    self._cond.notify_all()
-                del current, snapshot
-                # Stages keep cycles (a built stage points at itself): collect the replaced
-                # generations now, or their arrays wait for a rare full collection.
-                gc.collect()
-        finally:
-            with self._cond:
-                self._loader = None
-                self._cond.notify_all()
 
 
 def _alive(ref: weakref.ref[Snapshot]) -> Snapshot:
@@ -341,14 +291,3 @@ def _alive(ref: weakref.ref[Snapshot]) -> Snapshot:
     if snap is None:  # a pipeline of a replaced snapshot, used after it was freed
         raise SnapshotChanged("the snapshot was replaced")
     return snap
-
-
-def _reached(snap: Snapshot, target: Stamp | None, min_generation: int | None) -> bool:
-    """Whether ``snap`` is what a :meth:`SnapshotHolder.refresh` waits for: a generation of
-    at least ``min_generation`` if given, else the ``target`` stamp (or a later generation
-    of the same build)."""
-    if min_generation is not None:
-        return snap.generation >= min_generation
-    if target is None or snap.stamp == target:
-        return True
-    return snap.stamp[:-1] == target[:-1] and snap.stamp[-1] >= target[-1]

@@ -198,9 +198,10 @@ def _walk_paths(tg: TypeGraph, start: str, max_hops: int, ends: set[str] | None,
                 if limit is not None:
                     (heapq.heappush if len(best) < limit else heapq.heappushpop)(best, sc)
             if hops < max_hops and (1.0 + 2.0 * (k + step_max)) / (hops + 1) ** 2 >= floor():
-                walk(new, nxt, k)
+                walk(new, nxt, k)  # noqa: F821 - (cleared below, after the walk)
 
     walk((start,), frozenset([start]), 0)
+    del walk  # the closure refers to itself: a cycle (holding ``tg``, its SKB) until cleared
     return out
 
 

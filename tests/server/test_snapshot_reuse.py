@@ -1,0 +1,126 @@
+"""A reload costs what the update changed (issue 31): a new generation's snapshot takes over
+the previous one's indexes (caught up with the new segments only) and, for an update of
+attribute values only, the graph stage's tables; it answers exactly as a fresh load of the
+generation, and the replaced snapshot is freed without a garbage collection."""
+
+from __future__ import annotations
+
+import gc
+import json
+import time
+import weakref
+
+from serving import build_skb
+
+from skbsearch.core.types import Query
+from skbsearch.index.sparse import BM25Index
+from skbsearch.kb.update import update
+from skbsearch.server.browse import kb_overview
+from skbsearch.server.holder import SnapshotHolder
+from skbsearch.server.pipelines import PipelinePolicy, PipelineRequest
+from skbsearch.server.reuse import GRAPH_KEYS
+from skbsearch.server.search import get_pipeline, run_pipeline, warm_pipelines
+from skbsearch.server.snapshot import Snapshot
+
+POLICY = PipelinePolicy()
+
+
+def _answers(snap: Snapshot, queries: list[Query]) -> dict[str, dict[str, dict[str, float]]]:
+    out = {}
+    for name in POLICY.pipelines(snap.skb.num_edges):
+        run = run_pipeline(get_pipeline(snap, POLICY, PipelineRequest(name)), queries)
+        out[name] = {q: dict(docs) for q, docs in run.items()}
+    return out
+
+
+def _write(path, records) -> object:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def _updates(tmp_path, skb):
+    """Each update as ``(kwargs for kb.update.update, whether only attribute values change)``."""
+    rec = []
+    for i in (3, 8, 21, 40):
+        node = skb.node(i)
+        rec.append({"id": node.id, "type": node.type, "name": node.name, **node.fields,
+                    **{k: v for k, v in node.attributes.items() if isinstance(v, (int, float, str))}})
+    repriced = [{**r, "price": 999.5} for r in rec[:3]]
+    renamed = [{**rec[3], "name": "crimson ultra gizmo"}]
+    added = [{"id": "zz-new", "type": "product", "name": "brand new gizmo kettle"}]
+    edge = [{"source": "zz-new", "relation": skb.schema.relations[0], "target": skb.ids[5]}]
+    (tmp_path / "d5.txt").write_text(skb.ids[30] + "\n")
+    # (the first update changes more than attributes: a generation numbers its relations in
+    # name order, a build in order of first use, so nothing of the graph stage carries over)
+    return [
+        (dict(nodes=_write(tmp_path / "u1.jsonl", renamed)), False),
+        (dict(nodes=_write(tmp_path / "u2.jsonl", repriced)), True),
+        (dict(nodes=_write(tmp_path / "u3.jsonl", added), edges=_write(tmp_path / "e3.jsonl", edge)), False),
+        (dict(nodes=_write(tmp_path / "u4.jsonl", [{**r, "price": 1.25} for r in repriced])), True),
+        (dict(delete_nodes=tmp_path / "d5.txt"), False),
+    ]
+
+
+def test_incremental_reloads_answer_exactly_as_a_fresh_load(tmp_path, monkeypatch):
+    skb_dir = tmp_path / "skb"
+    ds = build_skb(skb_dir, 120, seed=0)
+    names = list(ds.skb.column("name"))
+    queries = [Query(f"q{i}", t) for i, t in enumerate(
+        ["crimson ultra gizmo", "brand new gizmo kettle", names[8], names[21], "blue mug", "kettle"])]
+    holder = SnapshotHolder(skb_dir, warm=lambda s: warm_pipelines(s, POLICY))
+    loads: list[str] = []
+    original = BM25Index.load.__func__  # type: ignore[attr-defined]
+
+    def counted(cls, directory, *a, **k):
+        loads.append(str(directory))
+        return original(cls, directory, *a, **k)
+
+    for k, (kwargs, attrs_only) in enumerate(_updates(tmp_path, ds.skb)):
+        old = holder.current
+        monkeypatch.setattr(BM25Index, "load", classmethod(counted))
+        update(skb_dir, **kwargs)
+        new = holder.refresh(timeout=120)
+        monkeypatch.undo()
+        assert new.generation == k + 1
+        assert not [p for p in loads if p.endswith("bm25")], "the text index was read from disk again"
+        loads.clear()
+        for key in GRAPH_KEYS:  # taken over (its tables, the new SKB) exactly when only attributes changed
+            before, after = old.context.shared_value(key), new.context.shared_value(key)
+            shared = [a for a, v in vars(after).items() if a != "skb" and v is vars(before)[a]
+                      and not isinstance(v, (int, float, str, type(None)))]  # tables, not flags
+            assert bool(shared) == attrs_only, (k, key)
+            assert getattr(after, "skb", new.skb) is new.skb
+        # an update that leaves every document as it was keeps the indexes' postings as they are
+        for before, after in ((old.index("bm25")[1], new.index("bm25")[1]),
+                              (old.context.shared_value("name-index"), new.context.shared_value("name-index"))):
+            assert after is not before and (after.term_stats is before.term_stats) == attrs_only, k
+        fresh = Snapshot.load(skb_dir)
+        warm_pipelines(fresh, POLICY)
+        assert new.kb_info == {"snapshot": new.identity, **kb_overview(new.skb)}  # /kb as made anew
+        assert new.kb_info["snapshot"] == fresh.kb_info["snapshot"]
+        assert _answers(new, queries) == _answers(fresh, queries), f"after update {k + 1}"
+    assert _answers(holder.current, queries)["bm25"]["q1"], "the new node is found"
+
+
+def test_a_replaced_snapshot_is_freed_without_a_garbage_collection(tmp_path):
+    skb_dir = tmp_path / "skb"
+    ds = build_skb(skb_dir, 60, seed=0)
+    holder = SnapshotHolder(skb_dir, warm=lambda s: warm_pipelines(s, POLICY))
+    node = ds.skb.node(4)
+    rec = {"id": node.id, "type": node.type, "name": node.name, **node.fields, "price": 3.5}
+    gc.collect()
+    gc.disable()
+    try:
+        old = holder.current
+        _answers(old, [Query("q", "blue mug")])  # every pipeline built and used
+        gone, gone_skb = weakref.ref(old), weakref.ref(old.skb)
+        del old
+        update(skb_dir, nodes=_write(tmp_path / "u.jsonl", [rec]))
+        assert holder.refresh(timeout=120).generation == 1
+        for _ in range(200):  # (the loader thread lets go of it as it finishes)
+            if gone() is None:
+                break
+            time.sleep(0.05)
+        assert gone() is None and gone_skb() is None
+    finally:
+        gc.enable()
