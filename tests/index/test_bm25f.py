@@ -161,7 +161,7 @@ def test_graph_stage_reads_the_summed_view(skb: SKB) -> None:
     assert stage([Query("q", "a sleeping bag bought with the Acme Trail Tent")])["q"]
     index = ctx.index("bm25")
     assert index.params["combine"] == "bm25f"
-    assert stage.text_index is index.summed_fields()
+    assert stage.inner.text_index is index.summed_fields()
 
 
 def test_summed_view_of_a_saved_index_has_the_ids_and_rebuild_hint_keeps_settings(skb: SKB) -> None:
@@ -189,14 +189,14 @@ def test_fuse_weighs_bm25_by_the_evidence_it_shares_with_the_graph_stage(skb: SK
     out = Path(skb.path) / "indexes" / "bm25"
     BM25Index.default_for_skb(skb).save(out)
     assert BM25Index.load(out).scores_summed()
-    assert pipeline("bm25 + graph", StageContext(SKB.load(skb.path))).inner.weights == [0.5, 1.0]
+    assert pipeline("bm25 + graph", StageContext(SKB.load(skb.path))).list_weights() == (0.5, 1.0)
     BM25Index.default_for_skb(skb, combine="bm25f").save(out)
     assert not BM25Index.load(out).scores_summed()
     ctx = StageContext(SKB.load(skb.path))
-    assert pipeline("bm25 + graph", ctx).inner.weights == [1.0, 1.0]
+    assert pipeline("bm25 + graph", ctx).list_weights() == (1.0, 1.0)
     assert "_summed" not in ctx.index("bm25").__dict__  # (the weights did not rescore the index)
     BM25Index.default_for_skb(skb, field_b={"relations": 0.3}).save(out)
-    assert pipeline("bm25 + graph", StageContext(SKB.load(skb.path))).inner.weights == [1.0, 1.0]
+    assert pipeline("bm25 + graph", StageContext(SKB.load(skb.path))).list_weights() == (1.0, 1.0)
     # a BM25F index without term counts (saved before live updates, built by Ray): the graph
     # stage reads its own scores then, so they are shared again
     import shutil
@@ -207,4 +207,4 @@ def test_fuse_weighs_bm25_by_the_evidence_it_shares_with_the_graph_stage(skb: SK
     shutil.rmtree(out / bm25_live.LIVE_DIR)
     ctx = StageContext(SKB.load(skb.path))
     assert ctx.index("bm25").scores_summed() and ctx.index("bm25").summed_fields() is ctx.index("bm25")
-    assert pipeline("bm25 + graph", ctx).inner.weights == [0.5, 1.0]
+    assert pipeline("bm25 + graph", ctx).list_weights() == (0.5, 1.0)

@@ -225,9 +225,9 @@ def fuse_runs(runs: Sequence[Run], method: str = "fuse", weights: Sequence[float
                          f"{', '.join(('weights', *allowed))}", field=unknown[0])
     name = "+".join(r.name for r in runs)
     if method == "fuse":
-        return score_fusion(runs, weights, name=name, **params)  # type: ignore[arg-type]
+        return score_fusion(runs, weights, name=name, **params)  # type: ignore[arg-type]  # names checked above
     if method == "rrf":
-        return rrf(runs, weights=weights, name=name, **params)  # type: ignore[arg-type]
+        return rrf(runs, weights=weights, name=name, **params)  # type: ignore[arg-type]  # names checked above
     return weighted_fusion(runs, weights, norm=method, name=name)
 
 
