@@ -20,10 +20,12 @@ milliseconds. Without numba, :data:`AVAILABLE` is False and callers use their nu
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 try:
-    from numba import njit, prange
+    from numba import get_num_threads, njit, prange
 
     AVAILABLE = True
 except ImportError:  # pragma: no cover - depends on the environment
@@ -35,6 +37,19 @@ except ImportError:  # pragma: no cover - depends on the environment
         return lambda f: f
 
     prange = range  # without numba: a plain loop
+
+    def get_num_threads() -> int:  # type: ignore[misc]
+        """Without numba: one thread."""
+        return 1
+
+#: numba's default (workqueue) threading layer aborts the process when two threads launch
+#: parallel kernels at once: :func:`top_k_batch` runs under this lock
+PARALLEL_LOCK = threading.Lock()
+
+
+def threads(n_threads: int) -> int:
+    """Threads for a parallel kernel: ``-1``: numba's thread count (all cores), ``0``/``1``: one."""
+    return int(get_num_threads()) if n_threads == -1 else max(1, int(n_threads))
 
 
 @njit(cache=True, nogil=True)
@@ -138,3 +153,140 @@ def top_k_one_query(indptr, indices, data, toks, mask, use_mask, k, n_docs):  # 
     scores = hs[:n][order]
     best = np.argsort(-scores, kind="mergesort")
     return rows[best], scores[best]
+
+
+
+# ---------------------------------------------------------------------- blocked top k
+#: documents summed at a time by :func:`top_k_blocked`: their scores (128 KiB) stay in the
+#: core's second-level cache while every query term's postings in that range are added
+BLOCK = 32768
+
+
+@njit(cache=True, nogil=True)
+def _first_at(indices, p, end, d):  # pragma: no cover - compiled
+    """The first position in ``p .. end`` whose row is at least ``d`` (``end`` if none)."""
+    lo, hi = p, end
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if indices[mid] < d:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, nogil=True)
+def _keep_best(hs, hr, n, k):  # pragma: no cover - compiled
+    """Keep the ``k`` best of ``n`` buffered entries (in ascending rows), in place and in
+    order: every score above the ``k``-th, then that score's lowest rows. Returns
+    ``(count, k-th score)``."""
+    kth = np.partition(hs[:n].copy(), n - k)[n - k]
+    above = 0
+    for i in range(n):
+        if hs[i] > kth:
+            above += 1
+    ties = k - above
+    m = 0
+    for i in range(n):
+        s = hs[i]
+        if s > kth or (s == kth and ties > 0):
+            if s == kth:
+                ties -= 1
+            hs[m] = s
+            hr[m] = hr[i]
+            m += 1
+    return m, kth
+
+
+@njit(cache=True, nogil=True)
+def _blocked_query(indptr, indices, data, toks, mask, use_mask, k, n_docs, block, acc, cur,
+                   hs, hr):  # pragma: no cover - compiled
+    """The ``k`` best (unordered) into ``hs``/``hr`` (see :func:`top_k_blocked`); returns
+    how many. ``acc`` (``block`` zeros, left so), ``cur`` (a slot per query term) and
+    ``hs``/``hr`` (at least ``2 * k`` slots) are work buffers."""
+    nq = len(toks)
+    for q in range(nq):
+        cur[q] = indptr[toks[q]]
+    n = 0
+    cap = len(hs)
+    # the k-th best score so far once k are known: rows come in ascending order, so a later
+    # document with that score never enters (ties go to the lower row)
+    thr = np.float32(0.0)
+    for lo in range(0, n_docs, block):
+        hi = min(lo + block, n_docs)
+        for q in range(nq):  # query order: every document's sum adds its terms as bm25s does
+            t = toks[q]
+            end = indptr[t + 1]
+            p = cur[q]
+            stop = end if hi == n_docs else _first_at(indices, p, end, hi)
+            for i in range(p, stop):
+                acc[indices[i] - lo] += data[i]
+            cur[q] = stop
+        for j in range(hi - lo):
+            s = acc[j]
+            acc[j] = 0.0
+            if s > thr and (not use_mask or mask[lo + j]):
+                if n == cap:  # a full buffer: keep the k best, raise the bar
+                    n, thr = _keep_best(hs, hr, n, k)
+                    if not s > thr:
+                        continue
+                hs[n] = s
+                hr[n] = lo + j
+                n += 1
+    if n > k:
+        n = _keep_best(hs, hr, n, k)[0]
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _ranked(hs, hr, n, out_rows, out_scores):  # pragma: no cover - compiled
+    """The heap's entries best first, ties to the lower row, into the outputs."""
+    order = np.argsort(hr[:n])  # by row, then stably by descending score
+    rows = hr[:n][order]
+    scores = hs[:n][order]
+    best = np.argsort(-scores, kind="mergesort")
+    out_rows[:n] = rows[best]
+    out_scores[:n] = scores[best]
+
+
+@njit(cache=True, nogil=True)
+def top_k_blocked(indptr, indices, data, toks, mask, use_mask, k, n_docs, block):  # pragma: no cover - compiled
+    """What :func:`top_k_one_query` returns (the same rows, bit-identical scores), summed
+    ``block`` documents at a time: each query term keeps a cursor in its postings (sorted by
+    row), the postings of the block are added into a block-sized array (cache-resident, so
+    the adds never miss; no array over every document is allocated or cleared), and the
+    block's scores above the ``k``-th best so far are buffered as they are read (the buffer
+    cut back to the ``k`` best when full: no heap, whatever the order of the scores)."""
+    hs = np.empty(4 * max(k, 1) + 64, np.float32)
+    hr = np.empty(4 * max(k, 1) + 64, np.int64)
+    acc = np.zeros(block, np.float32)
+    cur = np.empty(len(toks), np.int64)
+    n = _blocked_query(indptr, indices, data, toks, mask, use_mask, k, n_docs, block, acc, cur, hs, hr)
+    rows = np.empty(n, np.int64)
+    scores = np.empty(n, np.float32)
+    _ranked(hs, hr, n, rows, scores)
+    return rows, scores
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def top_k_batch(indptr, indices, data, flat, ptr, mask, use_mask, k, n_docs, block,
+                n_chunks):  # pragma: no cover - compiled
+    """:func:`top_k_blocked` of many queries (query ``i``: ``flat[ptr[i]:ptr[i + 1]]``), in
+    ``n_chunks`` parallel chunks; returns rows ``(n, k)``, scores ``(n, k)`` and how many of
+    each row are filled."""
+    nq = len(ptr) - 1
+    rows = np.zeros((nq, max(k, 1)), np.int64)
+    scores = np.zeros((nq, max(k, 1)), np.float32)
+    counts = np.zeros(nq, np.int64)
+    for c in prange(n_chunks):
+        acc = np.zeros(block, np.float32)
+        hs = np.empty(4 * max(k, 1) + 64, np.float32)
+        hr = np.empty(4 * max(k, 1) + 64, np.int64)
+        cur = np.empty(max(1, len(flat)), np.int64)
+        for i in range(c, nq, n_chunks):
+            if ptr[i + 1] > ptr[i]:
+                n = _blocked_query(indptr, indices, data, flat[ptr[i]:ptr[i + 1]], mask, use_mask, k, n_docs,
+                                   block, acc, cur, hs, hr)
+                _ranked(hs, hr, n, rows[i], scores[i])
+                counts[i] = n
+    return rows, scores, counts

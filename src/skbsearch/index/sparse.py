@@ -30,9 +30,8 @@ import numpy as np
 from bm25s.tokenization import Tokenizer
 
 from skbsearch.core.atomic import atomic_dir
-from skbsearch.core.csr import check_compressed
 from skbsearch.core.errors import ArtefactError, InputError
-from skbsearch.index import base, bm25_live, bm25_postings, kernels
+from skbsearch.index import base, bm25_live, bm25_postings
 from skbsearch.index.base import Manifest, ProgressFn, no_progress
 from skbsearch.index.bm25_build import (
     METHODS,  # noqa: F401 - re-exported (the BM25 variants)
@@ -45,6 +44,7 @@ from skbsearch.index.bm25_build import (
 )
 from skbsearch.index.bm25_calibrate import RelWeightChoice, choose_rel_weight
 from skbsearch.index.bm25_postings import Postings
+from skbsearch.index.bm25_query import BM25Query, check_scores, top_k  # noqa: F401 - top_k re-exported
 
 KIND = "bm25"
 FORMAT_VERSION = 1
@@ -68,30 +68,6 @@ DEFAULT_REL_B = 0.3
 DEFAULT_MAX_PER_RELATION = 10
 
 
-def _check_scores(path: Path, bm: bm25s.BM25, tokenizer: Tokenizer, num_docs: int) -> None:
-    """Validate the loaded CSC score matrix (terms x documents) and the token ids against it."""
-    sc = bm.scores
-    indptr, indices, data = (np.asarray(sc[k]) for k in ("indptr", "indices", "data"))
-    hint = base.rebuild_hint(KIND)
-    if indptr.ndim != 1 or len(indptr) < 1:
-        raise ArtefactError(f"{path}/indptr.csc.index.npy: corrupt sparse matrix (empty indptr); {hint}")
-    n_terms = len(indptr) - 1
-    check_compressed(indptr, indices, n_terms, num_docs, where=f"{path} (BM25 scores)", data=data, hint=hint)
-    ids = [*tokenizer.word_to_id.values(), *tokenizer.stem_to_sid.values()]
-    if not all(type(i) is int and 0 <= i < n_terms for i in ids):
-        raise ArtefactError(f"{path}/vocab.tokenizer.json: token ids outside the {n_terms} terms of the "
-                          f"score matrix; {hint}")
-    nonocc = bm.nonoccurrence_array
-    if nonocc is not None and len(nonocc) != n_terms:
-        raise ArtefactError(f"{path}: {len(nonocc)} non-occurrence scores for {n_terms} terms; {hint}")
-    # min and max propagate NaN (a NaN score never ranks: a damaged index would answer "no
-    # results" silently); two vectorised passes, no temporary (~0.1 ms a million postings)
-    for name, arr in (("data.csc.index.npy", data), ("nonoccurrence_array.index.npy", nonocc)):
-        if arr is not None and len(arr) and not (np.isfinite(arr.max()) and np.isfinite(arr.min())):
-            raise ArtefactError(f"{path}/{name}: damaged bm25 index (scores that are NaN or "
-                              f"infinite); {hint}")
-
-
 def _check_build(parts: Mapping[str, Sequence[Any]], doc_ids: Sequence[str], k1: float, b: float,
                  method: str, combine: str = "sum", field_b: Mapping[str, float] | None = None) -> None:
     """Refuse BM25 settings out of range, repeated ids, or a field without one text a document."""
@@ -107,7 +83,7 @@ def _check_build(parts: Mapping[str, Sequence[Any]], doc_ids: Sequence[str], k1:
             raise InputError(f"{len(texts)} texts for {n} documents", field=f)
 
 
-class BM25Index:
+class BM25Index(BM25Query):
     """A BM25 index over documents with external string ids.
 
     Build with :meth:`build`, :meth:`from_texts` or :meth:`from_skb`; :meth:`save` to a
@@ -359,7 +335,7 @@ class BM25Index:
         if bm.scores.get("num_docs") != m.num_docs:
             raise ArtefactError(f"{path}: bm25s params say {bm.scores.get('num_docs')} documents, "
                               f"manifest says {m.num_docs}; {base.rebuild_hint(KIND)}")
-        _check_scores(path, bm, tokenizer, m.num_docs)
+        check_scores(path, bm, tokenizer, m.num_docs, base.rebuild_hint(KIND))
         return cls(bm, tokenizer, doc_ids, m.params, m.source, path)
 
     def scores_summed(self) -> bool:
@@ -465,114 +441,8 @@ class BM25Index:
             return 0.0
         return float(self.nonoccurrence[np.asarray(token_ids, dtype=np.int64)].sum())
 
-    def score_docs(self, token_ids: Sequence[int], rows: np.ndarray) -> np.ndarray:
-        """Sparse (matched-term) BM25 scores of the given document rows, without touching others.
-
-        Cost is ``O(len(rows) * log df)`` per query term: each term's postings are sorted by
-        document, so the rows are binary-searched in them.
-        """
-        indptr, indices, data = self._postings()
-        # the rows in the postings' own dtype: searchsorted would otherwise convert (copy)
-        # every long posting list it searches
-        rows = np.asarray(rows).astype(indices.dtype, copy=False)
-        out = np.zeros(len(rows), dtype=np.float32)
-        for t in token_ids:
-            a, b = int(indptr[t]), int(indptr[t + 1])
-            if a == b:
-                continue
-            post = indices[a:b]
-            pos = np.searchsorted(post, rows)
-            pos_c = np.minimum(pos, b - a - 1)
-            hit = post[pos_c] == rows
-            out[hit] += data[a:b][pos_c[hit]]
-        return out
-
-    def _postings(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(indptr, indices, data)`` of the term x document score matrix as plain arrays
-        (views of the memory maps: slicing a ``np.memmap`` costs a Python call each)."""
-        sc = self.bm25.scores
-        return np.asarray(sc["indptr"]), np.asarray(sc["indices"]), np.asarray(sc["data"])
-
-    def top_rows(self, token_ids: Sequence[int], k: int,
-                 mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """The ``k`` best *matching* rows for one query, best first (ties: lower row first),
-        with their sparse scores; ``mask``: the allowed rows.
-
-        With numba, a compiled kernel (:mod:`skbsearch.index.kernels`) sums the postings and
-        selects the rows in one scan (a 1M-document index: ~3x faster than numpy); without
-        it, numpy passes. Both give the same rows and scores (bit-identical to bm25s).
-        """
-        toks = np.asarray(list(token_ids), dtype=np.int64)
-        if not len(toks) or k <= 0 or self.num_docs == 0:
-            return np.zeros(0, np.int64), np.zeros(0, np.float32)
-        if kernels.AVAILABLE:
-            return self._top_rows_compiled(toks, k, mask)
-        scores = self.bm25.get_scores_from_ids(toks.tolist())
-        if mask is not None:
-            scores = np.where(mask, scores, np.float32(0))
-        rows = np.flatnonzero(scores > 0)
-        if len(rows) > k:
-            rows = rows[top_k(scores[rows], k)]
-        order = np.lexsort((rows, -scores[rows]))
-        return rows[order].astype(np.int64), scores[rows[order]]
-
-    def warm(self) -> None:
-        """Compile the one-query kernel for this index's array types now, or load it from
-        numba's disk cache (~10 s the first time on a machine, milliseconds after), so that
-        no query pays for it. A no-op without numba."""
-        if not (kernels.AVAILABLE and self.num_docs):
-            return
-        arrays = self._postings()
-        # memory-mapped (loaded) indexes hand read-only arrays to the kernel: numba
-        # compiles that variant separately
-        frozen = []
-        for a in arrays:
-            v = a.view()
-            v.flags.writeable = False
-            frozen.append(v)
-        one = np.zeros(1, np.int64)
-        for ip, ix, da in (arrays, tuple(frozen)):
-            kernels.top_k_one_query(ip, ix, da, one, np.zeros(1, bool), False, 1, int(self.num_docs))
-
-    def _top_rows_compiled(self, toks: np.ndarray, k: int,
-                           mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        indptr, indices, data = self._postings()
-        toks = toks[(toks >= 0) & (toks < len(indptr) - 1)]
-        use_mask = mask is not None
-        m = np.asarray(mask, dtype=bool) if use_mask else np.zeros(1, bool)
-        return kernels.top_k_one_query(indptr, indices, data, toks, m, use_mask, int(k),
-                                       int(self.num_docs))
-
     def __repr__(self) -> str:
         p = self.params
         return (f"BM25Index({self.num_docs} docs, method={p.get('method')}, k1={p.get('k1')}, "
                 f"b={p.get('b')}, fields={p.get('field_weights')})")
 
-
-def top_k(values: np.ndarray, k: int) -> np.ndarray:
-    """Positions of the ``k`` largest values (unordered); ties at the ``k``-th value go to
-    the lowest positions, so the choice never depends on the selection algorithm.
-
-    On many values, a threshold read off a strided sample keeps only the values that can
-    be in the top ``k`` before the selection (exact: the threshold is used only when at
-    least ``k`` values reach it).
-    """
-    n = len(values)
-    if k >= n:
-        return np.arange(n)
-    if k <= 0:
-        return np.zeros(0, np.int64)
-    cand = None
-    if n > 50_000 and n > 20 * k:
-        sample = values[:: max(n // 4096, 1)]
-        r = min(len(sample) - 1, int(2 * k * len(sample) / n) + 16)
-        thr = np.partition(sample, len(sample) - 1 - r)[len(sample) - 1 - r]
-        c = np.flatnonzero(values >= thr)
-        if len(c) >= k:
-            cand = c
-    if cand is None:
-        cand = np.arange(n)
-    v = values[cand]
-    kth = np.partition(v, len(v) - k)[len(v) - k]
-    above = cand[v > kth]
-    return np.concatenate([above, cand[v == kth][: k - len(above)]])
