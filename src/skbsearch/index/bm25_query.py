@@ -5,7 +5,7 @@ With numba, :meth:`BM25Query.top_rows` and :meth:`BM25Query.top_rows_many` run t
 kernel of :mod:`skbsearch.index.kernels`: the documents are summed a cache-sized block at a
 time (every query term's postings in the block, in query order, as bm25s adds them), so no
 query allocates, clears or scans an array over every document in main memory, and a batch
-runs its queries in parallel without a lock or a thread pool of bm25s's. The scores are
+runs its queries in parallel chunks, each with its own block array. The scores are
 bit-identical to bm25s's ``get_scores``, the ties go to the lower row. Without numba, numpy
 passes give the same rows and scores.
 """
@@ -22,8 +22,6 @@ from bm25s.tokenization import Tokenizer
 from skbsearch.core.csr import check_compressed
 from skbsearch.core.errors import ArtefactError
 from skbsearch.index import kernels
-
-_Work = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def check_scores(path: Path, bm: bm25s.BM25, tokenizer: Tokenizer, num_docs: int, hint: str) -> None:
