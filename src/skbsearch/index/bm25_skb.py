@@ -80,7 +80,7 @@ class BM25FromSKB:
             fields = [f.strip() for f in fields if f.strip()]
         parts = field_texts(skb, fields=fields, add_rel=add_rel, rel_weight=rel_weight,
                             max_per_relation=max_per_relation)
-        if split:
+        if split and rel_weight is not None:
             field_weights = {"document": 1.0, "relations": float(rel_weight), **(field_weights or {})}
         progress("render", n, n)
         source = {
