@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from skbsearch.benchmarks.result import BenchmarkResult
-from skbsearch.index import bm25_postings
+from skbsearch.index import bm25_scoring
 from skbsearch.index.live import catch_up, compact_indexes
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb import SKB
@@ -222,7 +222,7 @@ def prepare(a: argparse.Namespace, skb_dir: Path) -> tuple[Any, dict[str, float]
         log(f"generating {a.products:,} products")
         ds = generate_catalogue(a.products, seed=a.seed, n_queries=a.n_queries)
         _, metrics["initial_build_s"] = timed(lambda: ds.skb.save(skb_dir))
-    bm25_postings.warm()  # compiled once per machine (cached on disk), as `skb index` does
+    bm25_scoring.warm()  # compiled once per machine (cached on disk), as `skb index` does
     if not (skb_dir / "indexes" / "bm25").is_dir():
         _, metrics["initial_bm25_s"] = timed(lambda: BM25Index.default_for_skb(SKB.load(skb_dir)).save(
             skb_dir / "indexes" / "bm25"))

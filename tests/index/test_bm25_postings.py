@@ -10,9 +10,11 @@ import pytest
 
 from skbsearch.core.errors import ArtefactError
 from skbsearch.index import bm25_postings as bp
+from skbsearch.index import bm25_scoring as bs
 from skbsearch.index.base import no_progress
 from skbsearch.index.bm25_build import combine_fields, make_tokenizer, score_fields, tokenize_fields
-from skbsearch.index.bm25_postings import Merge, Postings, merge, score
+from skbsearch.index.bm25_postings import Merge, Postings, merge
+from skbsearch.index.bm25_scoring import score
 from skbsearch.index.sparse import METHODS
 
 
@@ -68,7 +70,7 @@ def test_merge_refuses_rows_out_of_order() -> None:
 
 
 @pytest.mark.parametrize("method", METHODS)
-@pytest.mark.parametrize(("table_max", "table_tf"), [(bp.TABLE_MAX, bp.TABLE_TF), (0, bp.TABLE_TF), (bp.TABLE_MAX, 2)])
+@pytest.mark.parametrize(("table_max", "table_tf"), [(bs.TABLE_MAX, bs.TABLE_TF), (0, bs.TABLE_TF), (bs.TABLE_MAX, 2)])
 def test_scores_bit_identical_to_bm25s(method: str, table_max: int, table_tf: int,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """The peer: bm25s's own build per field (``score_fields``, what the Ray build runs) and
@@ -84,8 +86,8 @@ def test_scores_bit_identical_to_bm25s(method: str, table_max: int, table_tf: in
     settings = {"k1": 1.2, "b": 0.7, "delta": 0.3, "method": method}
     matrix, ref_nonocc = combine_fields(score_fields(tokens, weights, 40, n_vocab, settings, no_progress),
                                         weights, 40, n_vocab, method)
-    monkeypatch.setattr(bp, "TABLE_MAX", table_max)
-    monkeypatch.setattr(bp, "TABLE_TF", table_tf)
+    monkeypatch.setattr(bs, "TABLE_MAX", table_max)
+    monkeypatch.setattr(bs, "TABLE_TF", table_tf)
     (ip, rows, data), nonocc = score(Postings.from_tokens(tokens, n_vocab), {**settings, "field_weights": weights})
     assert np.array_equal(ip, matrix.indptr) and np.array_equal(rows, matrix.indices)
     assert np.array_equal(data.view(np.int32), matrix.data.astype(np.float32).view(np.int32))
@@ -121,5 +123,5 @@ def test_saved_postings_round_trip_and_old_layout_refused(tmp_path) -> None:
 
 
 def test_warm_compiles_the_stored_variants() -> None:
-    bp.warm()  # read-only (memory-mapped) base postings, writable delta: no error, idempotent
-    bp.warm()
+    bs.warm()  # read-only (memory-mapped) base postings, writable delta: no error, idempotent
+    bs.warm()

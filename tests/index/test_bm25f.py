@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 
 from skbsearch.cli import app
 from skbsearch.core.errors import InputError
-from skbsearch.index.bm25_postings import Postings, score
+from skbsearch.index.bm25_postings import Postings
+from skbsearch.index.bm25_scoring import score
 from skbsearch.index.sparse import DEFAULT_REL_B, BM25Index
 from skbsearch.kb import SKB
 from skbsearch.kb.loaders import load

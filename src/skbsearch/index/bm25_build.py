@@ -3,7 +3,7 @@
 (:mod:`skbsearch.index.distributed_bm25`): the tokenizer, the checks of the BM25 settings and of the field weights, and the
 ``bm25s.BM25`` object over a score matrix; and bm25s's own per-field scoring with the
 weighted sum of the field matrices (what the Ray build runs per shard, and the reference the
-compiled scorer of :mod:`skbsearch.index.bm25_postings` is tested against, bit for bit; see
+compiled scorer of :mod:`skbsearch.index.bm25_scoring` is tested against, bit for bit; see
 :mod:`skbsearch.index.sparse` for the multi-field model)."""
 
 from __future__ import annotations

@@ -211,7 +211,7 @@ def _rebuilt(index: Any, skb: SKB, post: Postings, pos: np.ndarray, new_rows: di
              src: dict[str, Any], now: str) -> Any:
     """The index over ``skb``: per field, rows ``new_rows[field]`` tokenised anew, the others'
     term counts taken from base row ``pos`` of ``post`` (one merge pass per term); every
-    posting scored with the live statistics (:func:`skbsearch.index.bm25_postings.score`)."""
+    posting scored with the live statistics (:func:`skbsearch.index.bm25_scoring.score`)."""
     tok = copy.copy(index.tokenizer)
     tok.word_to_id, tok.word_to_stem, tok.stem_to_sid = (
         dict(tok.word_to_id), dict(tok.word_to_stem), dict(tok.stem_to_sid))

@@ -30,9 +30,8 @@ import numpy as np
 from bm25s.tokenization import Tokenizer
 
 from skbsearch.core.atomic import atomic_dir
-from skbsearch.core.csr import check_compressed
 from skbsearch.core.errors import ArtefactError, InputError
-from skbsearch.index import base, bm25_live, bm25_postings, kernels
+from skbsearch.index import base, bm25_live, bm25_postings, bm25_scoring
 from skbsearch.index.base import Manifest, ProgressFn, no_progress
 from skbsearch.index.bm25_build import (
     METHODS,  # noqa: F401 - re-exported (the BM25 variants)
@@ -43,8 +42,15 @@ from skbsearch.index.bm25_build import (
     make_tokenizer,
     tokenize_fields,
 )
-from skbsearch.index.bm25_calibrate import RelWeightChoice, choose_rel_weight
 from skbsearch.index.bm25_postings import Postings
+from skbsearch.index.bm25_query import BM25Query, check_scores, top_k  # noqa: F401 - top_k re-exported
+from skbsearch.index.bm25_skb import (  # noqa: F401 - the defaults re-exported
+    DEFAULT_COMBINE,
+    DEFAULT_MAX_PER_RELATION,
+    DEFAULT_REL_B,
+    DEFAULT_REL_WEIGHT,
+    BM25FromSKB,
+)
 
 if TYPE_CHECKING:
     from skbsearch.kb.store import SKB
@@ -52,49 +58,6 @@ if TYPE_CHECKING:
 KIND = "bm25"
 FORMAT_VERSION = 1
 _STOPWORDS_FILE = "stopwords.tokenizer.json"
-#: weight of the relation field in the default index (the document field weighs 1):
-#: neighbours' names count as much as the node's own words, so a name query still finds
-#: the node named before a hub that lists it.
-DEFAULT_REL_WEIGHT = 1.0
-#: how the default index's two fields make one score (see :data:`bm25_build.COMBINES`).
-#: ``sum`` keeps a node first for a query of its own name (its name's idf is its document
-#: field's own); ``bm25f`` (``skb index --combine bm25f``) saturates a term once over both
-#: fields, so a question naming a related entity no longer ranks that entity itself first, at
-#: the cost of name look-ups, whose node then shares its name's idf with every neighbour that
-#: lists it. Measured on seven development sets (benchmarks/NOTES.md, "BM25F"): none wins
-#: them all, so the default stays ``sum`` and the choice is documented.
-DEFAULT_COMBINE = "sum"
-#: the relations field's length normalisation in a ``bm25f`` default index (a hub's long list
-#: of names is normalised less than prose: 0.3 beat 0.75 and 0 on the three question sets)
-DEFAULT_REL_B = 0.3
-#: neighbour names listed per relation in the default index (hubs stay bounded)
-DEFAULT_MAX_PER_RELATION = 10
-
-
-def _check_scores(path: Path, bm: bm25s.BM25, tokenizer: Tokenizer, num_docs: int) -> None:
-    """Validate the loaded CSC score matrix (terms x documents) and the token ids against it."""
-    sc = bm.scores
-    indptr, indices, data = (np.asarray(sc[k]) for k in ("indptr", "indices", "data"))
-    hint = base.rebuild_hint(KIND)
-    if indptr.ndim != 1 or len(indptr) < 1:
-        raise ArtefactError(f"{path}/indptr.csc.index.npy: corrupt sparse matrix (empty indptr); {hint}")
-    n_terms = len(indptr) - 1
-    check_compressed(indptr, indices, n_terms, num_docs, where=f"{path} (BM25 scores)", data=data, hint=hint)
-    ids = [*tokenizer.word_to_id.values(), *tokenizer.stem_to_sid.values()]
-    if not all(type(i) is int and 0 <= i < n_terms for i in ids):
-        raise ArtefactError(f"{path}/vocab.tokenizer.json: token ids outside the {n_terms} terms of the "
-                          f"score matrix; {hint}")
-    nonocc = bm.nonoccurrence_array
-    if nonocc is not None and len(nonocc) != n_terms:
-        raise ArtefactError(f"{path}: {len(nonocc)} non-occurrence scores for {n_terms} terms; {hint}")
-    # min and max propagate NaN (a NaN score never ranks: a damaged index would answer "no
-    # results" silently); two vectorised passes, no temporary (~0.1 ms a million postings)
-    for name, arr in (("data.csc.index.npy", data), ("nonoccurrence_array.index.npy", nonocc)):
-        if arr is not None and len(arr) and not (np.isfinite(arr.max()) and np.isfinite(arr.min())):
-            raise ArtefactError(f"{path}/{name}: damaged bm25 index (scores that are NaN or "
-                              f"infinite); {hint}")
-
-
 def _check_build(parts: Mapping[str, Sequence[Any]], doc_ids: Sequence[str], k1: float, b: float,
                  method: str, combine: str = "sum", field_b: Mapping[str, float] | None = None) -> None:
     """Refuse BM25 settings out of range, repeated ids, or a field without one text a document."""
@@ -110,7 +73,7 @@ def _check_build(parts: Mapping[str, Sequence[Any]], doc_ids: Sequence[str], k1:
             raise InputError(f"{len(texts)} texts for {n} documents", field=f)
 
 
-class BM25Index:
+class BM25Index(BM25Query, BM25FromSKB):
     """A BM25 index over documents with external string ids.
 
     Build with :meth:`build`, :meth:`from_texts` or :meth:`from_skb`; :meth:`save` to a
@@ -195,7 +158,7 @@ class BM25Index:
         post = Postings.from_tokens(tokens, n_vocab)
         index = cls.from_postings(post, tokenizer, [str(d) for d in doc_ids], params, source)
         progress("score", 1, 1)
-        bm25_postings.warm()  # and the passes a catch-up runs on the saved postings (cached on disk)
+        bm25_scoring.warm()  # and the passes a catch-up runs on the saved postings (cached on disk)
         return index
 
     @classmethod
@@ -203,9 +166,9 @@ class BM25Index:
                       params: dict[str, Any], source: dict[str, Any] | None,
                       df: np.ndarray | None = None) -> BM25Index:
         """An index over documents given by their per-field term counts and lengths (the same
-        scores as bm25s over those documents' texts; see :mod:`index.bm25_postings`); ``df``:
+        scores as bm25s over those documents' texts; see :mod:`index.bm25_scoring`); ``df``:
         the per-field document frequencies if known."""
-        csc, nonocc = bm25_postings.score(post, params, df)
+        csc, nonocc = bm25_scoring.score(post, params, df)
         bm = bm25_over(csc, len(doc_ids), nonocc, tokenizer.get_vocab_dict(), params)
         index = cls(bm, tokenizer, list(doc_ids), params, source)
         index.term_stats = post
@@ -218,108 +181,6 @@ class BM25Index:
         pairs = list(docs)
         return cls.build([t for _, t in pairs], [d for d, _ in pairs],
                          source=params.pop("source", {"kind": "texts"}), **params)
-
-    @classmethod
-    def from_skb(
-        cls,
-        skb: SKB,
-        *,
-        fields: Sequence[str] | None = None,
-        field_weights: Mapping[str, float] | None = None,
-        add_rel: bool = False,
-        max_per_relation: int = 10,
-        rel_weight: float | None = None,
-        progress: ProgressFn = no_progress,
-        **params: Any,
-    ) -> BM25Index:
-        """Index every node of an SKB.
-
-        Args:
-            skb: the :class:`skbsearch.kb.SKB`.
-            fields: node columns to index as separate weighted fields (``name`` allowed);
-                ``None``: one field ``document``, the node rendered by ``DocumentRenderer``.
-            field_weights: per-field weights (``relations`` names the relation field).
-            add_rel: add the node's relations (names of related nodes): into the rendered
-                document, or, with ``fields`` or ``rel_weight``, as an extra field ``relations``.
-            max_per_relation: names listed per relation and node (a hub's thousands of
-                neighbours never make a giant document).
-            rel_weight: with ``add_rel`` and no ``fields``: index the rendered document
-                (name, type, text fields) and its relation lines as two fields, the relations
-                weighted ``rel_weight`` (the node's own words count more than its neighbours').
-            params: BM25 parameters, as for :meth:`build`.
-        """
-        from skbsearch.index.bm25_docs import field_texts, skb_source
-
-        n = skb.num_nodes
-        progress("render", 0, n)
-        split = fields is None and add_rel and rel_weight is not None
-        if fields is not None:
-            fields = [f.strip() for f in fields if f.strip()]
-        parts = field_texts(skb, fields=fields, add_rel=add_rel, rel_weight=rel_weight,
-                            max_per_relation=max_per_relation)
-        if split and rel_weight is not None:
-            field_weights = {"document": 1.0, "relations": float(rel_weight), **(field_weights or {})}
-        progress("render", n, n)
-        source = skb_source(skb, fields=fields, add_rel=add_rel, rel_weight=rel_weight,
-                            max_per_relation=max_per_relation)
-        return cls.build(parts, skb.ids, field_weights=field_weights, source=source,
-                         progress=progress, **params)
-
-    @classmethod
-    def default_for_skb(cls, skb: SKB, *, fields: Sequence[str] | None = None,
-                        add_rel: bool | None = None, rel_weight: float | None = None,
-                        max_per_relation: int | None = None, **options: Any) -> BM25Index:
-        """The default BM25 index of an SKB (``skb index --kind bm25``; what stages build
-        when none is saved): :meth:`from_skb` with :meth:`default_options`."""
-        opts, extra = cls.default_options(skb, fields=fields, add_rel=add_rel, rel_weight=rel_weight,
-                                          max_per_relation=max_per_relation, **options)
-        index = cls.from_skb(skb, **opts)
-        index.source.update(extra)
-        return index
-
-    @classmethod
-    def default_options(cls, skb: SKB, *, fields: Sequence[str] | None = None,
-                        add_rel: bool | None = None, rel_weight: float | None = None,
-                        max_per_relation: int | None = None,
-                        **options: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The build options of the default BM25 index of an SKB, and what its manifest's
-        ``source`` records beside them: the node document as rendered, its relation lines with
-        neighbour names as a second field weighted as the SKB's own synthesised queries say
-        (:mod:`~skbsearch.index.bm25_calibrate`: at most 1, :data:`DEFAULT_REL_WEIGHT` when
-        nodes are bare names; the choice goes to ``source``), at most
-        :data:`DEFAULT_MAX_PER_RELATION` names per relation; the fields combined as
-        :data:`DEFAULT_COMBINE` (with ``combine="bm25f"``, the relations' length normalised
-        with ``b =`` :data:`DEFAULT_REL_B` unless ``field_b`` says otherwise). ``options``: as
-        for :meth:`build` (``combine``, ``field_b``...). Every engine builds from these (the
-        single-process :meth:`from_skb` and the Ray build), so both give the same index."""
-        if add_rel is None:
-            add_rel = True
-        max_per_relation = max_per_relation or DEFAULT_MAX_PER_RELATION
-        choice = None
-        if add_rel and fields is None:
-            options.setdefault("combine", DEFAULT_COMBINE)
-            if options["combine"] == "bm25f" and options.get("field_b") is None:
-                options["field_b"] = {"relations": DEFAULT_REL_B}
-        if add_rel and fields is None and rel_weight is None:
-            choice = cls._rel_weight(skb, max_per_relation, options)
-            rel_weight = choice.weight
-        opts = {"fields": fields, "add_rel": add_rel, "rel_weight": rel_weight,
-                "max_per_relation": max_per_relation, **options}
-        return opts, ({"rel_weight_choice": choice.as_source()} if choice is not None else {})
-
-    @classmethod
-    def _rel_weight(cls, skb: SKB, max_per_relation: int, options: dict[str, Any]) -> RelWeightChoice:
-        """The default index's relation weight: calibrated on the SKB
-        (:func:`~skbsearch.index.bm25_calibrate.choose_rel_weight`) for the ``sum`` layout,
-        :data:`DEFAULT_REL_WEIGHT` for ``bm25f`` (whose fields share one saturation)."""
-        if options.get("combine") != "sum":
-            return RelWeightChoice(DEFAULT_REL_WEIGHT, f"not calibrated: combine={options.get('combine')}")
-        from skbsearch.index.bm25_docs import field_texts
-
-        same = {k: v for k, v in options.items() if k not in ("combine", "field_b", "field_weights", "progress")}
-        return choose_rel_weight(
-            skb, lambda: field_texts(skb, add_rel=True, rel_weight=1.0, max_per_relation=max_per_relation),
-            lambda texts: cls.build(texts, skb.ids, source={"kind": "calibration"}, **same))
 
     # ------------------------------------------------------------------ persistence
     def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
@@ -365,7 +226,7 @@ class BM25Index:
         if bm.scores.get("num_docs") != m.num_docs:
             raise ArtefactError(f"{path}: bm25s params say {bm.scores.get('num_docs')} documents, "
                               f"manifest says {m.num_docs}; {base.rebuild_hint(KIND)}")
-        _check_scores(path, bm, tokenizer, m.num_docs)
+        check_scores(path, bm, tokenizer, m.num_docs, base.rebuild_hint(KIND))
         return cls(bm, tokenizer, doc_ids, m.params, m.source, path)
 
     def scores_summed(self) -> bool:
@@ -391,7 +252,7 @@ class BM25Index:
             if post is None:
                 return self
             params = {k: v for k, v in p.items() if k not in ("combine", "field_b")}
-            csc, nonocc = bm25_postings.score(post, params)
+            csc, nonocc = bm25_scoring.score(post, params)
             bm = bm25_over(csc, self.num_docs, nonocc, self.tokenizer.get_vocab_dict(), params)
             # the ids are the parent's (read from its directory on first use, as the parent's are)
             view = type(self)(bm, self.tokenizer, self._doc_ids if self._doc_ids is not None else self._num_docs,
@@ -471,114 +332,8 @@ class BM25Index:
             return 0.0
         return float(self.nonoccurrence[np.asarray(token_ids, dtype=np.int64)].sum())
 
-    def score_docs(self, token_ids: Sequence[int], rows: np.ndarray) -> np.ndarray:
-        """Sparse (matched-term) BM25 scores of the given document rows, without touching others.
-
-        Cost is ``O(len(rows) * log df)`` per query term: each term's postings are sorted by
-        document, so the rows are binary-searched in them.
-        """
-        indptr, indices, data = self._postings()
-        # the rows in the postings' own dtype: searchsorted would otherwise convert (copy)
-        # every long posting list it searches
-        rows = np.asarray(rows).astype(indices.dtype, copy=False)
-        out = np.zeros(len(rows), dtype=np.float32)
-        for t in token_ids:
-            a, b = int(indptr[t]), int(indptr[t + 1])
-            if a == b:
-                continue
-            post = indices[a:b]
-            pos = np.searchsorted(post, rows)
-            pos_c = np.minimum(pos, b - a - 1)
-            hit = post[pos_c] == rows
-            out[hit] += data[a:b][pos_c[hit]]
-        return out
-
-    def _postings(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(indptr, indices, data)`` of the term x document score matrix as plain arrays
-        (views of the memory maps: slicing a ``np.memmap`` costs a Python call each)."""
-        sc = self.bm25.scores
-        return np.asarray(sc["indptr"]), np.asarray(sc["indices"]), np.asarray(sc["data"])
-
-    def top_rows(self, token_ids: Sequence[int], k: int,
-                 mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """The ``k`` best *matching* rows for one query, best first (ties: lower row first),
-        with their sparse scores; ``mask``: the allowed rows.
-
-        With numba, a compiled kernel (:mod:`skbsearch.index.kernels`) sums the postings and
-        selects the rows in one scan (a 1M-document index: ~3x faster than numpy); without
-        it, numpy passes. Both give the same rows and scores (bit-identical to bm25s).
-        """
-        toks = np.asarray(list(token_ids), dtype=np.int64)
-        if not len(toks) or k <= 0 or self.num_docs == 0:
-            return np.zeros(0, np.int64), np.zeros(0, np.float32)
-        if kernels.AVAILABLE:
-            return self._top_rows_compiled(toks, k, mask)
-        scores = self.bm25.get_scores_from_ids(toks.tolist())
-        if mask is not None:
-            scores = np.where(mask, scores, np.float32(0))
-        rows = np.flatnonzero(scores > 0)
-        if len(rows) > k:
-            rows = rows[top_k(scores[rows], k)]
-        order = np.lexsort((rows, -scores[rows]))
-        return rows[order].astype(np.int64), scores[rows[order]]
-
-    def warm(self) -> None:
-        """Compile the one-query kernel for this index's array types now, or load it from
-        numba's disk cache (~10 s the first time on a machine, milliseconds after), so that
-        no query pays for it. A no-op without numba."""
-        if not (kernels.AVAILABLE and self.num_docs):
-            return
-        arrays = self._postings()
-        # memory-mapped (loaded) indexes hand read-only arrays to the kernel: numba
-        # compiles that variant separately
-        frozen = []
-        for a in arrays:
-            v = a.view()
-            v.flags.writeable = False
-            frozen.append(v)
-        one = np.zeros(1, np.int64)
-        for ip, ix, da in (arrays, tuple(frozen)):
-            kernels.top_k_one_query(ip, ix, da, one, np.zeros(1, bool), False, 1, int(self.num_docs))
-
-    def _top_rows_compiled(self, toks: np.ndarray, k: int,
-                           mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        indptr, indices, data = self._postings()
-        toks = toks[(toks >= 0) & (toks < len(indptr) - 1)]
-        use_mask = mask is not None
-        m = np.asarray(mask, dtype=bool) if use_mask else np.zeros(1, bool)
-        return kernels.top_k_one_query(indptr, indices, data, toks, m, use_mask, int(k),
-                                       int(self.num_docs))
-
     def __repr__(self) -> str:
         p = self.params
         return (f"BM25Index({self.num_docs} docs, method={p.get('method')}, k1={p.get('k1')}, "
                 f"b={p.get('b')}, fields={p.get('field_weights')})")
 
-
-def top_k(values: np.ndarray, k: int) -> np.ndarray:
-    """Positions of the ``k`` largest values (unordered); ties at the ``k``-th value go to
-    the lowest positions, so the choice never depends on the selection algorithm.
-
-    On many values, a threshold read off a strided sample keeps only the values that can
-    be in the top ``k`` before the selection (exact: the threshold is used only when at
-    least ``k`` values reach it).
-    """
-    n = len(values)
-    if k >= n:
-        return np.arange(n)
-    if k <= 0:
-        return np.zeros(0, np.int64)
-    cand = None
-    if n > 50_000 and n > 20 * k:
-        sample = values[:: max(n // 4096, 1)]
-        r = min(len(sample) - 1, int(2 * k * len(sample) / n) + 16)
-        thr = np.partition(sample, len(sample) - 1 - r)[len(sample) - 1 - r]
-        c = np.flatnonzero(values >= thr)
-        if len(c) >= k:
-            cand = c
-    if cand is None:
-        cand = np.arange(n)
-    v = values[cand]
-    kth = np.partition(v, len(v) - k)[len(v) - k]
-    above = cand[v > kth]
-    return np.concatenate([above, cand[v == kth][: k - len(above)]])

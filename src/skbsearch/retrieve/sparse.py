@@ -1,11 +1,12 @@
-"""The BM25 retrieval stage (``bm25``): batch retrieval with bm25s, hard filters, re-scoring a Run.
+"""The BM25 retrieval stage (``bm25``): batch retrieval, hard filters, re-scoring a Run.
 
 Only documents that *match* the query (a positive BM25 score from at least one query term)
-and pass the filters are returned: never zero-scored fillers, for any ``k``. Filters are
-applied as a bm25s ``weight_mask`` (0 for excluded documents), so the top-k selection runs
-over allowed documents only, inside bm25s's numba or numpy kernels. A single query (with
-numba) goes through our compiled, disk-cached one-query kernel instead
-(:meth:`BM25Index.top_rows`): same documents and scores, no compile stall in a new process.
+and pass the filters are returned: never zero-scored fillers, for any ``k``. With numba,
+one query or a batch goes through the index's compiled, disk-cached blocked kernel
+(:meth:`BM25Index.top_rows`, :meth:`BM25Index.top_rows_many`; a batch's queries in
+parallel), the filters as a mask read during the top-k selection; without it (or with
+``backend="numpy"``), bm25s's numpy retrieval with the filters as its ``weight_mask`` (0 for
+excluded documents). Both give bm25s's scores.
 """
 
 from __future__ import annotations
@@ -31,21 +32,10 @@ from skbsearch.retrieve.stage import IndexRetriever, RetrieverParams
 if TYPE_CHECKING:
     from skbsearch.kb.store import SKB
 
-try:  # bm25s's numba backend, only when numba is installed
-    import numba  # noqa: F401
-
-    NUMBA_AVAILABLE = True
-except ImportError:  # pragma: no cover - depends on the environment
-    NUMBA_AVAILABLE = False
-
-#: Numba compiles on first use (several seconds); below this many query x document score
-#: updates per call, the numpy backend is faster end to end ("auto" backend).
-NUMBA_MIN_WORK = 2e8
-_numba_compiled = False
-#: bm25s picks its backend from an attribute of the shared index, and numba's default
-#: (workqueue) threading layer aborts the process when two threads launch parallel
-#: kernels at once: one search at a time runs the switch + retrieve (the kernels use every
-#: core anyway).
+#: the compiled kernels (numba installed)
+NUMBA_AVAILABLE = kernels.AVAILABLE
+#: bm25s picks its backend from an attribute of the shared index: one numpy retrieval at a
+#: time runs the switch + retrieve
 _RETRIEVE_LOCK = threading.Lock()
 
 
@@ -65,9 +55,9 @@ class BM25Retriever(IndexRetriever):
         mask: an optional boolean mask over the index's documents (True = allowed).
         n_threads: threads for batch retrieval (-1: all cores, 0/1: one).
         params: ``k`` (candidates per query, fewer when fewer documents match), ``types``,
-            ``where``, ``backend`` (``"numba"``, ``"numpy"`` or ``"auto"``: numba when
-            installed and the batch is large enough to repay its compile time, or once it
-            has been compiled).
+            ``where``, ``backend`` (``"numba"``: the compiled kernels, ``"numpy"``: bm25s's
+            numpy retrieval, ``"auto"``: numba when installed; the kernels are cached on
+            disk, so no process pays their compile time twice).
     """
 
     name = "bm25"
@@ -149,15 +139,7 @@ class BM25Retriever(IndexRetriever):
             self._rescore(queries, tokens, run, k, out)
         return out
 
-    def _choose_numba(self, n_queries: int) -> bool:
-        if self.backend != "auto":
-            return self.backend == "numba"
-        return NUMBA_AVAILABLE and (
-            _numba_compiled or n_queries * self.index.num_docs >= NUMBA_MIN_WORK
-        )
-
     def _retrieve(self, queries: list[Query], tokens: list[list[int]], k: int, out: Run) -> None:
-        global _numba_compiled
         mask = self.allowed_mask()
         n_allowed = self.index.num_docs if mask is None else int(mask.sum())
         kk = min(k, n_allowed)
@@ -166,39 +148,34 @@ class BM25Retriever(IndexRetriever):
             out[q.id] = {}
         if kk == 0 or not todo:
             return
-        if len(todo) == 1 and kernels.AVAILABLE and self.backend != "numpy":
-            # one query: the compiled one-query kernel (no thread pool, no lock; cached on
-            # disk, so no compile stall in a new process), same scores as bm25s. Batches
-            # stay with bm25s's parallel numba retrieval: measured faster end to end
-            # (1,000 queries at 100K documents: ~0.7-0.8x with this kernel over threads)
-            i = todo[0]
-            rows, s = self.index.top_rows(tokens[i], kk, mask)
-            c = self.index.constant(tokens[i])
-            sc = s.tolist()
-            out[queries[i].id] = dict(zip(self.index.ids_array[rows].tolist(),
-                                          [v + c for v in sc] if c else sc, strict=True))
+        if kernels.AVAILABLE and self.backend != "numpy":
+            # the compiled, disk-cached blocked kernel (no compile stall in a new process, no
+            # array over every document per query; a batch in parallel): bm25s's scores
+            if len(todo) == 1:
+                r, s = self.index.top_rows(tokens[todo[0]], kk, mask)
+                self._fill(queries, tokens, todo, r[None], s[None], [len(r)], kk, out)
+                return
+            rows, scores, counts = self.index.top_rows_many([tokens[i] for i in todo], kk, mask,
+                                                            self.n_threads)
+            self._fill(queries, tokens, todo, rows, scores, counts.tolist(), kk, out)
             return
         bm = self.index.bm25
-        use_numba = self._choose_numba(len(todo))
-        weight = self._weight
-        with _RETRIEVE_LOCK:
-            bm.backend = "numba" if use_numba else "numpy"
-            res = bm.retrieve(
-                [tokens[i] for i in todo],
-                k=kk,
-                sorted=True,
-                show_progress=False,
-                # One query: no thread pool (starting one costs more than scoring).
-                n_threads=self.n_threads if len(todo) > 1 else 0,
-                weight_mask=weight,
-                **({} if use_numba else {"backend_selection": "numpy"}),
-            )
-        _numba_compiled = _numba_compiled or use_numba
+        with _RETRIEVE_LOCK:  # without numba: bm25s's numpy backend
+            bm.backend = "numpy"
+            res = bm.retrieve([tokens[i] for i in todo], k=kk, sorted=True, show_progress=False,
+                              n_threads=self.n_threads if len(todo) > 1 else 0,
+                              weight_mask=self._weight, backend_selection="numpy")
         # Rows are sorted best first and every score is >= 0 (excluded documents score
         # exactly 0), so the matching documents of a row are a prefix of it.
         counts = (res.scores > 0).sum(axis=1).tolist()
-        names = self.index.ids_array[res.documents].tolist()
-        scores = res.scores.tolist()
+        self._fill(queries, tokens, todo, res.documents, res.scores, counts, kk, out)
+
+    def _fill(self, queries: list[Query], tokens: list[list[int]], todo: list[int], rows: np.ndarray,
+              scores_: np.ndarray, counts: list[int], kk: int, out: Run) -> None:
+        """``out[query id] = {doc id: score}`` from the ``(n, k)`` rows and scores of the
+        queries ``todo``, the first ``counts[i]`` of row ``i`` matching."""
+        names = self.index.ids_array[rows].tolist()
+        scores = scores_.tolist()
         has_constant = self.index.nonoccurrence is not None
         check_deadline()
         for row, i in enumerate(todo):
@@ -234,19 +211,10 @@ class BM25Retriever(IndexRetriever):
                                  strict=True))
 
     def warmup(self) -> None:
-        """Compile the numba kernels now (if numba is used) instead of on the first batch."""
-        global _numba_compiled
-        if not NUMBA_AVAILABLE or self.backend == "numpy" or self.index.num_docs == 0:
-            return
-        self.index.warm()
-        sc = self.index.bm25.scores
-        t = int(np.argmax(np.diff(np.asarray(sc["indptr"]))))
-        self.allowed_mask()
-        with _RETRIEVE_LOCK:
-            self.index.bm25.backend = "numba"
-            self.index.bm25.retrieve([[t]], k=1, show_progress=False, n_threads=self.n_threads,
-                                     weight_mask=self._weight)
-        _numba_compiled = True
+        """Load (or compile) the query kernels now instead of on the first query."""
+        if self.backend != "numpy" and self.index.num_docs:
+            self.allowed_mask()
+            self.index.warm()
 
     def explain(self, query: Query | str, doc_id: str) -> list[str]:
         """The node document's lines that share most terms with the query (index tokens)."""

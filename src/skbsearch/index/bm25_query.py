@@ -1,0 +1,198 @@
+"""The query side of a BM25 index: the exact top ``k`` of one query or of a batch, and the
+scores of given documents, over the term x document score matrix (bm25s's CSC arrays).
+
+With numba, :meth:`BM25Query.top_rows` and :meth:`BM25Query.top_rows_many` run the blocked
+kernel of :mod:`skbsearch.index.kernels`: the documents are summed a cache-sized block at a
+time (every query term's postings in the block, in query order, as bm25s adds them), so no
+query allocates, clears or scans an array over every document in main memory, and a batch
+runs its queries in parallel chunks, each with its own block array. The scores are
+bit-identical to bm25s's ``get_scores``, the ties go to the lower row. Without numba, numpy
+passes give the same rows and scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import bm25s
+import numpy as np
+from bm25s.tokenization import Tokenizer
+
+from skbsearch.core.csr import check_compressed
+from skbsearch.core.errors import ArtefactError
+from skbsearch.index import kernels
+
+
+def check_scores(path: Path, bm: bm25s.BM25, tokenizer: Tokenizer, num_docs: int, hint: str) -> None:
+    """Validate a loaded CSC score matrix (terms x documents) and the token ids against it;
+    ``hint``: how to rebuild, for the error."""
+    sc = bm.scores
+    indptr, indices, data = (np.asarray(sc[k]) for k in ("indptr", "indices", "data"))
+    if indptr.ndim != 1 or len(indptr) < 1:
+        raise ArtefactError(f"{path}/indptr.csc.index.npy: corrupt sparse matrix (empty indptr); {hint}")
+    n_terms = len(indptr) - 1
+    check_compressed(indptr, indices, n_terms, num_docs, where=f"{path} (BM25 scores)", data=data, hint=hint)
+    ids = [*tokenizer.word_to_id.values(), *tokenizer.stem_to_sid.values()]
+    if not all(type(i) is int and 0 <= i < n_terms for i in ids):
+        raise ArtefactError(f"{path}/vocab.tokenizer.json: token ids outside the {n_terms} terms of the "
+                            f"score matrix; {hint}")
+    nonocc = bm.nonoccurrence_array
+    if nonocc is not None and len(nonocc) != n_terms:
+        raise ArtefactError(f"{path}: {len(nonocc)} non-occurrence scores for {n_terms} terms; {hint}")
+    # min and max propagate NaN (a NaN score never ranks: a damaged index would answer "no
+    # results" silently); two vectorised passes, no temporary (~0.1 ms a million postings)
+    for name, arr in (("data.csc.index.npy", data), ("nonoccurrence_array.index.npy", nonocc)):
+        if arr is not None and len(arr) and not (np.isfinite(arr.max()) and np.isfinite(arr.min())):
+            raise ArtefactError(f"{path}/{name}: damaged bm25 index (scores that are NaN or "
+                                f"infinite); {hint}")
+
+
+class BM25Query:
+    """Query-time scoring of :class:`~skbsearch.index.sparse.BM25Index` (a mixin over its
+    ``bm25`` arrays and ``num_docs``)."""
+
+    bm25: bm25s.BM25
+
+    @property
+    def num_docs(self) -> int:
+        """Number of indexed documents (the index's own)."""
+        raise NotImplementedError
+
+    def _postings(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(indptr, indices, data)`` of the term x document score matrix as plain arrays
+        (views of the memory maps: slicing a ``np.memmap`` costs a Python call each)."""
+        sc = self.bm25.scores
+        return np.asarray(sc["indptr"]), np.asarray(sc["indices"]), np.asarray(sc["data"])
+
+    def score_docs(self, token_ids: Sequence[int], rows: np.ndarray) -> np.ndarray:
+        """Sparse (matched-term) BM25 scores of the given document rows, without touching others.
+
+        Cost is ``O(len(rows) * log df)`` per query term: each term's postings are sorted by
+        document, so the rows are binary-searched in them.
+        """
+        indptr, indices, data = self._postings()
+        # the rows in the postings' own dtype: searchsorted would otherwise convert (copy)
+        # every long posting list it searches
+        rows = np.asarray(rows).astype(indices.dtype, copy=False)
+        out = np.zeros(len(rows), dtype=np.float32)
+        for t in token_ids:
+            a, b = int(indptr[t]), int(indptr[t + 1])
+            if a == b:
+                continue
+            post = indices[a:b]
+            pos = np.searchsorted(post, rows)
+            pos_c = np.minimum(pos, b - a - 1)
+            hit = post[pos_c] == rows
+            out[hit] += data[a:b][pos_c[hit]]
+        return out
+
+    def top_rows(self, token_ids: Sequence[int], k: int,
+                 mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` best *matching* rows for one query, best first (ties: lower row first),
+        with their sparse scores; ``mask``: the allowed rows.
+
+        With numba, the blocked kernel (see the module's doc); without it, numpy passes. Both
+        give the same rows and scores (bit-identical to bm25s).
+        """
+        toks = np.asarray(list(token_ids), dtype=np.int64)
+        if not len(toks) or k <= 0 or self.num_docs == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        if kernels.AVAILABLE:
+            return self._top_rows_compiled(toks, k, mask)
+        scores = self.bm25.get_scores_from_ids(toks.tolist())
+        if mask is not None:
+            scores = np.where(mask, scores, np.float32(0))
+        rows = np.flatnonzero(scores > 0)
+        if len(rows) > k:
+            rows = rows[top_k(scores[rows], k)]
+        order = np.lexsort((rows, -scores[rows]))
+        return rows[order].astype(np.int64), scores[rows[order]]
+
+    def top_rows_many(self, token_ids: Sequence[Sequence[int]], k: int, mask: np.ndarray | None = None,
+                      n_threads: int = -1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`top_rows` of many queries: ``(rows, scores, counts)``, row ``i`` of the
+        ``(n, k)`` arrays filled up to ``counts[i]``; ``n_threads`` (-1: numba's, 0/1: one)
+        work on the queries in parallel. Needs numba (:data:`kernels.AVAILABLE`)."""
+        indptr, indices, data = self._postings()
+        lists = [self._valid(np.asarray(list(t), dtype=np.int64), len(indptr) - 1) for t in token_ids]
+        ptr = np.zeros(len(lists) + 1, np.int64)
+        ptr[1:] = np.cumsum([len(t) for t in lists])
+        flat = np.concatenate(lists) if lists else np.zeros(0, np.int64)
+        use_mask = mask is not None
+        m = np.asarray(mask, dtype=bool) if use_mask else np.zeros(1, bool)
+        chunks = min(len(lists), kernels.threads(n_threads))
+        if chunks <= 1:  # one thread: no thread pool
+            rows = np.zeros((len(lists), max(k, 1)), np.int64)
+            scores = np.zeros((len(lists), max(k, 1)), np.float32)
+            counts = np.zeros(len(lists), np.int64)
+            for i, toks in enumerate(lists):
+                r, s = self._top_rows_compiled(toks, k, mask)
+                rows[i, : len(r)], scores[i, : len(r)], counts[i] = r, s, len(r)
+            return rows, scores, counts
+        with kernels.PARALLEL_LOCK:
+            return kernels.top_k_batch(indptr, indices, data, flat, ptr, m, use_mask, int(k),
+                                       int(self.num_docs), kernels.BLOCK, int(chunks))
+
+    @staticmethod
+    def _valid(toks: np.ndarray, n_terms: int) -> np.ndarray:
+        return toks[(toks >= 0) & (toks < n_terms)]
+
+    def warm(self) -> None:
+        """Compile the query kernels for this index's array types now, or load them from
+        numba's disk cache (~10 s the first time on a machine, milliseconds after), so that no
+        query pays for it. A no-op without numba."""
+        if not (kernels.AVAILABLE and self.num_docs):
+            return
+        arrays = self._postings()
+        # memory-mapped (loaded) indexes hand read-only arrays to the kernel: numba
+        # compiles that variant separately
+        frozen = []
+        for a in arrays:
+            v = a.view()
+            v.flags.writeable = False
+            frozen.append(v)
+        one, no = np.zeros(1, np.int64), np.zeros(1, bool)
+        for ip, ix, da in (arrays, tuple(frozen)):
+            kernels.top_k_blocked(ip, ix, da, one, no, False, 1, int(self.num_docs), kernels.BLOCK)
+            kernels.top_k_batch(ip, ix, da, one, np.array([0, 1], np.int64), no, False, 1,
+                                int(self.num_docs), kernels.BLOCK, 1)
+
+    def _top_rows_compiled(self, toks: np.ndarray, k: int,
+                           mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        indptr, indices, data = self._postings()
+        toks = self._valid(toks, len(indptr) - 1)
+        use_mask = mask is not None
+        m = np.asarray(mask, dtype=bool) if use_mask else np.zeros(1, bool)
+        return kernels.top_k_blocked(indptr, indices, data, toks, m, use_mask, int(k),
+                                     int(self.num_docs), kernels.BLOCK)
+
+
+def top_k(values: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the ``k`` largest values (unordered); ties at the ``k``-th value go to
+    the lowest positions, so the choice never depends on the selection algorithm.
+
+    On many values, a threshold read off a strided sample keeps only the values that can
+    be in the top ``k`` before the selection (exact: the threshold is used only when at
+    least ``k`` values reach it).
+    """
+    n = len(values)
+    if k >= n:
+        return np.arange(n)
+    if k <= 0:
+        return np.zeros(0, np.int64)
+    cand = None
+    if n > 50_000 and n > 20 * k:
+        sample = values[:: max(n // 4096, 1)]
+        r = min(len(sample) - 1, int(2 * k * len(sample) / n) + 16)
+        thr = np.partition(sample, len(sample) - 1 - r)[len(sample) - 1 - r]
+        c = np.flatnonzero(values >= thr)
+        if len(c) >= k:
+            cand = c
+    if cand is None:
+        cand = np.arange(n)
+    v = values[cand]
+    kth = np.partition(v, len(v) - k)[len(v) - k]
+    above = cand[v > kth]
+    return np.concatenate([above, cand[v == kth][: k - len(above)]])
+
