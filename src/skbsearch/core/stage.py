@@ -247,13 +247,24 @@ class SpecStage(StageBase):
     @property
     def inner(self) -> Any:
         """The built working stage (built on first access). A stage that is its own working
-        stage is remembered by a marker, not by a reference to itself: no cycle, so a
-        replaced pipeline (a server's old snapshot) is freed as soon as it is unused."""
+        stage is remembered by a marker, not by a reference to itself (:attr:`_built`): no
+        cycle, so a replaced pipeline (a server's old snapshot) is freed as soon as it is
+        unused."""
         built = self._built
         if built is None:
-            built = self.build(self.require_context())
-            self._built = _SELF if built is self else built
+            built = self._built = self.build(self.require_context())
+        return built
+
+    @property
+    def _built(self) -> Any:
+        """The built working stage (``None``: not built yet); the stage itself when it does
+        its own work, stored as a marker (``self._built = self`` makes no cycle)."""
+        built = self.__dict__.get("_built_stage")
         return self if built is _SELF else built
+
+    @_built.setter
+    def _built(self, value: Any) -> None:
+        self.__dict__["_built_stage"] = _SELF if value is self else value
 
     def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
         return self.inner(list(queries), run)
