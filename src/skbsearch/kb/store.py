@@ -108,11 +108,7 @@ class SKB:
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_columns(
-        cls,
-        ids: Sequence[str],
-        types: Sequence[str],
-        names: Sequence[str],
-        *,
+        cls, ids: Sequence[str], types: Sequence[str], names: Sequence[str], *,
         fields: Mapping[str, Sequence[str | None]] | None = None,
         attributes: Mapping[str, Sequence[Any]] | None = None,
         edges: tuple[np.ndarray, Sequence[str] | np.ndarray, np.ndarray] | None = None,
