@@ -1,25 +1,8 @@
 """Why does the `enrich` pipeline miss an IMPLIRET query? Classify every miss by cause.
 
-Runs the `enrich` pipeline (the Table 2 protocol: each query ranks all documents of its own
-pool) on the development halves and, for every query whose positive is not at rank 1,
-names one cause, checked in this order:
-
-1. ``query constraint misread``: the constraints parsed from the question differ from the
-   price, date, time or place the question states (read here by independent regexes);
-2. ``fact not extracted``: the positive has no fact with the asked value (nor one that a
-   different reference would give);
-3. ``wrong reference price/date``: the positive has a derived fact of the right kind, but
-   computed from another reference (another stated price or factor direction; another
-   message date), and the asked value is what that other reference gives; documents that
-   state the opposite direction of their own tuple land here too;
-4. ``wrong entity-fact binding``: the asked value is there but bound loosely or wrongly: an
-   undecided side of a comparison (confidence < 1), a clock time attached to another event,
-   a speaker other than the one the question names; or a document ranked above the
-   positive meets the constraint only through a fact of another speaker;
-5. ``tie``: the positive's facts meet the constraint and it shares the top score;
-6. ``other``: the positive's facts meet the constraint, but a document that meets it too
-   has more of the question's words (BM25 decides); or the positive states the asked
-   amount in another currency.
+Each query of the development halves whose positive is not at rank 1 gets one cause (query
+constraint misread, fact not extracted, wrong reference, wrong binding, tie, other), checked
+in the order :mod:`skbsearch.benchmarks.impliret.misses` gives.
 
 The classification is :mod:`skbsearch.benchmarks.impliret.misses`; this script prints its
 counts per pool and cause (for rank > 1 and for rank > 10), a few examples per cause, and writes
