@@ -53,7 +53,7 @@ def kb_overview(skb: SKB) -> dict[str, Any]:
     }
 
 
-def overview_with_attributes(overview: dict[str, Any], skb: Any) -> dict[str, Any]:
+def overview_with_attributes(overview: dict[str, Any], skb: SKB) -> dict[str, Any]:
     """:func:`kb_overview` of ``skb`` from the ``overview`` of an SKB with the same nodes,
     types, names and edges (an earlier generation whose update changed attribute values
     only): what reads attributes is made again, the rest is kept."""
