@@ -62,3 +62,13 @@ def test_every_type_ignore_says_why() -> None:
 def _checked(path: Path) -> bool:
     rel = path.relative_to(REPO / "src").with_suffix("").parts
     return ".".join(rel[:2]) in CHECKED
+
+
+def test_no_skb_or_retriever_typed_any() -> None:
+    """An SKB and the graph stage's retriever travel with their types (``SKB``, a Protocol or
+    ``GraphWork``), never as ``Any``, in every package (issue 34, item 4)."""
+    loose = [f"{f.relative_to(REPO)}:{n}"
+             for f in sorted((REPO / "src").rglob("*.py"))
+             for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
+             if re.search(r"\b(skb|retriever): Any\b", line)]
+    assert not loose, f"typed Any: {loose}"
