@@ -41,16 +41,12 @@ import bm25s
 import numpy as np
 import Stemmer
 
+from skbsearch.benchmarks.measure import best_time, log
 from skbsearch.core.types import Query
 from skbsearch.documents import DocumentRenderer
 from skbsearch.index.sparse import BM25Index
 from skbsearch.retrieve.sparse import NUMBA_AVAILABLE, BM25Retriever
 from skbsearch.synth.catalogue import generate_catalogue
-
-
-def log(msg: str) -> None:
-    """Progress to stderr (stdout carries the results)."""
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -67,15 +63,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--json", type=Path, default=None, help="write the result JSON here")
     return p.parse_args(argv)
 
-
-def best_time(fn, repeats: int) -> float:
-    """Best wall time of ``repeats`` calls."""
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def latency(fn, texts: list[str]) -> dict[str, float]:

@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from skbsearch.benchmarks.measure import log
 from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.index import bm25_scoring
 from skbsearch.index.live import catch_up, compact_indexes
@@ -58,11 +59,6 @@ from skbsearch.kb.update import compact, update
 from skbsearch.stages import pipeline
 from skbsearch.stages.context import StageContext
 from skbsearch.synth.catalogue import CatalogueDataset, generate_catalogue
-
-
-def log(msg: str) -> None:
-    """Progress to stderr."""
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
 def records(skb: SKB, rows: np.ndarray) -> list[dict[str, Any]]:

@@ -66,6 +66,7 @@ from serve_abuse import (
     summarise_abuse,
 )
 
+from skbsearch.benchmarks.measure import log
 from skbsearch.datasets.queries import read_queries
 from skbsearch.kb.store import SKB
 from skbsearch.synth.catalogue import generate_catalogue
@@ -86,10 +87,6 @@ MIX: list[tuple[str, int, int]] = [
 #: may see the connection reset instead of the 413 (-1: a transport error).
 ALSO_OK: dict[str, set[int]] = {"body_too_large": {-1}}
 
-
-def log(msg: str) -> None:
-    """Progress to stderr (stdout carries the results)."""
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
