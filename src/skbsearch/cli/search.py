@@ -28,6 +28,7 @@ from skbsearch.index import available_kinds, get_kind
 from skbsearch.index.base import build_hint, read_manifest
 
 if TYPE_CHECKING:
+    from skbsearch.core.stage import SpecStage
     from skbsearch.kb.store import SKB
 
 _KINDS = "|".join(available_kinds())
@@ -294,7 +295,7 @@ def search_cmd(
 
 
 def retriever_stage(skb_dir: Path, kind: str, *, k: int, types: list[str] | None,
-                    where: str | None, index_dir: Path | None) -> Any:
+                    where: str | None, index_dir: Path | None) -> SpecStage:
     """The pipeline stage ``skb search --retriever KIND`` runs (its ``repr`` is the spec):
     the kind's retriever over its saved index (``--index`` or ``SKB_DIR/indexes/KIND``), with
     the filters inside it. A missing index is an error with the command that builds it."""

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from skbsearch.cli.output import console, handle_errors, print_json, print_table, text
+
+if TYPE_CHECKING:
+    from skbsearch.core.operators import StageBase
 
 
 def stages_cmd(
@@ -34,7 +37,7 @@ def stages_cmd(
                             "% K (top K); e.g. \"bm25 + dense >> cross-encoder(model='ce/') % 10\"")
 
 
-def search_with_pipeline(skb_dir: Path, query: str, spec: str | Any, *, k: int,
+def search_with_pipeline(skb_dir: Path, query: str, spec: str | StageBase, *, k: int,
                          types: list[str] | None, where: str | None, evidence: int,
                          json_out: bool) -> None:
     """``skb search``: one query through a spec (or stage objects), with each result's evidence;

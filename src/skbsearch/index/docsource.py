@@ -51,7 +51,7 @@ class DocSource:
         return cls(doc_ids, texts, None, {"kind": "texts"})
 
 
-def skb_record(skb: SKB, renderer: Any) -> dict[str, Any]:
+def skb_record(skb: SKB, renderer: DocumentRenderer) -> dict[str, Any]:
     """The manifest's ``source`` of an index of ``skb``'s nodes rendered by ``renderer``
     (whatever engine built it: one record, so the builds compare equal)."""
     fields = getattr(renderer, "fields", None)

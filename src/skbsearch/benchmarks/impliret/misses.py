@@ -176,7 +176,7 @@ def _matching_speakers(constraints: list[Constraint], facts: list[Fact]) -> set[
 
 
 # ------------------------------------------------------------------ one query
-def classify(stage: Any, qid: str, question: str) -> dict[str, Any] | None:
+def classify(stage: ConstrainedRetriever, qid: str, question: str) -> dict[str, Any] | None:
     """The miss record of one query (None when its positive is at rank 1)."""
     s = stage.score(question)
     ids = stage.index.ids_array
