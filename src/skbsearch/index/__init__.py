@@ -25,11 +25,11 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from skbsearch.core.atomic import recover_dir
 from skbsearch.core.errors import InputError
-from skbsearch.index.base import Manifest, check_index_matches, read_manifest
+from skbsearch.index.base import Index, IndexRecord, Manifest, check_index_matches, read_manifest
 
 #: where ``skb index --engine`` builds: this process, or Ray Data
 ENGINES = ("local", "ray")
@@ -43,7 +43,16 @@ def _resolve(spec: str) -> Callable[..., Any]:
     return obj
 
 if TYPE_CHECKING:
+    from skbsearch.index.dense import DenseIndex
+    from skbsearch.index.multivector import MultiVectorIndex
+    from skbsearch.index.sparse import BM25Index
     from skbsearch.kb.store import SKB
+
+    #: what mypy checks: each registered kind's index class is an :class:`Index`
+    KIND_CLASSES: tuple[type[Index], ...] = (BM25Index, DenseIndex, MultiVectorIndex)
+
+#: an index (or manifest) passed through the life cycle keeps its own type
+IndexT = TypeVar("IndexT", bound=IndexRecord)
 
 
 @dataclass(frozen=True)
@@ -63,7 +72,7 @@ class IndexKind:
     why_stale: str = ""
 
     def build(self, skb: SKB, *, engine: str = "local", address: str | None = None,
-              shard_rows: int = 50_000, **options: Any) -> Any:
+              shard_rows: int = 50_000, **options: Any) -> Index:
         """Build this kind of index over ``skb`` (``engine``: ``local`` or ``ray``; ``address``
         and ``shard_rows``: the Ray cluster and node rows per shard). Both engines build from
         the options :attr:`options` resolves, so they build the same index."""
@@ -72,7 +81,8 @@ class IndexKind:
         if self.options:
             options, extra = _resolve(self.options)(skb, **options)
         if engine == "ray":
-            index = _resolve(self.ray_builder)(skb, address=address, shard_rows=shard_rows, **options)
+            index: Index = _resolve(self.ray_builder)(skb, address=address, shard_rows=shard_rows,
+                                                      **options)
         else:
             index = _resolve(self.builder)(skb, **options)
         index.source.update(extra)
@@ -86,11 +96,12 @@ class IndexKind:
             ray = " and ".join(k for k in available_kinds() if get_kind(k).ray_builder)
             raise InputError(f"--engine ray builds {ray} indexes, not {self.name}", field="--engine")
 
-    def load(self, path: str | Path) -> Any:
+    def load(self, path: str | Path) -> Index:
         """Load a saved index of this kind (as saved: :func:`open_index` pairs it with an SKB)."""
-        return _resolve(self.loader)(path)
+        index: Index = _resolve(self.loader)(path)
+        return index
 
-    def retriever(self, index: Any, **options: Any) -> Any:
+    def retriever(self, index: Index | str | Path, **options: Any) -> Any:
         """A retrieval stage over a loaded index."""
         return _resolve(self.stage)(index, **options)
 
@@ -104,13 +115,14 @@ class IndexKind:
         """Whether an index of this kind can catch up with a later generation of its SKB."""
         return bool(self.catch_up)
 
-    def caught_up(self, index: Any, skb: SKB, root: Path | None = None) -> Any:
+    def caught_up(self, index: IndexT, skb: SKB | None, root: Path | None = None) -> IndexT:
         """``index`` brought to ``skb``'s generation (itself when current, not an ancestor,
         or of a kind that does not follow updates); ``root``: the SKB directory, when ``skb``
         is detached from it."""
         if not self.catch_up or skb is None:
             return index
-        return _resolve(self.catch_up)(index, skb, root)
+        fresh: IndexT = _resolve(self.catch_up)(index, skb, root)
+        return fresh
 
     def stale_reason(self, source: dict[str, Any], directory: Path) -> str | None:
         """Why an index of this kind built with ``source`` cannot follow updates (``None``: it can)."""
@@ -146,21 +158,27 @@ def available_kinds() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def kind_of(index: Any) -> IndexKind | None:
+def kind_of(index: IndexRecord) -> IndexKind | None:
     """The registered kind of a loaded index or a :class:`Manifest` (``None``: not a
     registered kind, e.g. the graph stage's ``linker`` tables)."""
     return _REGISTRY.get(str(getattr(index, "kind", "")))
 
 
-def load_index(path: str | Path) -> Any:
+def load_index(path: str | Path) -> Index:
     """Load any saved index, dispatching on its manifest's ``kind`` (as saved; to use it with
     an SKB, :func:`open_index`)."""
     m: Manifest = read_manifest(path)
     return get_kind(m.kind).load(path)
 
 
-def open_index(where: Any, skb: SKB, *, kind: str | None = None, root: Path | None = None,
-               follow: bool = True, warm: bool = True) -> Any:
+@overload
+def open_index(where: str | Path, skb: SKB | None, *, kind: str | None = None,
+               root: Path | None = None, follow: bool = True, warm: bool = True) -> Index: ...
+@overload
+def open_index(where: IndexT, skb: SKB | None, *, kind: str | None = None,
+               root: Path | None = None, follow: bool = True, warm: bool = True) -> IndexT: ...
+def open_index(where: str | Path | IndexT, skb: SKB | None, *, kind: str | None = None,
+               root: Path | None = None, follow: bool = True, warm: bool = True) -> Index | IndexT:
     """The one way an index is opened for use with an SKB: recover a killed writer's
     directory, load it, catch it up with ``skb``'s generation, check that it was built from
     ``skb``, share the SKB's node id list, and load its query kernels.
@@ -181,19 +199,20 @@ def open_index(where: Any, skb: SKB, *, kind: str | None = None, root: Path | No
         path = Path(where)
         recover_dir(path)  # a killed index writer: restore its previous version, drop its litter
         opened = get_kind(kind or read_manifest(path).kind)
-        index = opened.load(path)
+        index: Index | IndexT = opened.load(path)
         spec: IndexKind | None = opened
     else:
         index = where
-        spec = kind_of(index)
+        spec = kind_of(where)
     if follow and spec is not None:
         index = spec.caught_up(index, skb, root)
     check_index_matches(index, skb)
     share = getattr(index, "share_node_ids", None)
     if share is not None and skb is not None:  # one id list for the SKB and its node-order indexes
         share(skb)
-    if warm and getattr(index, "warm", None) is not None:
-        index.warm()
+    warm_up = getattr(index, "warm", None)
+    if warm and warm_up is not None:
+        warm_up()
     return index
 
 

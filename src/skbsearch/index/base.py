@@ -28,7 +28,7 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from skbsearch.core.atomic import recover_parent
 from skbsearch.core.devices import cpu_record
@@ -41,6 +41,42 @@ if TYPE_CHECKING:
 MANIFEST_FILE = "manifest.json"
 DOC_IDS_FILE = "doc_ids.json"
 
+
+
+class IndexRecord(Protocol):
+    """What is known of an index without its arrays: a loaded index or its
+    :class:`Manifest` (what :func:`check_index_matches` and the kind registry read)."""
+
+    @property
+    def kind(self) -> str:
+        """The registered kind (``bm25``, ``dense``, ``multivector``, ...)."""
+
+    @property
+    def source(self) -> dict[str, Any]:
+        """What it was built from (``kind: skb``, ``num_nodes``, ``skb_hash``, ...)."""
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """Its build parameters, as saved in the manifest."""
+
+
+class Index(IndexRecord, Protocol):
+    """A loaded index of a registered kind (:class:`~skbsearch.index.sparse.BM25Index`,
+    :class:`~skbsearch.index.dense.DenseIndex`,
+    :class:`~skbsearch.index.multivector.MultiVectorIndex`): what the life cycle in
+    :mod:`skbsearch.index` (open, catch up, check, save) uses of it. Kinds may also offer
+    ``warm()`` (load query kernels) and ``share_node_ids(skb)``."""
+
+    @property
+    def path(self) -> Path | None:
+        """The directory it was loaded from or saved to (``None``: in memory only)."""
+
+    @property
+    def doc_ids(self) -> list[str]:
+        """Document (node) ids in index order."""
+
+    def save(self, path: str | Path, *, overwrite: bool = True) -> Path:
+        """Write it to ``path`` (temp directory, then an atomic switch); returns the path."""
 
 
 @dataclass
@@ -203,7 +239,7 @@ class IndexMismatch(ArtefactError):
     """An index built from another SKB (or from this SKB before it was rebuilt)."""
 
 
-def check_index_matches(index: Any, skb: SKB) -> None:
+def check_index_matches(index: IndexRecord, skb: SKB | None) -> None:
     """Refuse (:class:`IndexMismatch`, an ArtefactError) to use ``index`` with an SKB other than the one it was built from.
 
     Args:

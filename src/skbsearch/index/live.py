@@ -11,17 +11,20 @@ registration (:class:`skbsearch.index.IndexKind`: ``catch_up``, ``why_stale``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 from skbsearch.core.errors import ArtefactError
 from skbsearch.index import kind_of
-from skbsearch.index.base import MANIFEST_FILE, read_manifest, rebuild_command
+from skbsearch.index.base import MANIFEST_FILE, IndexRecord, read_manifest, rebuild_command
 
 if TYPE_CHECKING:
     from skbsearch.kb.store import SKB
 
+#: the index type catch-up keeps
+IndexT = TypeVar("IndexT", bound=IndexRecord)
 
-def catch_up(index: Any, skb: SKB, root: Path | None = None) -> Any:
+
+def catch_up(index: IndexT, skb: SKB | None, root: Path | None = None) -> IndexT:
     """``index`` brought to ``skb``'s generation when its kind can follow updates (``root``:
     the SKB directory, when ``skb`` is detached from it); its kind's registration
     (:attr:`skbsearch.index.IndexKind.catch_up`) does the work."""

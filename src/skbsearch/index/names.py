@@ -44,8 +44,9 @@ def load_or_build_name_index(skb: SKB, directory: Path | None = None,
     if directory is not None and (directory / "manifest.json").is_file():
         try:
             # caught up when behind, checked, node ids shared, its one-query kernel loaded now
-            index: BM25Index = open_index(directory, skb, kind="bm25")
-            return index
+            opened = open_index(directory, skb, kind="bm25")
+            if isinstance(opened, BM25Index):
+                return opened
         except SkbError as e:
             if notify is not None:
                 notify(f"note: rebuilding the name index at {directory} ({e})")

@@ -25,9 +25,12 @@ from skbsearch.index import open_index
 from skbsearch.index.dense import DenseIndex, Hits
 from skbsearch.index.multivector import MultiVectorIndex, parse_agg
 from skbsearch.retrieve.filters import NodeFilter, filter_mask, index_skb
-from skbsearch.retrieve.stage import IndexRetriever, RetrieverParams
+from skbsearch.retrieve.stage import IndexRetriever, RetrieverParams, loaded_index
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from skbsearch.index.base import Index
     from skbsearch.kb.store import SKB
 
 
@@ -124,9 +127,9 @@ class EmbeddingRetriever(IndexRetriever):
         key = self.context_key(f"index:{self.index_kind}{suffix}")
         return (key,) if key is not None else ()
 
-    def attach(self, index: Any, skb: SKB | None) -> None:
+    def attach(self, index: Index | str | Path, skb: SKB | None) -> None:
         """Use ``index`` (a loaded one or its directory), checked against ``skb`` when given."""
-        index = index if isinstance(index, self.index_class) else self.index_class.load(index)
+        index = loaded_index(index, self.index_class, self.name)
         if skb is not None:  # opened for the SKB: caught up; an index of another SKB build refused
             index = open_index(index, skb, warm=False)
         self._index = index

@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from skbsearch.core.errors import InputError
 from skbsearch.index import open_index
+from skbsearch.index.base import IndexRecord
 from skbsearch.kb.store import SKB
 
 
@@ -90,7 +90,7 @@ def _same_ids(doc_ids: Sequence[str], skb: SKB) -> bool:
     return len(doc_ids) == skb.num_nodes and list(doc_ids) == skb.ids
 
 
-def index_skb(index: Any, skb: SKB | None = None) -> SKB:
+def index_skb(index: IndexRecord, skb: SKB | None = None) -> SKB:
     """``skb`` if given, else the SKB an index was built from (its manifest's source path).
 
     Either way, an index built from another SKB (or from this SKB before it was rebuilt)

@@ -27,9 +27,10 @@ from skbsearch.core.types import Query, Run, as_query
 from skbsearch.index import kernels, open_index
 from skbsearch.index.sparse import BM25Index
 from skbsearch.retrieve.filters import NodeFilter, filter_mask, index_skb
-from skbsearch.retrieve.stage import IndexRetriever, RetrieverParams
+from skbsearch.retrieve.stage import IndexRetriever, RetrieverParams, loaded_index
 
 if TYPE_CHECKING:
+    from skbsearch.index.base import Index
     from skbsearch.kb.store import SKB
 
 #: the compiled kernels (numba installed)
@@ -75,7 +76,7 @@ class BM25Retriever(IndexRetriever):
         self.n_threads = n_threads
         self._ready_direct()
 
-    def attach(self, index: BM25Index | str | Path, skb: SKB | None) -> None:
+    def attach(self, index: Index | str | Path, skb: SKB | None) -> None:
         """Use ``index`` (checked against ``skb`` when given); the backend is checked here."""
         backend = self.params.backend
         if backend not in ("auto", "numba", "numpy"):
@@ -84,7 +85,7 @@ class BM25Retriever(IndexRetriever):
         if backend == "numba" and not NUMBA_AVAILABLE:
             raise InputError("backend 'numba' needs the numba package (pip install numba)",
                              field="backend")
-        index = index if isinstance(index, BM25Index) else BM25Index.load(index)
+        index = loaded_index(index, BM25Index, self.name)
         # paired with an SKB: opened for it (caught up; an index of another SKB build refused)
         self._index = open_index(index, skb, warm=False) if skb is not None else index
         self.skb = skb

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.stage import Context, SpecStage, is_stage_context
@@ -19,7 +20,23 @@ from skbsearch.core.types import Query, Run
 from skbsearch.retrieve.filters import NodeFilter
 
 if TYPE_CHECKING:
+    from skbsearch.index.base import Index
     from skbsearch.kb.store import SKB
+
+#: the index class a retriever stage reads
+KindT = TypeVar("KindT")
+
+
+def loaded_index(index: Index | str | Path, cls: type[KindT], stage: str) -> KindT:
+    """``index`` itself when it is a ``cls``, else the ``cls`` saved at that directory; an
+    index of another kind is refused with an :class:`InputError` naming both kinds."""
+    if isinstance(index, cls):
+        return index
+    if isinstance(index, (str, Path)):
+        return cls.load(index)  # type: ignore[attr-defined]  # every index class has load()
+    raise InputError(f"the {stage} stage reads a {getattr(cls, 'kind', cls.__name__)} index, "
+                     f"not a {getattr(index, 'kind', type(index).__name__)} one", field="index")
+
 
 
 @dataclass
@@ -87,7 +104,7 @@ class IndexRetriever(SpecStage):
         key = self.context_key(f"index:{self.index_kind}{where}")
         return (key,) if key is not None else ()
 
-    def attach(self, index: Any, skb: SKB | None) -> None:  # pragma: no cover - abstract
+    def attach(self, index: Index | str | Path, skb: SKB | None) -> None:  # pragma: no cover - abstract
         """Use ``index`` (a loaded one or its directory), filters evaluated on ``skb``."""
         raise NotImplementedError
 

@@ -12,7 +12,7 @@ from skbsearch.core.atomic import recover_dir
 from skbsearch.core.errors import InputError
 from skbsearch.documents import DocumentRenderer
 from skbsearch.index import get_kind, open_index
-from skbsearch.index.base import MANIFEST_FILE
+from skbsearch.index.base import MANIFEST_FILE, Index
 from skbsearch.kb.store import SKB
 
 
@@ -38,7 +38,7 @@ class StageContext:
         self.kb_dir = Path(self.kb.path) if self.kb.path is not None else None
         self.index_dirs = {k: Path(v) for k, v in (index_dirs or {}).items()}
         self.notify = notify or (lambda msg: print(msg, file=sys.stderr))
-        self._indexes: dict[str, Any] = {}
+        self._indexes: dict[str, Index] = {}
         self._shared: dict[str, Any] = {}
         self._building: dict[str, threading.Lock] = {}
         self._lock = threading.RLock()
@@ -52,19 +52,19 @@ class StageContext:
             return None
         return self.kb_dir / "indexes" / get_kind(kind).index_dir_name
 
-    def index(self, kind: str) -> Any:
+    def index(self, kind: str) -> Index:
         """The loaded (or, for BM25, built-on-demand) index of ``kind``."""
         with self._lock:
             if kind not in self._indexes:
                 self._indexes[kind] = self._load_index(kind)
             return self._indexes[kind]
 
-    def embedding_index(self, kind: str, encoder: str | None) -> Any:
+    def embedding_index(self, kind: str, encoder: str | None) -> Index:
         """The ``kind`` (dense, multivector) index a stage asking for ``encoder`` reads: here
         the saved one whatever its encoder (the stage checks that they match)."""
         return self.index(kind)
 
-    def _load_index(self, kind: str) -> Any:
+    def _load_index(self, kind: str) -> Index:
         spec = get_kind(kind)
         path = self.index_dir(kind)
         if path is not None:  # a killed index writer: restore its previous version, drop its litter
@@ -81,7 +81,7 @@ class StageContext:
                         f"(save it once with 'skb index {self.kb_dir} --kind bm25')")
         return spec.build(self.kb)  # the defaults of `skb index`: the same spec, the same index
 
-    def index_at(self, kind: str, path: str | Path) -> Any:
+    def index_at(self, kind: str, path: str | Path) -> Index:
         """The ``kind`` index saved in the directory ``path`` (a stage's ``index`` parameter:
         an index built with ``skb index --out DIR``), loaded once per context, caught up with
         and checked against its SKB like the default one.

@@ -23,7 +23,7 @@ from skbsearch.core.stage import Context, SpecStage
 from skbsearch.core.types import Query, Run
 from skbsearch.encoders import default_cache_dir
 from skbsearch.index import get_kind
-from skbsearch.index.base import MANIFEST_FILE
+from skbsearch.index.base import MANIFEST_FILE, Index
 from skbsearch.index.dense import DenseIndex
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.corpus import TEXT_FIELD, TextRenderer
@@ -60,7 +60,7 @@ class CorpusContext(StageContext):
             return ""
         return self._texts[int(self.kb.index_of(doc_id))] or ""
 
-    def embedding_index(self, kind: str, encoder: str | None) -> Any:
+    def embedding_index(self, kind: str, encoder: str | None) -> Index:
         """A saved ``kind`` index, else one built in memory with ``encoder`` (default
         ``minilm``; one per encoder, so ``dense + dense(encoder='static')`` compares them)."""
         if kind != "dense" or encoder in (None, "minilm"):
@@ -74,7 +74,7 @@ class CorpusContext(StageContext):
         return DenseIndex.build(self.kb, encoder, renderer=self.renderer, cache=self.embeddings,
                                 progress=self.progress or False)
 
-    def _load_index(self, kind: str) -> Any:
+    def _load_index(self, kind: str) -> Index:
         path = self.index_dir(kind)
         if path is not None and (path / MANIFEST_FILE).is_file():
             return super()._load_index(kind)

@@ -17,10 +17,9 @@ glosses has share ~0.03. A one-word link's confidence is multiplied by
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
+from skbsearch.index.base import IndexRecord
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.graph.name_table import normalise
@@ -105,7 +104,7 @@ class NameShare:
         return int((np.asarray(stats.tf[own, a:b]).sum(axis=0) > 0).sum())
 
 
-def _own_text_fields(index: Any) -> list[str] | None:
+def _own_text_fields(index: IndexRecord | None) -> list[str] | None:
     """The fields of ``index`` that hold nodes' own text, or ``None`` when a field mixes in
     the neighbours' relation lines (one rendered document with relations)."""
     if index is None:
