@@ -181,6 +181,10 @@ def _parse_speakers(q: str, speakers: Iterable[str]) -> list[Constraint]:
     return out
 
 
+#: a price in a query (removed before times are read: "$1,200" is no time)
+_PRICE_TEXT = re.compile(r"[$€£¥₹]\s?\d[\d,.]*")
+
+
 def parse_constraints(
     query: str,
     *,
@@ -209,7 +213,7 @@ def parse_constraints(
     no_dates = q
     for d in find_dates(q, reference, order):
         no_dates = no_dates[: d.start] + " " * (d.end - d.start) + no_dates[d.end :]
-    tr = find_time_range(re.sub(r"[$€£¥₹]\s?\d[\d,.]*", " ", no_dates))
+    tr = find_time_range(_PRICE_TEXT.sub(" ", no_dates))
     if tr is not None:
         start, end = tr
         if end is None:

@@ -79,9 +79,13 @@ def test_set_up_builds_the_in_memory_lookups(indexed) -> None:
     stage = prepare(pipeline("graph", SKB.load(kb_dir)))
     graph = stage.inner
     assert graph.linker._grams is not None  # typo table: built at set-up, not by a query
-    before = model._ends_words.cache_info()
+    text = graph.linker.name_share.text
+    assert text is not None and text._term_stats is not None  # term counts read at set-up
+    before = model._ends_words.cache_info(), model._path_words.cache_info()
     stage.run(ds.queries[:1])
-    assert model._ends_words.cache_info().misses == before.misses  # no type words computed
+    # no type words computed, no path's words: a walk carries the few words the query says
+    assert model._ends_words.cache_info().misses == before[0].misses
+    assert model._path_words.cache_info().misses == before[1].misses
 
 
 @dataclass

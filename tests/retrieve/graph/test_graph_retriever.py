@@ -76,6 +76,44 @@ def test_zero_shot_paths_limited_are_the_best_of_all(kb):
             assert got[0][1] == pytest.approx(1.0) and top == pytest.approx(1.0)
 
 
+def _zero_shot_by_the_formula(tg, start, words, max_hops):
+    """Every metapath scored as written: (1 + 2 * the query-said words of its steps' and
+    end types' names) / hops^2, best first (ties in walk order), scaled to the best."""
+    from skbsearch.retrieve.graph import model as m
+
+    said = set(words).union(*(m.DERIVED.get(w, ()) for w in words))
+    spoken = {w for w in m._step_vocab(tg) if m._names_word(w, said)}
+    out = []
+
+    def rec(path, cur):
+        for step, nxt in tg.next_steps(cur):
+            new = (*path, step)
+            hops = len(new) - 1
+            out.append((new, (1.0 + 2.0 * len(m._path_words(new, nxt) & spoken)) / hops ** 2))
+            if hops < max_hops:
+                rec(new, nxt)
+
+    rec((start,), frozenset([start]))
+    order = sorted(range(len(out)), key=lambda i: (-out[i][1], i))
+    top = out[order[0]][1]
+    scale = 1.0 if top > 1.0 else m.UNNAMED_PATH_WEIGHT
+    return [(out[i][0], scale * out[i][1] / top) for i in order]
+
+
+def test_zero_shot_paths_score_each_path_by_the_words_it_names(kb):
+    """The walk carries a path's said words step by step; the scores are the formula's."""
+    from skbsearch.retrieve.graph.metapaths import TypeGraph
+
+    for skb_, start, words in ((movies(), "movie", {"who", "directed", "starred"}),
+                               (movies(), "person", {"films", "directed", "genre"}),
+                               (kb, "brand", {"mugs", "bought", "also"}), (kb, "product", set())):
+        tg = TypeGraph(skb_)
+        got = zero_shot_paths(tg, start, words, None, 2)
+        want = _zero_shot_by_the_formula(tg, start, words, 2)
+        assert [p for p, _ in got] == [p for p, _ in want]
+        assert [s for _, s in got] == pytest.approx([s for _, s in want])
+
+
 def test_zero_shot_ranks_by_relation_names_and_brand_evidence(kb):
     mk = movies()
     r = _retriever(mk)

@@ -50,6 +50,8 @@ class NameShare:
         self._name_vocab: dict[str, int] = tok.stem_to_sid if self._stem is not None else tok.word_to_id
         self._name_df = np.diff(np.asarray(name_index.bm25.scores["indptr"]))
         self._own = _own_text_fields(text_index)
+        if self._own is not None and text_index is not None:
+            _ = text_index.term_stats  # read at set-up, not by the first query that needs a share
         counts = np.bincount(np.asarray(skb.node_type_codes, np.int64), minlength=len(skb.type_names))
         self._type_size: dict[str, int] = {}
         for name, n in zip(skb.type_names, counts.tolist(), strict=True):

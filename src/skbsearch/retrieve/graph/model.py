@@ -156,13 +156,10 @@ def zero_shot_paths(tg: TypeGraph, start: str, query_words: set[str], targets: S
     said = set(query_words).union(*(DERIVED.get(w, ()) for w in query_words))
     spoken = frozenset(w for w in vocab if _names_word(w, said))
 
-    def n_said(words: frozenset[str]) -> int:
-        return len(words & spoken)
-
     ends = set(targets) if targets is not None else None
-    found = _walk_paths(tg, start, max_hops, ends, n_said, limit, first)
+    found = _walk_paths(tg, start, max_hops, ends, spoken, limit, first)
     if not found and ends is not None:
-        found = _walk_paths(tg, start, 1, None, n_said, limit, first)
+        found = _walk_paths(tg, start, 1, None, spoken, limit, first)
     found.sort(key=lambda x: (-x[1], x[2]))
     if limit is not None:
         found = found[:limit]
@@ -173,34 +170,48 @@ def zero_shot_paths(tg: TypeGraph, start: str, query_words: set[str], targets: S
 
 
 def _walk_paths(tg: TypeGraph, start: str, max_hops: int, ends: set[str] | None,
-                n_said: Any, limit: int | None, first: frozenset[str] | None = None,
+                spoken: frozenset[str], limit: int | None, first: frozenset[str] | None = None,
                 ) -> list[tuple[Metapath, float, int]]:
     """Depth-first over metapaths in the schema's order: ``(path, score, order)``, pruned
-    by an upper bound on the named words a longer path can add (see :func:`zero_shot_paths`)."""
+    by an upper bound on the named words a longer path can add (see :func:`zero_shot_paths`).
+
+    A path's named words are the ``spoken`` words among its steps' and its end types' words,
+    carried down the walk step by step (the query's few spoken words, not every path's words:
+    a schema has 10^5 two-hop paths, so the first query would otherwise compute what no cache
+    of them holds)."""
     out: list[tuple[Metapath, float, int]] = []
     best: list[float] = []  # a min-heap of the ``limit`` best scores so far
     # the most named words one step (with the types it leads to) can add
-    step_max = max((n_said(w) for w in _step_word_sets(tg)), default=0)
+    step_max = max((len(w & spoken) for w in _step_word_sets(tg)), default=0)
+    said_step: dict[str, frozenset[str]] = {}
+    said_ends: dict[frozenset[str], frozenset[str]] = {}
 
     def floor() -> float:
         return best[0] if limit is not None and len(best) >= limit else -1.0
 
-    def walk(path: Metapath, cur: frozenset[str], named: int) -> None:
+    def walk(path: Metapath, cur: frozenset[str], said: frozenset[str]) -> None:
         for step, nxt in tg.next_steps(cur):
             if first is not None and len(path) == 1 and step not in first:
                 continue
             new = (*path, step)
             hops = len(new) - 1
-            k = n_said(_path_words(new, nxt))
+            sw = said_step.get(step)
+            if sw is None:
+                sw = said_step[step] = _step_words(step) & spoken
+            now = said | sw if sw else said
+            ew = said_ends.get(nxt)
+            if ew is None:
+                ew = said_ends[nxt] = _ends_words(nxt) & spoken
+            k = len(now | ew) if ew else len(now)
             if ends is None or nxt & ends:
                 sc = (1.0 + 2.0 * k) / hops ** 2
                 out.append((new, sc, len(out)))
                 if limit is not None:
                     (heapq.heappush if len(best) < limit else heapq.heappushpop)(best, sc)
             if hops < max_hops and (1.0 + 2.0 * (k + step_max)) / (hops + 1) ** 2 >= floor():
-                walk(new, nxt, k)  # noqa: F821 - (cleared below, after the walk)
+                walk(new, nxt, now)  # noqa: F821 - (cleared below, after the walk)
 
-    walk((start,), frozenset([start]), 0)
+    walk((start,), frozenset([start]), frozenset())
     del walk  # the closure refers to itself: a cycle (holding ``tg``, its SKB) until cleared
     return out
 

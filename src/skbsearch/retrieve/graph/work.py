@@ -86,6 +86,9 @@ class GraphWork:
         self._node_of_row = np.full(text_index.num_docs, -1, np.int64)
         has = self.row_of_node >= 0
         self._node_of_row[self.row_of_node[has]] = np.flatnonzero(has)
+        # each text row's node type code (-1: a row of no node), for the per-type row masks
+        self._row_code = np.where(self._node_of_row >= 0,
+                                  np.asarray(self._codes)[np.maximum(self._node_of_row, 0)], -1)
         self._attrs: dict[str, np.ndarray] = {}
         self._masks: dict[tuple[str, ...], np.ndarray] = {}
         self._is_twin = False
@@ -184,9 +187,9 @@ class GraphWork:
         if not types or len(types) >= len(self.skb.type_names):
             return None
         if types not in self._masks:
-            codes = [self.skb.type_names.index(t) for t in types if t in self.skb.type_names]
-            node = self._node_of_row
-            self._masks[types] = (node >= 0) & np.isin(self._codes[np.maximum(node, 0)], codes)
+            wanted = np.zeros(len(self.skb.type_names) + 1, bool)  # (the last: no node)
+            wanted[[self.skb.type_names.index(t) for t in types if t in self.skb.type_names]] = True
+            self._masks[types] = wanted[self._row_code]
         return self._masks[types]
 
     def _text_candidates(self, plan: Plan, toks: list[int]) -> np.ndarray:
