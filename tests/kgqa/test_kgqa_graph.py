@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from kgqa_fixtures import movie_kb, random_kb
 
-from skbsearch.benchmarks.metaqa.paths import GraphRetriever
+from skbsearch.benchmarks.metaqa.paths import RelationPathRetriever
 from skbsearch.core.types import Query
 from skbsearch.kb.schema import split_direction
 from skbsearch.retrieve.graph.exact_linker import EntityLinker
@@ -30,7 +30,7 @@ def brute_force(skb, seed: int, path: list[str], no_return: bool) -> set[int]:  
 @pytest.mark.parametrize("no_return", [False, True])
 def test_follow_matches_brute_force(no_return: bool) -> None:
     skb = random_kb(n=25, m=90, seed=5)
-    stage = GraphRetriever(skb, RelationPathModel(), EntityLinker(skb), no_return=no_return)
+    stage = RelationPathRetriever(skb, RelationPathModel(), EntityLinker(skb), no_return=no_return)
     steps = ["a", "b", "c", "a^-1", "b^-1", "c^-1"]
     paths = [list(p) for n in (1, 2, 3) for p in itertools.islice(itertools.product(steps, repeat=n), 0, None, 7)]
     seeds = list(range(skb.num_nodes))
@@ -40,7 +40,7 @@ def test_follow_matches_brute_force(no_return: bool) -> None:
             assert set(got[s].tolist()) == brute_force(skb, s, path, no_return), (s, path)
 
 
-def trained_stage(**kw) -> tuple[GraphRetriever, object]:  # noqa: ANN003
+def trained_stage(**kw) -> tuple[RelationPathRetriever, object]:  # noqa: ANN003
     skb = movie_kb()
     texts = ["who directed ENT", "who was the director of ENT", "what films did ENT act in",
              "what movies did ENT star in", "who acted with ENT", "who co-starred with ENT",
@@ -48,7 +48,7 @@ def trained_stage(**kw) -> tuple[GraphRetriever, object]:  # noqa: ANN003
     paths = [("directed_by",)] * 2 + [("starred_actors^-1",)] * 2 + \
             [("starred_actors^-1", "starred_actors")] * 2 + [("release_year",)] * 2
     model = RelationPathModel(min_df=1).fit(texts, paths)
-    return GraphRetriever(skb, model, **kw), skb
+    return RelationPathRetriever(skb, model, **kw), skb
 
 
 def test_graph_retriever_end_to_end() -> None:

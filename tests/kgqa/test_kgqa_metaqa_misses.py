@@ -10,7 +10,7 @@ from test_kgqa_metaqa import write_folder
 
 from skbsearch.benchmarks.metaqa import load_kb, read_split
 from skbsearch.benchmarks.metaqa.misses import CAUSES, classify, fold_of, kfold_misses
-from skbsearch.benchmarks.metaqa.paths import GraphRetriever
+from skbsearch.benchmarks.metaqa.paths import RelationPathRetriever
 from skbsearch.core.errors import InputError
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.graph.exact_linker import EntityLinker
@@ -46,7 +46,7 @@ def test_fold_of_is_deterministic_and_in_range() -> None:
 def test_classify_each_cause() -> None:
     skb = two_smiths()
     linker = EntityLinker(skb)
-    stage = GraphRetriever(skb, RelationPathModel(), linker)
+    stage = RelationPathRetriever(skb, RelationPathModel(), linker)
     films = ("starred_actors^-1",)
     q = question("what films did [John Smith] act in", ("Alpha",), "actor_to_movie")
     alpha, beta = node(skb, "m1"), node(skb, "m2")
@@ -69,7 +69,7 @@ def test_classify_each_cause() -> None:
 def test_classify_tie_and_ranking() -> None:
     skb = two_smiths()
     linker = EntityLinker(skb)
-    stage = GraphRetriever(skb, RelationPathModel(), linker)
+    stage = RelationPathRetriever(skb, RelationPathModel(), linker)
     q = question("who acted in [Alpha]", ("Ann Lee",), "movie_to_actor")
     smith, lee = node(skb, "p1"), node(skb, "p3")
     path = ("starred_actors",)

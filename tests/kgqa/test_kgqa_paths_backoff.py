@@ -1,11 +1,11 @@
-"""GraphRetriever back-off when the predicted path reaches nothing (a KB lacking the fact)."""
+"""RelationPathRetriever back-off when the predicted path reaches nothing (a KB lacking the fact)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from skbsearch.benchmarks.metaqa.paths import GraphRetriever
+from skbsearch.benchmarks.metaqa.paths import RelationPathRetriever
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.graph.exact_linker import EntityLinker
 from skbsearch.retrieve.graph.relpath import RelationPathModel
@@ -34,14 +34,14 @@ def auteur_kb() -> SKB:
     return SKB.from_columns(ids, types, ids, edges=(np.array(src), rel, np.array(dst)))
 
 
-def stage(skb: SKB, **kw: object) -> GraphRetriever:
+def stage(skb: SKB, **kw: object) -> RelationPathRetriever:
     texts = [f"who wrote [{m}]" for m in ("M1", "M2")] + [f"who directed [{m}]" for m in ("M1", "M2")] + \
         [f"what genre is [{m}]" for m in ("M1", "M2")]
     model = RelationPathModel(min_df=1).fit(texts, [WROTE, WROTE, DIRECTED, DIRECTED, GENRE, GENRE])
-    return GraphRetriever(skb, model, EntityLinker(skb), link_mode="brackets", **kw)  # type: ignore[arg-type]
+    return RelationPathRetriever(skb, model, EntityLinker(skb), link_mode="brackets", **kw)  # type: ignore[arg-type]
 
 
-def top_name(g: GraphRetriever, text: str) -> str | None:
+def top_name(g: RelationPathRetriever, text: str) -> str | None:
     _, _, scored = g.score([text])
     nodes = scored[0][0]
     return str(g.skb.column("name")[int(nodes[0])]) if len(nodes) else None

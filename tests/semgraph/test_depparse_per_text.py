@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from skbsearch.core.errors import InputError
+from skbsearch.semgraph.concepts import ROOT_CONCEPT, ConceptGraph
 from skbsearch.semgraph.depparse import DependencyParser, compose_pair_graph
-from skbsearch.semgraph.graph import ROOT_CONCEPT, ConceptGraph
 
 pytest.importorskip("spacy")
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from skbsearch.semgraph.graph import ROOT_CONCEPT, ConceptGraph
+from skbsearch.semgraph.concepts import ROOT_CONCEPT, ConceptGraph
 
 #: Number of edge-feature dimensions (l in the paper).
 EDGE_DIM = 2

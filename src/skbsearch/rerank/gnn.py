@@ -27,8 +27,8 @@ from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.encoders import encode_texts, load_encoder
 from skbsearch.rerank.docgraph import build_document_graph
 from skbsearch.rerank.gnn_models import GNNScorer, torch_threads
+from skbsearch.semgraph.concepts import ConceptGraph
 from skbsearch.semgraph.depparse import DependencyParser
-from skbsearch.semgraph.graph import ConceptGraph
 from skbsearch.semgraph.paths import path_text
 
 DocText = Callable[[str], str] | Mapping[str, str]

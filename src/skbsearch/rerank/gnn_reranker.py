@@ -23,8 +23,8 @@ from skbsearch.core.stage import (
     precision_param,
 )
 from skbsearch.core.types import Query, Run
+from skbsearch.semgraph.concepts import ConceptGraph
 from skbsearch.semgraph.depparse import DEFAULT_SPACY_MODEL, DependencyParser
-from skbsearch.semgraph.graph import ConceptGraph
 
 
 @register_stage

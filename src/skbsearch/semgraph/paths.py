@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 
-from skbsearch.semgraph.graph import ConceptGraph
+from skbsearch.semgraph.concepts import ConceptGraph
 
 
 def shortest_paths(

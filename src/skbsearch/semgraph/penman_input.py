@@ -14,7 +14,7 @@ from pathlib import Path
 
 from skbsearch.core.errors import InputError, MissingDependencyError
 from skbsearch.core.jsonl import iter_jsonl
-from skbsearch.semgraph.graph import ROOT_CONCEPT, ConceptGraph
+from skbsearch.semgraph.concepts import ROOT_CONCEPT, ConceptGraph
 
 #: File suffixes read by :func:`load_penman_dir`.
 PENMAN_SUFFIXES = (".amr", ".penman", ".txt")

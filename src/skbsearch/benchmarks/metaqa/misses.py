@@ -4,7 +4,7 @@ The test-like protocol (:func:`kfold_misses`): dev questions of every hop are sp
 ``k`` folds by a hash of their text (identical texts share a fold); for each fold, the
 relation-path model is trained on the other folds' questions of every hop (as
 ``--split test`` trains on all of dev) and the fold's questions are answered by the
-:class:`~skbsearch.benchmarks.metaqa.paths.GraphRetriever`. Nothing fitted sees the fold it scores.
+:class:`~skbsearch.benchmarks.metaqa.paths.RelationPathRetriever`. Nothing fitted sees the fold it scores.
 
 Every miss (top answer's name not a gold answer) gets one cause, checked in this order
 (:func:`classify`):
@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from skbsearch.benchmarks.metaqa.paths import GraphRetriever
+from skbsearch.benchmarks.metaqa.paths import RelationPathRetriever
 from skbsearch.benchmarks.metaqa.protocol import (
     MetaQAQuestion,
     ambiguity_split,
@@ -76,7 +76,7 @@ class Miss:
     within_hops: bool = True
 
 
-def classify(retriever: GraphRetriever, linker: EntityLinker, q: MetaQAQuestion,
+def classify(retriever: RelationPathRetriever, linker: EntityLinker, q: MetaQAQuestion,
              top_path: tuple[str, ...] | None, nodes: np.ndarray, scores: np.ndarray) -> Miss:
     """The cause of one question's miss (see the module docstring), or ``cause=None``.
 
@@ -162,7 +162,7 @@ def kfold_misses(
     backoff: bool = False,
     cache_dir: Any = None,
     model_factory: Callable[[list[MetaQAQuestion]], RelationPathModel] | None = None,
-    retriever_factory: Callable[[RelationPathModel], GraphRetriever] | None = None,
+    retriever_factory: Callable[[RelationPathModel], RelationPathRetriever] | None = None,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[dict[str, dict[str, float]], list[Miss]]:
     """K-fold held-out classification of every question of every hop.
@@ -174,7 +174,7 @@ def kfold_misses(
         model_factory: trains the path model on the other folds (default
             :func:`~skbsearch.benchmarks.metaqa.protocol.train_path_model`, cached).
         retriever_factory: the stage for a trained model (default: the benchmark's
-            ``GraphRetriever`` with ``top_paths``).
+            ``RelationPathRetriever`` with ``top_paths``).
         backoff: as ``skb bench metaqa`` (graph pipeline) does by default: fit the stage's
             back-off paths on the training folds
             (:func:`~skbsearch.benchmarks.metaqa.protocol.fit_backoff`) and, when they too
@@ -187,7 +187,7 @@ def kfold_misses(
         raise InputError("need at least 2 folds", field="folds")
     say = progress or (lambda stage, done, total: None)
     train_model = model_factory or (lambda qs: train_path_model(skb, linker, qs, cache_dir))
-    make = retriever_factory or (lambda m: GraphRetriever(
+    make = retriever_factory or (lambda m: RelationPathRetriever(
         skb, m, linker, link_mode="brackets", top_paths=top_paths, backoff=len(m.classes) if backoff else 0, k=10**9))
     fold = {h: [fold_of(q.text, k) for q in qs] for h, qs in questions.items()}
     results: dict[int, dict[int, Miss]] = {h: {} for h in questions}

@@ -43,7 +43,7 @@ class Explanation:
 
 
 @dataclass(eq=False, repr=False)
-class GraphRetriever(StageBase):
+class RelationPathRetriever(StageBase):
     """Answer nodes by relation-path following from linked entities.
 
     Args:
@@ -247,4 +247,4 @@ class GraphRetriever(StageBase):
         return Explanation(links[0], preds[0], list(zip(ids[nodes[:k]].tolist(), s[:k].tolist(), strict=True)))
 
     def __repr__(self) -> str:
-        return f"GraphRetriever(link_mode={self.link_mode!r}, top_paths={self.top_paths}, k={self.k})"
+        return f"RelationPathRetriever(link_mode={self.link_mode!r}, top_paths={self.top_paths}, k={self.k})"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from skbsearch.benchmarks.metaqa.paths import GraphRetriever
+from skbsearch.benchmarks.metaqa.paths import RelationPathRetriever
 from skbsearch.core.errors import InputError
 from skbsearch.core.paths import cache_root as default_cache_root
 from skbsearch.core.types import Qrels, Query, Run
@@ -198,9 +198,9 @@ def train_path_model(
     return model
 
 
-def fit_backoff(skb: SKB, linker: EntityLinker, stage: GraphRetriever,
+def fit_backoff(skb: SKB, linker: EntityLinker, stage: RelationPathRetriever,
                 questions: Sequence[MetaQAQuestion]) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
-    """Fit the graph stage's back-off paths (:meth:`GraphRetriever.fit_backoff`) on the
+    """Fit the graph stage's back-off paths (:meth:`RelationPathRetriever.fit_backoff`) on the
     labelled training questions: their qtype paths and gold answer nodes (looked up only
     for the questions whose path reaches nothing)."""
     labelled = [q for q in questions if q.qtype]

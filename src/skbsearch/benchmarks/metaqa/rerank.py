@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from skbsearch.benchmarks.metaqa.paths import GraphRetriever
+from skbsearch.benchmarks.metaqa.paths import RelationPathRetriever
 from skbsearch.benchmarks.metaqa.protocol import (
     HOPS,
     MetaQAQuestion,
@@ -99,7 +99,7 @@ class MetaQAComponents:
         self.index = text.index
         self.train = dev_questions(data_dir, scope, train_fraction)
         path_model = train_path_model(self.skb, self.linker, self.train, cache_dir)
-        self.graph = GraphRetriever(self.skb, path_model, self.linker, link_mode="brackets", k=100)
+        self.graph = RelationPathRetriever(self.skb, path_model, self.linker, link_mode="brackets", k=100)
         report("load kb and documents", 1, 1)
 
     def retriever(self, k_docs: int = 2, k_paths: int = 15) -> Any:
