@@ -32,6 +32,7 @@ import numpy as np
 
 from skbsearch.core.atomic import ARTEFACT_FIELD, atomic_dir
 from skbsearch.core.errors import ArtefactError, InputError, MissingDependencyError
+from skbsearch.core.lazy import optional_module
 from skbsearch.core.paths import cache_root
 from skbsearch.encoders.base import Encoder
 from skbsearch.encoders.word_cache import WordCache, splits_on_whitespace
@@ -114,11 +115,7 @@ def is_model2vec_dir(path: Path) -> bool:
 
 
 def _model2vec() -> Any:
-    try:
-        import model2vec
-    except ImportError as e:
-        raise MissingDependencyError("model2vec", "static", "The static (model2vec) encoder") from e
-    return model2vec
+    return optional_module("model2vec", "model2vec", "static", "The static (model2vec) encoder")
 
 
 def weights_digest(path: Path) -> str:

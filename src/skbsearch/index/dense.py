@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from skbsearch.core.devices import cpu_record, resolve
-from skbsearch.core.errors import ArtefactError, InputError, MissingDependencyError
+from skbsearch.core.errors import ArtefactError, InputError
+from skbsearch.core.lazy import optional_module
 from skbsearch.encoders import SentenceTransformerEncoder, encode_texts, load_encoder
 from skbsearch.index.base import (
     Manifest,
@@ -80,11 +81,7 @@ def exact_topk(matrix: np.ndarray, queries: np.ndarray, k: int) -> list[Hits]:
 
 
 def _faiss() -> Any:
-    try:
-        import faiss
-    except ImportError as e:
-        raise MissingDependencyError("faiss-cpu", "dense", "FAISS dense-index backends") from e
-    return faiss
+    return optional_module("faiss", "faiss-cpu", "dense", "FAISS dense-index backends")
 
 
 class DenseIndex(DocRows):

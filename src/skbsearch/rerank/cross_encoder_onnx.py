@@ -31,6 +31,7 @@ import numpy as np
 
 from skbsearch.core.devices import resolve
 from skbsearch.core.errors import InputError, MissingDependencyError
+from skbsearch.core.lazy import optional_module
 from skbsearch.core.paths import cache_root
 from skbsearch.rerank.cross_encoder_model import (
     MARKER,
@@ -51,11 +52,7 @@ _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
 def _ort() -> Any:
-    try:
-        import onnxruntime
-    except ImportError as e:
-        raise MissingDependencyError("onnxruntime", "onnx", "The ONNX cross-encoder backend") from e
-    return onnxruntime
+    return optional_module("onnxruntime", "onnxruntime", "onnx", "The ONNX cross-encoder backend")
 
 
 def check_quantize(quantize: str | None) -> str:

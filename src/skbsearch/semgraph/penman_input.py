@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from skbsearch.core.errors import InputError, MissingDependencyError
+from skbsearch.core.errors import InputError
 from skbsearch.core.jsonl import iter_jsonl
+from skbsearch.core.lazy import optional_module
 from skbsearch.semgraph.concepts import ROOT_CONCEPT, ConceptGraph
 
 #: File suffixes read by :func:`load_penman_dir`.
@@ -21,11 +22,7 @@ PENMAN_SUFFIXES = (".amr", ".penman", ".txt")
 
 
 def _penman():  # noqa: ANN202 - module object
-    try:
-        import penman
-    except ImportError as e:
-        raise MissingDependencyError("penman", "gnn", "Reading AMR graphs (PENMAN)") from e
-    return penman
+    return optional_module("penman", "penman", "gnn", "Reading AMR graphs (PENMAN)")
 
 
 def _strip_constant(value: str) -> str:
