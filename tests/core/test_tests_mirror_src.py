@@ -31,7 +31,7 @@ NOT_MIRRORED_YET: frozenset[str] = frozenset({
     "core/lazy.py", "core/lines.py", "core/paths.py", "core/registry.py", "core/stage.py",
     "datasets/impliret.py", "datasets/nq.py", "datasets/qrels.py", "datasets/trecdl.py",
     "demo_implicit.py", "encoders/base.py", "encoders/word_cache.py", "enrich/base.py",
-    "enrich/price_phrases.py", "enrich/store.py", "enrich/temporal_parse.py", "index/base.py",
+    "enrich/price_phrases.py", "enrich/store.py", "enrich/temporal_parse.py",
     "index/bm25_build.py", "index/bm25_docs.py", "index/bm25_live.py", "index/bm25_scoring.py",
     "index/bm25_skb.py", "index/dense_live.py", "index/distributed_bm25.py",
     "index/distributed_dense.py", "index/docsource.py", "index/kernels.py", "index/live.py",
