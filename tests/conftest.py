@@ -1,13 +1,33 @@
-"""Shared fixtures: the ../shared/data folder (skip cleanly without it)."""
+"""Shared fixtures: the ../shared/data folder (skip cleanly without it).
+
+Test folders are packages (``tests/<package>/test_<module>.py`` mirrors ``src/``, so a name
+such as ``test_base.py`` repeats across folders); the helper modules beside the tests
+(``cli_helpers``, ``serving``, ``live_data``, ``kg_fixtures``, ``kgqa_fixtures``) stay
+importable by their bare names: their folders are appended to ``sys.path`` here.
+"""
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+_TESTS = REPO / "tests"
+
+
+def helper_dirs(tests: Path = _TESTS) -> list[Path]:
+    """Folders under ``tests`` holding a helper module (a ``.py`` file that is not a test,
+    a ``conftest.py`` or an ``__init__.py``)."""
+    return sorted({p.parent for p in tests.rglob("*.py")
+                   if not p.name.startswith(("test_", "conftest", "__init__"))})
+
+
+for _d in helper_dirs():
+    if str(_d) not in sys.path:
+        sys.path.append(str(_d))
 
 
 def shared_data_dir() -> Path:

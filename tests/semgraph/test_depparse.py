@@ -1,4 +1,4 @@
-"""Per-text mode of the built-in semantic parser: parse each text once, compose pair graphs."""
+"""The built-in semantic parser (spaCy): pair graphs, the disk cache, per-text mode."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 from skbsearch.core.errors import InputError
 from skbsearch.semgraph.concepts import ROOT_CONCEPT, ConceptGraph
 from skbsearch.semgraph.depparse import DependencyParser, compose_pair_graph
+from skbsearch.semgraph.paths import path_text
 
 pytest.importorskip("spacy")
 
@@ -131,3 +132,20 @@ def test_per_text_is_saved_with_a_model_and_rebuilt_on_load(tmp_path) -> None:
     old = {k: v for k, v in settings.items() if k != "per_text"}  # models saved before the option
     save_model(GNNScorer(GNNConfig(kind="mlp", in_dim=8)), tmp_path / "old", old)
     assert GNNReranker.load(tmp_path / "old", {"d": "text"}).featurizer.parser.per_text is False
+
+
+def test_dependency_parser_graph_and_disk_cache(tmp_path) -> None:
+    pytest.importorskip("spacy")
+    q = "how long is life cycle of flea"
+    doc = "A flea can live up to a year. The Eiffel Tower is in Paris."
+    parser = DependencyParser(cache_dir=tmp_path)
+    g = parser.parse(q, doc)
+    assert g.root == "question"
+    assert ("cycle", "prep_of", "flea") in g.edges
+    assert ("question", "q", "cycle") in g.edges and ("question", "q", "live") not in g.edges
+    assert "eiffel tower" in g.concepts()  # a named entity is one node
+    text = path_text(g)
+    assert text.startswith("question") and "live" in text and "paris" not in text
+    again = DependencyParser(cache_dir=tmp_path)
+    assert again.parse_many([(q, doc)])[0].to_dict() == g.to_dict()
+    assert again._nlp is None  # served from the disk cache, spaCy never loaded

@@ -1,50 +1,22 @@
-"""Constrained retrieval: question words, speakers and pseudo-relevance feedback (issue 16)."""
+"""Constrained retrieval: question words, speakers, feedback weights and their saved settings
+(issue 16)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
+from priced_texts import TEXTS
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.types import Query
 from skbsearch.enrich import ArithmeticEnricher, enrich_documents
-from skbsearch.index.sparse import BM25Index
 from skbsearch.retrieve.constrained import ConstrainedRetriever
-from skbsearch.retrieve.feedback import TermFeedback
-
-TEXTS = {
-    "phone": "The Fairphone 2016 phone sells for $650: battery, camera and photos are fine.",
-    "bike": "The Specialized 2015 is $650.",
-    "s1": "This smartphone: battery, camera and photos are fine.",
-    "s2": "That smartphone: battery, camera and photos are good.",
-    "s3": "Another smartphone: battery, camera and photos are great.",
-    "b1": "A bicycle with a light frame and good brakes.",
-    "b2": "The bicycle frame and wheels held up on trails.",
-}
 
 
 def _docs() -> list:
     return enrich_documents(list(TEXTS.items()), [ArithmeticEnricher()], progress=False)
-
-
-def test_term_feedback_expands_with_the_topics_words() -> None:
-    index = BM25Index.from_texts(list(TEXTS.items()))
-    fb = TermFeedback(index, docs=3, terms=5)
-    rows = np.arange(len(TEXTS))
-    q = index.tokenize(["smartphone"])[0]
-    seed = index.score_docs(q, rows)
-    vocab = {v: k for k, v in index.tokenizer.get_vocab_dict().items()}
-    words = {vocab[t] for t, _ in fb.expansion(seed, exclude=q)}
-    assert "smartphon" not in words and {"batteri", "camera"} <= words
-    assert not any(w.isdigit() for w in words)
-    s = dict(zip(index.doc_ids, fb.scores(seed, exclude=q), strict=True))
-    assert s["phone"] > 0 == s["bike"] == s["b1"]
-    assert fb.expansion(np.zeros(len(TEXTS))) == []
-    with pytest.raises(ValueError):
-        TermFeedback(index, docs=0)
 
 
 def test_feedback_decides_between_documents_that_meet_the_constraint() -> None:
