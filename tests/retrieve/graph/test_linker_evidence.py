@@ -1,0 +1,97 @@
+"""The linker weighs its evidence on the SKB's own text (issue 32): a word of the KG is not a
+typo, a repeated word is still one word, a proper noun's text uses that point at its node
+are no evidence against it."""
+
+from __future__ import annotations
+
+import pytest
+
+from skbsearch.index.names import build_name_index
+from skbsearch.index.sparse import BM25Index
+from skbsearch.kb import SKBBuilder
+from skbsearch.retrieve.graph.commonness import NameShare
+from skbsearch.retrieve.graph.linking import NameLinker, proper_nouns
+
+
+def _glossed():
+    """WordNet-shaped: lemma names, glosses; 'Italy' is named in its regions' glosses (its
+    neighbours), 'lie' and 'part' in glosses of unrelated nodes; 'genera' is a gloss word
+    and no name."""
+    b = SKBBuilder()
+    b.add_node("italy", "concept", "italy", {"description": "a republic in southern Europe"})
+    b.add_node("general", "concept", "general", {"description": "a high ranking military officer"})
+    b.add_node("generality", "concept", "generality", {"description": "the quality of being general"})
+    b.add_node("lie", "concept", "lie", {"description": "a statement that deceives"})
+    b.add_node("part", "concept", "part", {"description": "something less than the whole"})
+    regions = ["tuscany", "lombardy", "sicily", "umbria", "liguria", "veneto"]
+    for r in regions:
+        b.add_node(r, "concept", r, {"description": "a region of northern italy; a part of italy"})
+        b.add_edge("italy", "has part", r)
+    b.add_node("flatfish", "concept", "flatfish family", {"description": "several genera of flatfish"})
+    b.add_node("sole", "concept", "sole", {"description": "flatfish of two genera that lie on the sea bed"})
+    uses = ["to lie down and rest", "lie in wait for prey", "the land may lie fallow",
+            "a coat that is part wool", "part of a machine", "the better part of a day",
+            "an old italy of the mind"]
+    for i, gloss in enumerate(uses):
+        b.add_node(f"u{i}", "concept", f"sense {i}", {"description": gloss})
+    b.add_edge("u0", "related", "general")
+    b.add_edge("flatfish", "related", "sole")
+    return b.build()
+
+
+@pytest.fixture(scope="module")
+def glossed():
+    kb = _glossed()
+    return kb, build_name_index(kb), BM25Index.default_for_skb(kb)
+
+
+def _links(kb, linker, text):
+    return {kb.ids[a.node]: a for a in linker.link(text)}
+
+
+def test_a_word_of_the_kgs_text_is_not_read_as_a_typo(glossed):
+    kb, names, text = glossed
+    # without the text, "genera" is one trigram step from the name "general": a typo
+    blind = _links(kb, NameLinker(kb, names), "which fish genera are there")
+    assert "general" in blind and blind["general"].source == "fuzzy"
+    # "genera" is a word of the glosses: not a misspelt name
+    linker = NameLinker(kb, names, text_index=text)
+    assert linker.known_word("genera") and not linker.known_word("generra")
+    assert "general" not in _links(kb, linker, "which fish genera are there")
+    # a real typo (a word no text has) is still corrected
+    assert "general" in _links(kb, linker, "which generral fought")
+
+
+def test_a_repeated_word_is_weighed_as_one_word(glossed):
+    kb, names, text = glossed
+    linker = NameLinker(kb, names, text_index=text)
+    weight = linker.name_share.weight("part")
+    assert weight < 0.7  # "part" is a word of five other glosses
+    once = _links(kb, linker, "which places are part of the whole")
+    twice = _links(kb, linker, "which places are part of a thing that is part of the whole")
+    assert once["part"].conf == pytest.approx(weight)
+    assert twice["part"].conf <= weight + 1e-9  # not a two-word mention at full confidence
+
+
+def test_a_proper_nouns_uses_in_its_neighbours_text_do_not_count_against_it(glossed):
+    kb, names, text = glossed
+    share = NameShare(kb, names, text)
+    # 'italy' is in 8 nodes' own text, one of them its own: as a common word it has share 1/8,
+    # but 7 of those 8 are the node itself and its neighbours (its regions)
+    assert share.share("italy") == pytest.approx(1 / 8)
+    assert share.share("italy", proper=True) == pytest.approx(7 / 8)
+    # 'lie' is in glosses of nodes that are not its neighbours: a capital letter changes nothing
+    assert share.share("lie", proper=True) == pytest.approx(share.share("lie")) == pytest.approx(1 / 5)
+    linker = NameLinker(kb, names, text_index=text)
+    written = _links(kb, linker, "Which places that are part of Italy lie in the north?")
+    lower = _links(kb, linker, "which places that are part of italy lie in the north?")
+    assert written["italy"].conf == pytest.approx((7 / 8) ** 0.5)
+    assert lower["italy"].conf == pytest.approx((1 / 8) ** 0.5)
+    assert written["lie"].conf == pytest.approx(lower["lie"].conf)
+
+
+def test_proper_nouns_are_capitalised_words_after_the_first():
+    assert proper_nouns("Which places that are part of Italy lie in the north?") == {"italy"}
+    assert proper_nouns("Italy: which places") == frozenset()
+    assert proper_nouns("WHICH PLACES ARE PART OF ITALY") == frozenset()  # shouted: no evidence
+    assert proper_nouns("Which Rivers Flow Through Africa") == frozenset()  # title case: none
