@@ -95,3 +95,51 @@ def test_proper_nouns_are_capitalised_words_after_the_first():
     assert proper_nouns("Italy: which places") == frozenset()
     assert proper_nouns("WHICH PLACES ARE PART OF ITALY") == frozenset()  # shouted: no evidence
     assert proper_nouns("Which Rivers Flow Through Africa") == frozenset()  # title case: none
+
+
+def test_rival_senses_of_one_mention_do_not_add_up():
+    import numpy as np
+
+    from skbsearch.retrieve.graph.linking import Anchor
+    from skbsearch.retrieve.graph.plan import relational_evidence
+
+    # "Which places that are part of Italy lie in the north?": three senses of "lie" (word 7)
+    # reach one another's nodes; Italy (word 6) reaches its regions 10 and 11
+    anchors = [Anchor(0, 0.75, "italy", (6,), "exact", True), Anchor(1, 0.4, "lie", (7,), "exact", True),
+               Anchor(2, 0.4, "lie", (7,), "exact", True), Anchor(3, 0.4, "lie", (7,), "fuzzy", True),
+               # a partial name ("lie detector" for "lie") is no rival sense: its evidence adds
+               Anchor(4, 0.3, "lie", (7,), "fuzzy", False)]
+    walks = [(0, ("t", "has part"), 0.75, np.array([10, 11])),
+             (1, ("t", "derived"), 0.4, np.array([2, 3])),
+             (2, ("t", "derived"), 0.4, np.array([1, 3])),
+             (3, ("t", "derived"), 0.4, np.array([1, 2])),
+             (3, ("t", "hypernym"), 0.2, np.array([2, 10])),
+             (4, ("t", "hypernym"), 0.3, np.array([1, 11]))]
+    rel = relational_evidence(anchors, walks, 12)
+    # each sense's node is reached by the other two: one sense's evidence, not their sum
+    assert rel[1] == pytest.approx(0.4 + 0.3) and rel[3] == pytest.approx(0.4)
+    assert rel[2] == pytest.approx(0.6)  # one sense ("lie in") reaches it by two metapaths: they add
+    # distinct mentions add: region 10 is reached from Italy and from a sense of "lie"
+    assert rel[10] == pytest.approx(0.75 + 0.2) and rel[11] == pytest.approx(0.75 + 0.3)
+    assert rel[0] == 0.0
+
+
+def test_a_name_said_whole_stays_a_named_link():
+    b = SKBBuilder()
+    b.add_node("lie-v", "concept", "lie", {"description": "be located somewhere"})
+    b.add_node("lie-n", "concept", "lie", {"description": "a statement that deceives"})
+    b.add_node("lie-in", "concept", "lie-in", {"description": "a morning spent in bed"})
+    b.add_node("detector", "concept", "lie detector", {"description": "a polygraph"})
+    b.add_node("town", "concept", "town", {"description": "an urban area"})
+    for n in ("lie-v", "lie-n", "lie-in", "detector"):
+        b.add_edge("town", "related", n)
+    kb = b.build()
+    linker = NameLinker(kb, build_name_index(kb), text_index=BM25Index.default_for_skb(kb))
+    got = _links(kb, linker, "where does the town lie")
+    # the fuzzy match of the whole name is stronger than each candidate's share of the exact
+    # mention, but the node is still one the question names (not an answer, a rival sense)
+    for node in ("lie-v", "lie-n"):
+        assert got[node].source == "exact" and got[node].whole
+        assert got[node].conf > 0.5  # the fuzzy link's confidence, not half of the exact one's
+    assert got["lie-in"].source == "fuzzy" and got["lie-in"].whole  # every name word said
+    assert "detector" not in got or not got["detector"].whole

@@ -44,17 +44,22 @@ from skbsearch.retrieve.graph.exact_linker import (
 )
 
 _WORD = re.compile(r"^\w\w+$")
+#: sources of links whose mention is the node's whole name
+_NAMED = ("bracket", "exact")
 
 
 @dataclass(frozen=True)
 class Anchor:
-    """A node the query mentions: confidence in [0, 1], matched word positions, source."""
+    """A node the query mentions: confidence in [0, 1], matched word positions, source;
+    ``whole``: the query says all of the node's name (an exact or bracketed link, or a fuzzy
+    one that matched every name word: "lie-in" for "lie", "painter" for "painters")."""
 
     node: int
     conf: float
     mention: str
     words: tuple[int, ...]
     source: str
+    whole: bool = False
 
 
 def _trigrams(word: str) -> set[str]:
@@ -214,6 +219,9 @@ class NameLinker:
         def add(a: Anchor) -> None:
             old = found.get(a.node)
             if a.conf >= self.min_conf and (old is None or a.conf > old.conf):
+                if old is not None and old.source in _NAMED and a.source not in _NAMED:
+                    # stronger evidence for a node the query names whole: still named there
+                    a = Anchor(a.node, a.conf, old.mention, old.words, old.source, True)
                 found[a.node] = a
 
         resolved: set[int] = set()  # words of bracketed mentions that name a node
@@ -223,7 +231,7 @@ class NameLinker:
             if cands:
                 resolved.update(pos)
             for c in cands:
-                add(Anchor(c.node, float(c.score), phrase, pos, "bracket"))
+                add(Anchor(c.node, float(c.score), phrase, pos, "bracket", True))
 
         def inside(pos: Sequence[int]) -> bool:
             return bool(pos) and all(p in resolved for p in pos)
@@ -234,7 +242,7 @@ class NameLinker:
                 continue
             quality = self.informativeness(words[m.start : m.end]) * self._one_word(words[m.start : m.end], proper)
             for c in m.candidates:
-                add(Anchor(c.node, float(c.score) * quality, m.text, span, "exact"))
+                add(Anchor(c.node, float(c.score) * quality, m.text, span, "exact", True))
         qset = {i for i in ids if i is not None}
         for node in hits.tolist():
             name = self.name_ids(node)
@@ -250,7 +258,8 @@ class NameLinker:
             # a one-word name is weighed by its name share however often the query repeats it
             quality = self.informativeness([words[k] for k in pos]) * (
                 self._one_word([words[pos[0]]], proper) if len(name) == 1 else 1.0)
-            add(Anchor(node, share * share * quality, " ".join(words[k] for k in pos), pos, "fuzzy"))
+            add(Anchor(node, share * share * quality, " ".join(words[k] for k in pos), pos, "fuzzy",
+                       whole=share >= 1.0 - 1e-9))
         if self.aliases:
             for gram, pos in _grams(words):
                 if inside(pos):
