@@ -143,3 +143,30 @@ def test_a_name_said_whole_stays_a_named_link():
         assert got[node].conf > 0.5  # the fuzzy link's confidence, not half of the exact one's
     assert got["lie-in"].source == "fuzzy" and got["lie-in"].whole  # every name word said
     assert "detector" not in got or not got["detector"].whole
+
+
+def test_nodes_the_question_names_whole_are_not_its_answers():
+    from skbsearch.core.types import Query
+    from skbsearch.retrieve.graph.retriever import SKBGraphRetriever
+
+    b = SKBBuilder()
+    b.add_node("italy", "concept", "italy", {"description": "a republic in southern Europe"})
+    b.add_node("lie-v", "concept", "lie", {"description": "be located or situated in a place"})
+    b.add_node("lie-n", "concept", "lie", {"description": "the position in which something lies"})
+    b.add_node("lie-in", "concept", "lie-in", {"description": "a morning spent in bed"})
+    b.add_edge("lie-v", "derived", "lie-n")
+    b.add_edge("lie-in", "derived", "lie-v")
+    for i, gloss in enumerate(["to lie down and rest", "lie in wait for prey", "the land may lie fallow",
+                               "where the truth may lie", "lie low for a while"]):
+        b.add_node(f"u{i}", "concept", f"sense {i}", {"description": gloss})  # "lie": a common word
+    for r, where in [("ferrara", "northern"), ("lombardy", "north central"), ("calabria", "southern"),
+                     ("puglia", "southeastern"), ("tuscany", "central")]:
+        b.add_node(r, "concept", r, {"description": f"a region in {where} italy"})
+        b.add_edge("italy", "has part", r)
+    kb = b.build()
+    stage = SKBGraphRetriever(kb, BM25Index.default_for_skb(kb), build_name_index(kb), k=10)
+    run = stage([Query("q", "Which places that are part of Italy lie in the north?", {})])
+    ranked = sorted(run["q"], key=lambda d: -run["q"][d])
+    # "lie" (each sense, and "lie-in" whose every name word the question says) is named, not asked for
+    assert not {"lie-v", "lie-n", "lie-in"} & set(ranked)
+    assert ranked[0] in ("ferrara", "lombardy")

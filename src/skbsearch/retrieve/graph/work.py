@@ -234,7 +234,7 @@ class GraphWork:
         g_nodes = uniq[top_k(rel_all[uniq], self.n_graph)] if len(uniq) > self.n_graph else uniq
         rows = unique_sorted(np.concatenate([g_nodes.astype(np.int64), text]))
         if exclude:
-            named = [a for a in plan.anchors if a.source in ("bracket", "exact") or a.conf >= 0.99]
+            named = [a for a in plan.anchors if a.whole or a.conf >= 0.99]
             # untrained only: a fitted model's exclusion was learned from judged answers
             asked = self._asked_about(plan, named, text) if self.model is None or not self.model.info else set()
             rows = rows[~np.isin(rows, [a.node for a in named if a.node not in asked])]
