@@ -170,3 +170,35 @@ def test_nodes_the_question_names_whole_are_not_its_answers():
     # "lie" (each sense, and "lie-in" whose every name word the question says) is named, not asked for
     assert not {"lie-v", "lie-n", "lie-in"} & set(ranked)
     assert ranked[0] in ("ferrara", "lombardy")
+
+
+def _painters():
+    """Lemma names and glosses: 24 painters are instances of the class node 'painter', whose
+    name is also a word of eight other glosses (a small name share)."""
+    b = SKBBuilder()
+    b.add_node("painter", "concept", "painter", {"description": "an artist who paints"})
+    b.add_node("lexicon", "concept", "lexicon", {"description": "a list of words"})
+    for i in range(24):
+        b.add_node(f"p{i}", "concept", f"master {i}", {"description": f"an artist of the school number {i}"})
+        b.add_edge(f"p{i}", "instance hypernym", "painter")
+    for i in range(8):
+        b.add_node(f"u{i}", "concept", f"tool {i}", {"description": f"a brush a painter uses, kind {i}"})
+        b.add_edge(f"u{i}", "related", "lexicon")
+    return b.build()
+
+
+def test_a_class_the_answer_phrase_names_keeps_its_weight_whatever_its_name_share():
+    from skbsearch.retrieve.graph.retriever import SKBGraphRetriever
+
+    kb = _painters()
+    work = SKBGraphRetriever(kb, BM25Index.default_for_skb(kb), build_name_index(kb), k=10).inner
+    painter = kb.index_of("painter")
+    assert painter in work.planner.answer_types.class_nodes
+    asked = work.plan(["Which painters does the lexicon list by name?"])[0]
+    said = work.plan(["Which brushes does a painter use?"])[0]  # named, not asked for
+    link = {a.node: a for a in asked.anchors}[painter]
+    assert link.conf < 0.6  # a common word of the glosses
+    weight = [v for ai, path, v in asked.paths if asked.anchors[ai].node == painter]
+    assert weight and max(weight) == pytest.approx(1.0)  # the class's in-link share
+    other = [v for ai, path, v in said.paths if said.anchors[ai].node == painter]
+    assert all(v <= {a.node: a for a in said.anchors}[painter].conf + 1e-9 for v in other)
