@@ -202,3 +202,12 @@ def test_a_class_the_answer_phrase_names_keeps_its_weight_whatever_its_name_shar
     assert weight and max(weight) == pytest.approx(1.0)  # the class's in-link share
     other = [v for ai, path, v in said.paths if said.anchors[ai].node == painter]
     assert all(v <= {a.node: a for a in said.anchors}[painter].conf + 1e-9 for v in other)
+
+
+def test_a_word_naming_many_nodes_is_no_proper_noun(glossed, monkeypatch):
+    from skbsearch.retrieve.graph import commonness
+
+    kb, names, text = glossed
+    monkeypatch.setattr(commonness, "MAX_PROPER_NAMED", 0)  # 'italy' names one node: now too many
+    share = NameShare(kb, names, text)
+    assert share.share("italy", proper=True) == pytest.approx(share.share("italy")) == pytest.approx(1 / 8)

@@ -43,6 +43,9 @@ from skbsearch.retrieve.graph.name_table import normalise
 #: the exponent of the name share in a one-word link's confidence (0.5: a word that is a
 #: name in a quarter of its uses keeps half its confidence)
 NAME_SHARE_POWER = 0.5
+#: a word that names more nodes than this is no one node's proper noun: its neighbour share is
+#: not measured (and a query's capitalised words cannot buy walks over a large part of the graph)
+MAX_PROPER_NAMED = 1000
 #: the field of relation lines (neighbours' names: not a node's own text)
 RELATION_FIELD = "relations"
 
@@ -108,7 +111,7 @@ class NameShare:
         users = self._text_users(word)
         uses = max(df_name, len(users), self._type_size.get(key, 0))
         share = df_name / uses
-        if not proper or share >= 1.0 or not len(users):
+        if not proper or share >= 1.0 or not len(users) or df_name > MAX_PROPER_NAMED:
             return share
         return max(share, self._neighbour_share(sid, users))
 
