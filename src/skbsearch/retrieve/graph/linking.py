@@ -9,8 +9,9 @@ Three kinds of evidence, merged per node (a node keeps its strongest link):
   :meth:`NameLinker.fit_background` has seen training queries);
 - ``fuzzy``: BM25 over node names finds partial mentions ("the Ranger Pro mug" for
   "Coralhaus Ranger Pro Insulated Mug"); the link's confidence is the squared idf-weighted
-  share of the name's words the query contains. Query words unknown to the names are
-  first corrected to the closest name word by character trigrams (typos).
+  share of the name's words the query contains. Query words unknown to the names and to the
+  nodes' text are first corrected to the closest name word by character trigrams (typos; a
+  word of the KG's text, "genera", is not a misspelt name, "general").
 
 Trained, the linker also knows *aliases* (:func:`learn_aliases`): words of training
 queries that reliably name a node without saying its name ("cup" for the category Mugs).
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,17 +44,22 @@ from skbsearch.retrieve.graph.exact_linker import (
 )
 
 _WORD = re.compile(r"^\w\w+$")
+#: sources of links whose mention is the node's whole name
+_NAMED = ("bracket", "exact")
 
 
 @dataclass(frozen=True)
 class Anchor:
-    """A node the query mentions: confidence in [0, 1], matched word positions, source."""
+    """A node the query mentions: confidence in [0, 1], matched word positions, source;
+    ``whole``: the query says all of the node's name (an exact or bracketed link, or a fuzzy
+    one that matched every name word: "lie-in" for "lie", "painter" for "painters")."""
 
     node: int
     conf: float
     mention: str
     words: tuple[int, ...]
     source: str
+    whole: bool = False
 
 
 def _trigrams(word: str) -> set[str]:
@@ -96,6 +102,8 @@ class NameLinker:
         self._stop = set(tok.stopwords or ())
         self._stem = tok.stemmer
         self._vocab: dict[str, int] = tok.stem_to_sid if self._stem is not None else tok.word_to_id
+        #: the words of the nodes' documents: a query word among them is a word of the KG, not a typo
+        self._text_vocab = _vocabulary(text_index)
         indptr = np.asarray(name_index.bm25.scores["indptr"])
         df = np.diff(indptr).astype(np.float64)
         self.idf = np.log1p(max(name_index.num_docs, 1) / np.maximum(df, 1.0))
@@ -123,9 +131,17 @@ class NameLinker:
             return None
         key = self._stem(word) if self._stem is not None else word
         sid = self._vocab.get(key)
-        if sid is None and correct and len(word) >= 5:
+        if sid is None and correct and len(word) >= 5 and not self.known_word(word):
             sid = self._closest(key)
         return sid
+
+    def known_word(self, word: str) -> bool:
+        """Whether a normalised word is a word of the nodes' documents (the text index's
+        vocabulary): such a word is not a typo of a name word ("genera" is not "general")."""
+        if self._text_vocab is None:
+            return False
+        vocab, stem = self._text_vocab
+        return (stem(word) if stem is not None else word) in vocab
 
     def prepare(self) -> NameLinker:
         """Build the typo-correction table (the name vocabulary's trigrams) now, at the
@@ -191,16 +207,21 @@ class NameLinker:
             return 0.0
         return float(np.mean([self.exact.token_weight(w) for w in words]))
 
-    def _one_word(self, words: Sequence[str]) -> float:
-        """A one-word mention's name-share factor (:meth:`NameShare.weight`); 1 for longer ones."""
-        return self.name_share.weight(words[0]) if len(words) == 1 else 1.0
+    def _one_word(self, words: Sequence[str], proper: frozenset[str] = frozenset()) -> float:
+        """A one-word mention's name-share factor (:meth:`NameShare.weight`; ``proper``: the
+        query's proper nouns); 1 for longer ones."""
+        return self.name_share.weight(words[0], proper=words[0] in proper) if len(words) == 1 else 1.0
 
     def _link_one(self, text: str, words: list[str], ids: list[int | None], hits: np.ndarray) -> list[Anchor]:
         found: dict[int, Anchor] = {}
+        proper = proper_nouns(strip_brackets(text))
 
         def add(a: Anchor) -> None:
             old = found.get(a.node)
             if a.conf >= self.min_conf and (old is None or a.conf > old.conf):
+                if old is not None and old.source in _NAMED and a.source not in _NAMED:
+                    # stronger evidence for a node the query names whole: still named there
+                    a = Anchor(a.node, a.conf, old.mention, old.words, old.source, True)
                 found[a.node] = a
 
         resolved: set[int] = set()  # words of bracketed mentions that name a node
@@ -210,7 +231,7 @@ class NameLinker:
             if cands:
                 resolved.update(pos)
             for c in cands:
-                add(Anchor(c.node, float(c.score), phrase, pos, "bracket"))
+                add(Anchor(c.node, float(c.score), phrase, pos, "bracket", True))
 
         def inside(pos: Sequence[int]) -> bool:
             return bool(pos) and all(p in resolved for p in pos)
@@ -219,9 +240,9 @@ class NameLinker:
             span = tuple(range(m.start, m.end))
             if inside(span):
                 continue
-            quality = self.informativeness(words[m.start : m.end]) * self._one_word(words[m.start : m.end])
+            quality = self.informativeness(words[m.start : m.end]) * self._one_word(words[m.start : m.end], proper)
             for c in m.candidates:
-                add(Anchor(c.node, float(c.score) * quality, m.text, span, "exact"))
+                add(Anchor(c.node, float(c.score) * quality, m.text, span, "exact", True))
         qset = {i for i in ids if i is not None}
         for node in hits.tolist():
             name = self.name_ids(node)
@@ -234,9 +255,11 @@ class NameLinker:
             pos = tuple(k for k, i in enumerate(ids) if i is not None and i in name)
             if inside(pos):
                 continue
+            # a one-word name is weighed by its name share however often the query repeats it
             quality = self.informativeness([words[k] for k in pos]) * (
-                self._one_word([words[k] for k in pos]) if len(name) == 1 else 1.0)
-            add(Anchor(node, share * share * quality, " ".join(words[k] for k in pos), pos, "fuzzy"))
+                self._one_word([words[pos[0]]], proper) if len(name) == 1 else 1.0)
+            add(Anchor(node, share * share * quality, " ".join(words[k] for k in pos), pos, "fuzzy",
+                       whole=share >= 1.0 - 1e-9))
         if self.aliases:
             for gram, pos in _grams(words):
                 if inside(pos):
@@ -245,6 +268,25 @@ class NameLinker:
                     add(Anchor(node, strength, gram, pos, "alias"))
         ranked = sorted(found.values(), key=lambda a: (a.source != "bracket", -a.conf, a.node))
         return ranked[: max(self.max_anchors, sum(a.source == "bracket" for a in ranked))]
+
+
+def proper_nouns(text: str) -> frozenset[str]:
+    """The normalised words a question writes as proper nouns: capitalised, not its first word
+    ("Which rivers flow through Africa?": africa); none when most words are capitalised (a
+    title-case or shouted question says nothing by its capitals)."""
+    raw = text.split()
+    if sum(w[:1].isupper() for w in raw) > max(2, len(raw) // 2):
+        return frozenset()
+    return frozenset(normalise(w) for w in raw[1:] if w[:1].isupper() and normalise(w).isalpha())
+
+
+def _vocabulary(index: BM25Index | None) -> tuple[dict[str, int], Callable[[str], str] | None] | None:
+    """The vocabulary of a BM25 index's tokenizer (stems when it stems) and its stemmer."""
+    if index is None:
+        return None
+    tok = index.tokenizer
+    stem = tok.stemmer
+    return (tok.stem_to_sid if stem is not None else tok.word_to_id), stem
 
 
 def bm25_top_k(index: BM25Index, token_ids: Sequence[int], k: int,

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from skbsearch.core.errors import InputError
-from skbsearch.retrieve.graph.backoff import PlannedPath
+from skbsearch.retrieve.graph.backoff import PlannedPath, Walk
 from skbsearch.retrieve.graph.linking import Anchor
 
 
@@ -100,3 +101,33 @@ def walk_confidence(walked: dict[int, float], floor: float = TEXT_ONLY_CONFIDENC
     least ``floor`` (what its list holds without walks: :func:`text_only_confidence`).
     ``walked``: anchor -> its surest reaching walk's."""
     return min(1.0, max([floor, *walked.values()]))
+
+
+def relational_evidence(anchors: Sequence[Anchor], walks: Sequence[Walk], n: int) -> np.ndarray:
+    """Each node's relational evidence (``n`` nodes): the probabilities of the walks that reach
+    it, summed over an anchor's metapaths and over the anchors, but taken at the largest over
+    the nodes whose whole name one mention says (the same query words; :attr:`Anchor.whole`):
+    those are rival senses of one name ("lie" the verb, the noun, "lie-in"), one of which the
+    question means, so a node the senses reach from one another does not gather their sum.
+    (Partial-name links — products named after the brand the question names — are not rivals
+    of the named node: their evidence adds.)"""
+    rel = np.zeros(n)  # zero pages cost nothing until touched
+    groups: dict[tuple[int, ...], list[Walk]] = {}
+    for w in walks:
+        a = anchors[w[0]]
+        groups.setdefault(a.words if a.whole and a.words else (-1 - w[0],), []).append(w)
+    for group in groups.values():
+        if len({w[0] for w in group}) == 1:
+            for _, _, prob, reached in group:
+                rel[reached] += prob  # a reached set is unique: no repeated index
+            continue
+        idx = np.unique(np.concatenate([w[3] for w in group]))
+        best = np.zeros(len(idx))
+        by_anchor: dict[int, np.ndarray] = {}
+        for ai, _, prob, reached in group:
+            own = by_anchor.setdefault(ai, np.zeros(len(idx)))
+            own[np.searchsorted(idx, reached)] += prob
+        for own in by_anchor.values():
+            np.maximum(best, own, out=best)
+        rel[idx] += best
+    return rel

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.graph.answer_types import AnswerTypes
+from skbsearch.retrieve.graph.answer_types import AnswerTypes, answer_phrase, singular
 from skbsearch.retrieve.graph.exact_linker import bracket_mentions, normalise, strip_brackets
-from skbsearch.retrieve.graph.linking import NameLinker
+from skbsearch.retrieve.graph.linking import Anchor, NameLinker
 from skbsearch.retrieve.graph.metapaths import Metapath, TypeGraph, steps_of
 from skbsearch.retrieve.graph.model import (
     KGModel,
@@ -87,7 +87,7 @@ class Planner:
         for row, ((qi, ai), start) in enumerate(zip(owners, starts, strict=True)):
             plan = plans[qi]
             a = plan.anchors[ai]
-            weight = float(real[row]) if real is not None else a.conf
+            weight = float(real[row]) if real is not None else self._class_weight(a, plan.words)
             opts: list[tuple[Metapath, float]] = []
             if P is not None and classes is not None:
                 cols = [j for j, c in enumerate(classes) if c[0] == start and len(c) > 1]
@@ -112,6 +112,20 @@ class Planner:
             plan.spare.extend((ai, m, v) for k, (m, v) in enumerate(kept[: self.top_paths + self.backoff])
                               if k >= self.top_paths or v < self.min_path_prob)
         return plans
+
+    def _class_weight(self, a: Anchor, words: list[str]) -> float:
+        """An untrained anchor's weight: its link confidence, or, for a class node the
+        question's answer phrase names ("Which *painters* ..."), the share of the class's
+        in-links its members make: a word common in the KG's text is expected of a class
+        the question asks for (its members are the answers), so its name share does not
+        weaken that link."""
+        cls = self.answer_types.class_nodes.get(a.node)
+        if cls is None or not a.whole or not a.words:
+            return a.conf
+        phrase = {singular(w) for w in answer_phrase(words)}
+        if not all(singular(words[i]) in phrase for i in a.words):
+            return a.conf
+        return max(a.conf, cls[1])
 
     def _class_paths(self, node: int, start: str, types: dict[str, float]) -> list[tuple[Metapath, float]]:
         """A class node of an answer type ("Comedian" for people) leads to its members by

@@ -41,6 +41,7 @@ from skbsearch.retrieve.graph.plan import (
     GraphParams,
     Plan,
     Scored,
+    relational_evidence,
     text_only_confidence,
     walk_confidence,
 )
@@ -223,12 +224,11 @@ class GraphWork:
     def _score_one(self, q: Query, plan: Plan, text: np.ndarray, toks: list[int],
                    cache: dict, exclude: bool) -> Scored:
         n = self.skb.num_nodes
-        rel_all = np.zeros(n)  # zero pages cost nothing until touched
-        touched = []
+        walks = self.walks(plan, cache)
+        rel_all = relational_evidence(plan.anchors, walks, n)
+        touched = [reached for *_, reached in walks]
         walked: dict[int, float] = {}
-        for ai, path, prob, reached in self.walks(plan, cache):
-            rel_all[reached] += prob  # a reached set is unique: no repeated index
-            touched.append(reached)
+        for ai, path, prob, _ in walks:
             walked[ai] = max(walked.get(ai, 0.0), plan.certainty.get((ai, path), prob))
         conf = walk_confidence(walked, text_only_confidence(self._type_share(plan)))
         uniq = unique_sorted(np.concatenate(touched), n) if len(touched) > 1 else (
@@ -237,7 +237,7 @@ class GraphWork:
         g_nodes = uniq[top_k(rel_all[uniq], self.n_graph)] if len(uniq) > self.n_graph else uniq
         rows = unique_sorted(np.concatenate([g_nodes.astype(np.int64), text]))
         if exclude:
-            named = [a for a in plan.anchors if a.source in ("bracket", "exact") or a.conf >= 0.99]
+            named = [a for a in plan.anchors if a.whole or a.conf >= 0.99]
             # untrained only: a fitted model's exclusion was learned from judged answers
             asked = self._asked_about(plan, named, text) if self.model is None or not self.model.info else set()
             rows = rows[~np.isin(rows, [a.node for a in named if a.node not in asked])]
