@@ -311,10 +311,8 @@ def reliability(args: Any, proc: Any, base: str, texts: list[str], products: lis
                      f"({args.filter_storm:g} s), and beside one POST /admin/update of 20 products "
                      f"every {args.update_every:g} s ({args.phase_seconds:g} s); server RSS every 0.25 s"),
         "note": ("Load generator and server share 2 cores with other jobs; ratios are against the "
-                 "baseline phase of the same run. The update phase's first update is the first "
-                 "after the build, reloaded whole (generation 1 numbers the relations in name "
-                 "order, the build in order of first use); later ones reuse the served snapshot "
-                 "(server.reuse, benchmarks/serve_reload.py)."),
+                 "baseline phase of the same run. Every reload, the first after the build "
+                 "included, reuses the served snapshot (server.reuse, benchmarks/serve_reload.py)."),
         "command": (f"python benchmarks/serve_load.py --products {args.products} --filter-storm "
                     f"{args.filter_storm:g} --update-every {args.update_every:g} --phase-seconds "
                     f"{args.phase_seconds:g}" + (f" --skb-root {args.skb_root}" if args.skb_root else "")

@@ -123,9 +123,8 @@ def main(argv: list[str] | None = None) -> int:
                      "pipelines; process CPU seconds (all threads) per step"),
         "note": ("Process CPU time, not wall time: the 2 cores were shared with other jobs. The "
                  "'whole / reusing' rows give the ratio of the total CPU in their mean_cpu_s column. "
-                 "The first update after the build is reloaded whole either way (generation 1 "
-                 "numbers the relations in name order, the build in order of first use): the "
-                 "reusing rows' max_cpu_s."),
+                 "The first update after the build reuses the served snapshot like the others "
+                 "(generation 1 keeps the build's relation numbering)."),
         "command": (f"python benchmarks/serve_reload.py --products {args.products} --updates {args.updates} "
                     f"--kind {' '.join(args.kind)}" + (f" --skb-root {args.skb_root}" if args.skb_root else "")
                     + (f" --json {args.json}" if args.json else "")),

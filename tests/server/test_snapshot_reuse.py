@@ -50,11 +50,11 @@ def _updates(tmp_path, skb):
     added = [{"id": "zz-new", "type": "product", "name": "brand new gizmo kettle"}]
     edge = [{"source": "zz-new", "relation": skb.schema.relations[0], "target": skb.ids[5]}]
     (tmp_path / "d5.txt").write_text(skb.ids[30] + "\n")
-    # (the first update changes more than attributes: a generation numbers its relations in
-    # name order, a build in order of first use, so nothing of the graph stage carries over)
+    # (the first update re-prices: generation 1 keeps the build's numbering of relations, in
+    # order of first use, so its reload takes the base snapshot's tables over like any other)
     return [
-        (dict(nodes=_write(tmp_path / "u1.jsonl", renamed)), False),
-        (dict(nodes=_write(tmp_path / "u2.jsonl", repriced)), True),
+        (dict(nodes=_write(tmp_path / "u1.jsonl", repriced)), True),
+        (dict(nodes=_write(tmp_path / "u2.jsonl", renamed)), False),
         (dict(nodes=_write(tmp_path / "u3.jsonl", added), edges=_write(tmp_path / "e3.jsonl", edge)), False),
         (dict(nodes=_write(tmp_path / "u4.jsonl", [{**r, "price": 1.25} for r in repriced])), True),
         (dict(delete_nodes=tmp_path / "d5.txt"), False),
