@@ -12,6 +12,7 @@ import weakref
 
 from serving import build_skb
 
+import skbsearch.kb.live_next as live_next
 from skbsearch.core.types import Query
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.update import update
@@ -75,12 +76,24 @@ def test_incremental_reloads_answer_exactly_as_a_fresh_load(tmp_path, monkeypatc
         loads.append(str(directory))
         return original(cls, directory, *a, **k)
 
+    opened: list[str] = []  # the segments the loader read, and how it opened the generation
+    read_segment, read_after = live_next.read_segment, live_next.read_after
+
+    def opened_after(*a, **kw):
+        got = read_after(*a, **kw)
+        opened.append("whole" if got is None else "from the served one")
+        return got
+
     for k, (kwargs, attrs_only) in enumerate(_updates(tmp_path, ds.skb)):
         old = holder.current
         monkeypatch.setattr(BM25Index, "load", classmethod(counted))
+        monkeypatch.setattr(live_next, "read_segment", lambda p, h: opened.append(p.name) or read_segment(p, h))
+        monkeypatch.setattr(live_next, "read_after", opened_after)
         update(skb_dir, **kwargs)
+        opened.clear()
         new = holder.refresh(timeout=120)
         monkeypatch.undo()
+        assert opened == [f"seg-{k + 1:08d}", "from the served one"], "its segment only, not every pending one"
         assert new.generation == k + 1
         assert not [p for p in loads if p.endswith("bm25")], "the text index was read from disk again"
         loads.clear()
@@ -94,7 +107,7 @@ def test_incremental_reloads_answer_exactly_as_a_fresh_load(tmp_path, monkeypatc
         for before, after in ((old.index("bm25")[1], new.index("bm25")[1]),
                               (old.context.shared_value("name-index"), new.context.shared_value("name-index"))):
             assert after is not before and (after.term_stats is before.term_stats) == attrs_only, k
-        fresh = Snapshot.load(skb_dir)
+        fresh = Snapshot.load(skb_dir)  # (whole)
         warm_pipelines(fresh, POLICY)
         assert new.kb_info == {"snapshot": new.identity, **kb_overview(new.skb)}  # /kb as made anew
         assert new.kb_info["snapshot"] == fresh.kb_info["snapshot"]

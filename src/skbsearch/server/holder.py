@@ -120,7 +120,7 @@ class SnapshotHolder:
                 if stamp is None or stamp == current.stamp:
                     return
                 try:
-                    snapshot = Snapshot.load(self.skb_dir, cache_bytes=self.cache_bytes)
+                    snapshot = Snapshot.load(self.skb_dir, cache_bytes=self.cache_bytes, previous=current)
                     snapshot.reuse(current)
                     self._warm(snapshot)
                     snapshot.kb_info  # noqa: B018 - made here, never by a request

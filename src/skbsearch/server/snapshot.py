@@ -114,14 +114,17 @@ class Snapshot:
         return estimate_bytes(pipeline, exclude=shared)
 
     @classmethod
-    def load(cls, skb_dir: Path, attempts: int = 3,
-             cache_bytes: int = PIPELINE_CACHE_BYTES) -> Snapshot:
-        """Load the SKB at ``skb_dir``; retries when the directory changes during the load."""
+    def load(cls, skb_dir: Path, attempts: int = 3, cache_bytes: int = PIPELINE_CACHE_BYTES,
+             previous: Snapshot | None = None) -> Snapshot:
+        """Load the SKB at ``skb_dir``; retries when the directory changes during the load.
+        Given the ``previous`` snapshot of the same build, a newer generation is opened from
+        its SKB, only the segments since applied (``kb.live_next``; the same SKB)."""
         from skbsearch.kb.store import SKB
 
         for _ in range(attempts):
             before = skb_stamp(skb_dir)
-            skb = SKB.load(skb_dir)
+            same = previous is not None and before is not None and previous.stamp[:-1] == before[:-1]
+            skb = SKB.load(skb_dir, previous=previous.skb if same and previous is not None else None)
             skb.graph  # noqa: B018 - memory-map the graph now, from this build's files
             if before is not None and skb_stamp(skb_dir) == before and int(
                     skb.meta.get("generation", 0)) == before[-1]:
