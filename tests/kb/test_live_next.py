@@ -95,6 +95,10 @@ def test_the_next_generation_applies_only_its_new_segment(seed: int, tmp_path: P
         got = SKB.load(root, previous=prev)
         assert read == [f"seg-{k + 1:08d}"], k  # the new segment only, not the k + 1 pending ones
         _same(got, SKB.load(root))
+        read.clear()
+        again = SKB.load(root, previous=got)  # the same generation (what an update reads): no segment read
+        assert read == [] and again.graph is got.graph
+        _same(again, SKB.load(root))
         prev = got
 
 
@@ -114,3 +118,40 @@ def test_a_new_relation_or_column_opens_the_generation_whole(tmp_path: Path) -> 
         got = SKB.load(root, previous=prev)
         _same(got, SKB.load(root))
         prev = got
+
+
+def test_an_update_of_values_only_shares_the_graph(tmp_path: Path) -> None:
+    """No edge added or dropped, no row moved: the next generation's CSR graph is the
+    previous one's object (no second copy in memory during a reload); any edge change
+    merges a new one."""
+    nodes, edges = _records(np.random.default_rng(0))
+    root = tmp_path / "skb"
+    build(tmp_path / "in", nodes, edges, root)
+    prev = SKB.load(root)
+    update(root, nodes=write_jsonl(tmp_path / "a.jsonl", [{"id": "p1", "type": "product", "name": "x", "price": 2.0}]))
+    got = SKB.load(root, previous=prev)
+    assert got.graph is prev.graph
+    _same(got, SKB.load(root))
+    update(root, edges=write_jsonl(tmp_path / "e.jsonl", [{"source": "p1", "relation": "has_brand", "target": "b2"}]))
+    after = SKB.load(root, previous=got)
+    assert after.graph is not got.graph
+    _same(after, SKB.load(root))
+
+
+def test_an_update_reads_the_served_generation_and_commits_the_same(tmp_path: Path) -> None:
+    """``update(previous=served)`` (the server's admin update) opens the generation it changes
+    from the served SKB and commits exactly what an update of the directory alone commits."""
+    import shutil
+
+    nodes, edges = _records(np.random.default_rng(1))
+    build(tmp_path / "in", nodes, edges, tmp_path / "a")
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    served = SKB.load(tmp_path / "a")
+    rng = np.random.default_rng(1)
+    for k in range(3):
+        files = _step(rng, k, served.nodes.column("id").to_pylist(), tmp_path)
+        got = update(tmp_path / "a", **files, previous=served)
+        ref = update(tmp_path / "b", **files)
+        assert (got.generation, got.content_hash) == (ref.generation, ref.content_hash)
+        served = SKB.load(tmp_path / "a", previous=served)
+        _same(served, SKB.load(tmp_path / "b"))

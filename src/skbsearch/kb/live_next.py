@@ -17,9 +17,10 @@ generation lacks (their place in a whole open depends on every segment's rows).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -44,13 +45,14 @@ def read_newest(path: Path, gen: Generation | None, *, mmap: bool = True, previo
 
 
 def new_segment_entries(gen: Generation, prev: SKB) -> list[dict[str, str]] | None:
-    """The manifest entries of the segments ``gen`` has after ``prev``'s generation (at least
-    one), or ``None`` when ``prev`` is no earlier generation of ``gen``'s base."""
+    """The manifest entries of the segments ``gen`` has after ``prev``'s generation (none:
+    ``prev`` is ``gen``), or ``None`` when ``prev`` is no generation of ``gen``'s base up to
+    ``gen``."""
     meta = prev.meta or {}
     had = list(meta.get("segments") or [])
     base_hash = meta.get("base_hash") if "generation" in meta else meta.get("content_hash")
     names = [s["name"] for s in gen.segments]
-    if base_hash != gen.base_hash or len(had) >= len(names) or names[:len(had)] != had:
+    if base_hash != gen.base_hash or len(had) > len(names) or names[:len(had)] != had:
         return None
     return gen.segments[len(had):]
 
@@ -73,16 +75,15 @@ def read_after(path: Path, gen: Generation, prev: SKB, *, mmap: bool = True) -> 
     entries = new_segment_entries(gen, prev)
     if entries is None:
         return None
+    if not entries:
+        return _same(prev, gen)
     segs = [read_segment(path / SEGMENTS_DIR / s["name"], s["content_hash"]) for s in entries]
     if not _fits(prev, segs):
         return None
     prev_graph = prev.graph
     table, edges, schema, delta, n_edges = merge(prev.nodes, lambda: _edges_of(prev), prev.schema, segs,
                                                  prev_graph)
-    meta = {k: v for k, v in prev.meta.items() if k not in GENERATION_KEYS}
-    meta.update(generation=gen.number, content_hash=gen.content_hash, base_hash=gen.base_hash,
-                lineage=list(gen.lineage), segments=[s["name"] for s in gen.segments],
-                num_nodes=table.num_rows, num_edges=n_edges)
+    meta = _meta(prev, gen, table.num_rows, n_edges)
     prev_rows = prev.new_of_base if prev.new_of_base is not None else np.arange(prev.num_nodes)
     step = np.asarray(delta.new_of_base)
     new_of_base = np.where(prev_rows >= 0, step[np.maximum(prev_rows, 0)], -1).astype(step.dtype)
@@ -91,6 +92,23 @@ def read_after(path: Path, gen: Generation, prev: SKB, *, mmap: bool = True) -> 
         whole = _whole_edges(path, gen, mmap)
     return Opened(table, schema, meta, None if callable(edges) else edges, whole, merged=True,
                   new_of_base=new_of_base, graph_factory=_once_graph(prev_graph, delta))
+
+
+def _meta(prev: SKB, gen: Generation, num_nodes: int, num_edges: int) -> dict[str, Any]:
+    meta = {k: v for k, v in prev.meta.items() if k not in GENERATION_KEYS}
+    meta.update(generation=gen.number, content_hash=gen.content_hash, base_hash=gen.base_hash,
+                lineage=list(gen.lineage), segments=[s["name"] for s in gen.segments],
+                num_nodes=num_nodes, num_edges=num_edges)
+    return meta
+
+
+def _same(prev: SKB, gen: Generation) -> Opened:
+    """``prev``'s generation ``gen`` again (what an update reads while a server serves the
+    newest generation): its tables and graph shared, its schema and meta copied."""
+    graph = prev.graph
+    return Opened(prev.nodes, copy.deepcopy(prev.schema), _meta(prev, gen, prev.num_nodes, prev.num_edges),
+                  None, lambda: _edges_of(prev), merged=True, new_of_base=prev.new_of_base,
+                  graph_factory=lambda: graph)
 
 
 def _edges_of(prev: SKB) -> Edges:
