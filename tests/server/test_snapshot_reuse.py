@@ -137,3 +137,39 @@ def test_a_replaced_snapshot_is_freed_without_a_garbage_collection(tmp_path):
         assert gone() is None and gone_skb() is None
     finally:
         gc.enable()
+
+
+def test_the_first_search_after_a_reload_builds_no_lookups(tmp_path, monkeypatch):
+    """The loader primes the new snapshot (``Snapshot.prime``): the SKB's id look-up and the
+    columns a search's hits and evidence read are made before the swap, never by a request
+    (at 100K they cost the first search ~0.1 s of CPU)."""
+    from skbsearch.kb.store import SKB
+    from skbsearch.server.search import run_search
+
+    skb_dir = tmp_path / "skb"
+    ds = build_skb(skb_dir, 60, seed=0)
+    holder = SnapshotHolder(skb_dir, warm=lambda s: warm_pipelines(s, POLICY))
+    node = ds.skb.node(4)
+    rec = {"id": node.id, "type": node.type, "name": node.name, **node.fields, "price": 3.5}
+    update(skb_dir, nodes=_write(tmp_path / "u.jsonl", [rec]))
+    new = holder.refresh(timeout=120)
+
+    class Unprimed:  # like the cached properties it replaces, a value already made wins
+        def __init__(self, what):
+            self.what = what
+
+        def __get__(self, obj, owner=None):
+            raise AssertionError(f"a request built {self.what}")
+
+    column = SKB.column
+
+    def primed_column(self, name):
+        assert name in vars(self).get("_columns", {}), f"a request built the column {name!r}"
+        return column(self, name)
+
+    monkeypatch.setattr(SKB, "ids", Unprimed("the id list"))
+    monkeypatch.setattr(SKB, "_index", Unprimed("the id look-up"))
+    monkeypatch.setattr(SKB, "column", primed_column)
+    out = run_search(new, POLICY, PipelineRequest("bm25", None, (), None, 10), [node.name], evidence=5,
+                     evidence_budget=50, batch=False)
+    assert out["results"]["hits"] and out["results"]["hits"][0]["evidence"]

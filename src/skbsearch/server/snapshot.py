@@ -216,6 +216,18 @@ class Snapshot:
             with self._index_lock:
                 self._indexes.setdefault(kind, _LoadedIndex(item.spec, index, item.stamp))
 
+    def prime(self) -> None:
+        """Make what the first request on this snapshot would otherwise make: the ``/kb``
+        overview, the SKB's id look-up and the columns a search's hits and evidence read
+        (name, text fields, attributes: ``SKB.node``). The holder calls it before a swap, so
+        no search pays for it (the first ``bm25`` search after a reload at 100K cost ~0.1 s
+        of CPU instead of ~0.01 s)."""
+        skb = self.skb
+        self.kb_info  # noqa: B018
+        skb.has_node("")
+        for col in ("name", *skb.schema.text_fields, *skb.schema.attributes):
+            skb.column(col)
+
     @property
     def kb_info(self) -> dict[str, Any]:
         """The ``/kb`` overview of this snapshot (``server.browse.kb_overview``), made once:
