@@ -71,7 +71,8 @@ def read_after(path: Path, gen: Generation, prev: SKB, *, mmap: bool = True) -> 
     where that cannot give exactly what :func:`read_generation` gives (see the module
     docstring). The result holds nothing of ``prev`` but shared Arrow buffers: its CSR graph
     is merged from ``prev``'s on first use, and its edge arrays, if ever read one by one, come
-    from a whole open of ``gen``."""
+    from a whole open of ``gen`` (which fails with an ``ArtefactError`` once a compaction has
+    collected ``gen``'s segments: a server has moved to the compacted generation by then)."""
     entries = new_segment_entries(gen, prev)
     if entries is None:
         return None
