@@ -121,6 +121,12 @@ def rss_mb(pid: int) -> float:
     return psutil.Process(pid).memory_info().rss / 2**20
 
 
+def cpu_s(pid: int) -> float:
+    """CPU seconds a process has used (user + system, all its threads)."""
+    t = psutil.Process(pid).cpu_times()
+    return float(t.user + t.system)
+
+
 async def rss_sampler(pid: int, stop: asyncio.Event, out: list[float]) -> None:
     """The server's RSS every :data:`RSS_EVERY` seconds until ``stop``."""
     while not stop.is_set():
@@ -211,7 +217,9 @@ async def updater(base: str, token: str, products: list[dict[str, Any]], every: 
 async def phase(base: str, texts: list[str], pid: int, seconds: float, *, storm: bool = False,
                 update_every: float = 0.0, token: str = "",
                 products: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The bm25 probe and RSS for ``seconds`` beside a filter storm, updates, or nothing."""
+    """The bm25 probe and RSS for ``seconds`` beside a filter storm, updates, or nothing; the
+    server's CPU seconds per wall second and the machine's 1-minute load average at the end."""
+    cpu0, wall0 = cpu_s(pid), time.perf_counter()
     stop = asyncio.Event()
     probe: list[tuple[int, float]] = []
     rss: list[float] = []
@@ -231,7 +239,9 @@ async def phase(base: str, texts: list[str], pid: int, seconds: float, *, storm:
         "bm25_probe": {"n": len(probe), "statuses": dict(Counter(str(s) for s, _ in probe)),
                        "errors_5xx": sum(s >= 500 for s, _ in probe), **latency([ms for _, ms in probe])},
         "rss_mb": {"peak": round(max(rss, default=0.0), 1),
-                   "mean": round(float(np.mean(rss)) if rss else 0.0, 1)}}
+                   "mean": round(float(np.mean(rss)) if rss else 0.0, 1)},
+        "server_cpu_per_s": round((cpu_s(pid) - cpu0) / (time.perf_counter() - wall0), 3),
+        "load_avg_1m": round(os.getloadavg()[0], 2)}
     if storm:
         out["filter_storm"] = {"n": len(stormed), "statuses": dict(Counter(str(s) for s, _ in stormed)),
                                "errors_5xx": sum(s >= 500 for s, _ in stormed),
@@ -276,7 +286,8 @@ def phase_rows(phases: dict[str, Any]) -> dict[str, dict[str, Any]]:
             "n": pr["n"], "errors_5xx": pr["errors_5xx"], "p50_ms": pr["p50_ms"], "p95_ms": pr["p95_ms"],
             "max_ms": pr["max_ms"], "p95_over_baseline": round(pr["p95_ms"] / base["bm25_probe"]["p95_ms"], 2),
             "rss_peak_mb": ph["rss_mb"]["peak"],
-            "rss_over_baseline": round(ph["rss_mb"]["peak"] / base["rss_mb"]["peak"], 2)}
+            "rss_over_baseline": round(ph["rss_mb"]["peak"] / base["rss_mb"]["peak"], 2),
+            "server_cpu_per_s": ph.get("server_cpu_per_s"), "load_avg_1m": ph.get("load_avg_1m")}
         for key in ("filter_storm", "updates"):
             if key in ph:
                 g = ph[key]
@@ -309,19 +320,20 @@ def reliability(args: Any, proc: Any, base: str, texts: list[str], products: lis
                      f"{args.phase_seconds:g} s), beside 8 clients sending bm25 searches whose where "
                      "is a new 1,000-character description ILIKE '%a%b%...' chain "
                      f"({args.filter_storm:g} s), and beside one POST /admin/update of 20 products "
-                     f"every {args.update_every:g} s ({args.phase_seconds:g} s); server RSS every 0.25 s"),
-        "note": ("Load generator and server share 2 cores with other jobs; ratios are against the "
-                 "baseline phase of the same run. The update phase's first update is the first "
-                 "after the build, reloaded whole (generation 1 numbers the relations in name "
-                 "order, the build in order of first use); later ones reuse the served snapshot "
-                 "(server.reuse, benchmarks/serve_reload.py)."),
+                     f"every {args.update_every:g} s ({args.phase_seconds:g} s); server RSS every 0.25 s; "
+                     "per phase the server's CPU seconds per wall second and the machine's "
+                     "1-minute load average at its end"),
+        "note": ("Load generator and server share 2 cores with other jobs (load_avg_1m: how many "
+                 "were runnable); ratios are against the "
+                 "baseline phase of the same run. Every reload, the first after the build "
+                 "included, reuses the served snapshot (server.reuse, benchmarks/serve_reload.py)."),
         "command": (f"python benchmarks/serve_load.py --products {args.products} --filter-storm "
                     f"{args.filter_storm:g} --update-every {args.update_every:g} --phase-seconds "
                     f"{args.phase_seconds:g}" + (f" --skb-root {args.skb_root}" if args.skb_root else "")
                     + (f" --json {args.json}" if args.json else "")),
         "products": args.products, "cpu_count": os.cpu_count(),
         "columns": ["n", "errors_5xx", "p50_ms", "p95_ms", "max_ms", "p95_over_baseline",
-                    "rss_peak_mb", "rss_over_baseline", "statuses"]},
+                    "rss_peak_mb", "rss_over_baseline", "server_cpu_per_s", "load_avg_1m", "statuses"]},
         "metrics": {"tracebacks_in_server_log": tracebacks}, "groups": rows, "phases": phases}
     for name, row in rows.items():
         print(f"{name:40s} {row}")

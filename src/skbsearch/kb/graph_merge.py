@@ -104,7 +104,11 @@ def _merge_step(indptr: np.ndarray, indices: np.ndarray, d: GraphDelta, drop: Pa
 
 
 def merged_graph(base: Graph, d: GraphDelta) -> Graph:
-    """The generation's :class:`Graph` from the base's and the delta (see the module docstring)."""
+    """The generation's :class:`Graph` from the base's and the delta (see the module docstring):
+    ``base`` itself when the delta changes no edge and moves no row (an update of node
+    values only), so two generations share one graph."""
+    if unchanged(base, d):
+        return base
     csr, unique = {}, {}
     empty: tuple[np.ndarray, np.ndarray] = (np.zeros(base.n_nodes + 1, np.int64), np.zeros(0, np.int32))
     nob32 = np.asarray(d.new_of_base).astype(np.int32)
@@ -117,6 +121,14 @@ def merged_graph(base: Graph, d: GraphDelta) -> Graph:
                                                  _flip(add, flip), alive, nob32, base.unique_rows(step) if old else True)
             csr[step] = (ptr, idx)
     return Graph(d.n_final, d.relations, csr, unique)
+
+
+def unchanged(base: Graph, d: GraphDelta) -> bool:
+    """Whether ``d`` leaves ``base`` as it is: no edge dropped or added, the same relations,
+    every row where it was."""
+    return (not d.dropped and not d.added and list(d.relations) == list(base.relations)
+            and d.n_final == base.n_nodes == len(d.new_of_base)
+            and bool(np.array_equal(d.new_of_base, np.arange(base.n_nodes))))
 
 
 def _flip(pairs: Pairs | None, flip: bool) -> Pairs | None:

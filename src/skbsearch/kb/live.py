@@ -6,11 +6,14 @@ upserted nodes, added edges). Rows come in the order a full build of the final r
 would give them, were the records kept in a list updated in place: a replaced node keeps
 its row, a new (or deleted and re-added) node goes after all others, a deleted node's row
 is gone. Every consumer of an SKB (predicates, documents, the CSR graph, indexes, stages
-that break ties by row) therefore sees exactly the SKB a rebuild would give. Node look-ups touch only the ids the segments
-name (hashed, and the base ids scanned once against them), and the base's memory-mapped node
-table is sliced, not copied, around the rows that changed. The base's edge arrays are read
-only when the generation's edges are needed: its relations, roles and edge count come off
-the base's saved graph where exact (:mod:`skbsearch.kb.live_counts`).
+that break ties by row) therefore sees exactly the SKB a rebuild would give. Relations keep the
+base's numbering (those with no edge left drop out; new ones follow in order of first use):
+an update never renumbers the relations it leaves, so what a server built for the previous
+generation stays valid. Node look-ups touch only the ids the segments name (hashed, and
+the base ids scanned once against them), and the base's memory-mapped node table is
+sliced, not copied, around the rows that changed. The base's edge arrays are read only
+when the generation's edges are needed: its relations, roles and edge count come off the
+base's saved graph where exact (:mod:`skbsearch.kb.live_counts`).
 """
 
 from __future__ import annotations
@@ -145,7 +148,9 @@ class _Merge:
         return new_of_base, final
 
     def edges(self, new_of_base: np.ndarray, final: dict[str, int]) -> tuple[Edges, list[str]]:
-        """The surviving edges on the final rows, relations renumbered in name order."""
+        """The surviving edges on the final rows; relations numbered as in the base (those
+        still with edges), the segments' new relations after them in order of first use:
+        an update never renumbers the relations that stay."""
         seg_src, seg_dst, seg_rel, names = self.segment_edges(new_of_base, final)
         # the base's surviving edges, renumbered straight into the output arrays (in int32:
         # half the memory traffic), the segments' few edges after them
@@ -163,7 +168,7 @@ class _Merge:
         np.take(nob, dst, out=d_all[:n_base], mode="clip")
         r_all[:n_base] = rel
         s_all[n_base:], d_all[n_base:], r_all[n_base:] = seg_src, seg_dst, seg_rel
-        used = sorted(names[c] for c in np.flatnonzero(_present(r_all, len(names))))
+        used = [names[c] for c in np.flatnonzero(_present(r_all, len(names)))]
         self.set_graph_delta(new_of_base, len(seg_src), s_all, r_all, d_all, names, used)
         remap = np.full(len(names), -1, np.int64)
         for i, nm in enumerate(used):

@@ -104,7 +104,6 @@ def counts_without_edges(m: MergeState, graph: Graph | None, roles: dict[str, li
         if total - lost + int(added[k]) > 0:
             used.append(r)
             n_edges += total - lost + int(added[k])
-    used = sorted(used)
     m.set_graph_delta(new_of_base, len(seg_src), np.asarray(seg_src, np.int32), np.asarray(seg_rel, np.int16),
                       np.asarray(seg_dst, np.int32), names, used)
     return used, {r: list(roles[r]) for r in used}, n_edges

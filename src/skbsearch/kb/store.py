@@ -27,6 +27,7 @@ from skbsearch.kb.generations import (
     current,
 )
 from skbsearch.kb.graph import Graph
+from skbsearch.kb.live_next import read_newest
 from skbsearch.kb.predicate import select_mask
 from skbsearch.kb.schema import Node, Schema
 from skbsearch.kb.store_columns import edge_codes, node_table, relation_roles
@@ -37,8 +38,6 @@ from skbsearch.kb.store_files import (  # noqa: F401 - the file constants re-exp
     NODES_ARROW,
     Opened,
     content_hash,
-    read_generation,
-    read_plain,
     write_dir,
 )
 from skbsearch.kb.store_sql import edges_table, run_sql
@@ -165,7 +164,7 @@ class SKB:
         return self.path
 
     @classmethod
-    def load(cls, path: str | Path, *, mmap: bool = True) -> SKB:
+    def load(cls, path: str | Path, *, mmap: bool = True, previous: SKB | None = None) -> SKB:
         """Open a saved SKB directory at its newest committed generation.
 
         The node table is memory-mapped from ``nodes.arrow`` when the directory has it (every
@@ -173,14 +172,15 @@ class SKB:
         edge arrays are read on first use and the CSR graph is memory-mapped on first use.
         ``mmap=False`` reads everything from the Parquet files into memory. A directory
         changed by ``skb kb update`` opens the generation its newest manifest names (see
-        :mod:`skbsearch.kb.generations`): the base with its delta segments merged in, whole.
+        :mod:`skbsearch.kb.generations`): the base with its delta segments merged in, whole, or
+        ``previous`` (that generation's predecessor, in memory) with only the newer ones applied.
         """
         path = Path(path)
         if not path.exists():
             recover_dir(path)  # a build killed while swapping directories
         gen = current(path) if (path / GENERATIONS_DIR).is_dir() else None
         collect_garbage(path)  # litter of a killed update; unreferenced parts
-        got = read_plain(path, mmap=mmap) if gen is None else read_generation(path, gen, mmap=mmap)
+        got = read_newest(path, gen, mmap=mmap, previous=previous)
         return cls._opened(got, path)
 
     @classmethod

@@ -245,12 +245,15 @@ def _generation_of(root: Path, skb: SKB) -> Generation:
 
 def update(root: PathLike, *, nodes: PathLike | None = None, edges: PathLike | None = None,
            delete_nodes: PathLike | None = None, delete_edges: PathLike | None = None,
-           attributes: Iterable[str] = (), default_type: str | None = None) -> UpdateResult:
+           attributes: Iterable[str] = (), default_type: str | None = None,
+           previous: SKB | None = None) -> UpdateResult:
     """Apply one update to the SKB directory ``root`` as a new generation (see the module
-    docstring); an update that changes nothing commits nothing."""
+    docstring); an update that changes nothing commits nothing. ``previous``: a generation of
+    ``root`` in memory (a server's), from which the current one is opened where it can be
+    (:func:`skbsearch.kb.live_next.read_after`), not merged from every segment again."""
     root = Path(root)
     with writer_lock(_checked(root)):
-        skb = SKB.load(root)
+        skb = SKB.load(root, previous=previous)
         seg = read_update(skb, nodes=nodes, edges=edges, delete_nodes=delete_nodes,
                           delete_edges=delete_edges, attributes=attributes, default_type=default_type)
         gen = _generation_of(root, skb)

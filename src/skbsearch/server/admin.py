@@ -31,12 +31,15 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skbsearch.core.deadline import Deadline, deadline
 from skbsearch.core.errors import DeadlineExceeded, InputError
 from skbsearch.core.jsonl import check_json_text
 from skbsearch.server.lanes import BoundedExecutor, Busy
+
+if TYPE_CHECKING:
+    from skbsearch.kb.store import SKB
 
 #: Environment variable holding the admin token (``--admin-token-file`` wins).
 TOKEN_ENV = "SKB_ADMIN_TOKEN"
@@ -119,8 +122,9 @@ def apply_update(skb_dir: Path, body: dict[str, Any]) -> dict[str, Any]:
     return {**commit_update(skb_dir, body), "stale_indexes": _stale(skb_dir)}
 
 
-def commit_update(skb_dir: Path, body: dict[str, Any]) -> dict[str, Any]:
-    """Write the body's lists as JSONL files (ids one a line) and run the update on them.
+def commit_update(skb_dir: Path, body: dict[str, Any], previous: "SKB | None" = None) -> dict[str, Any]:
+    """Write the body's lists as JSONL files (ids one a line) and run the update on them
+    (``previous``: a generation of the SKB in memory, see ``kb.update.update``).
 
     Raises:
         InputError: a bad record, named by list and position (no server path).
@@ -145,7 +149,7 @@ def commit_update(skb_dir: Path, body: dict[str, Any]) -> dict[str, Any]:
             path.write_text("".join(x + "\n" for x in lines), encoding="utf-8")
             files[key] = path
         try:
-            return update(skb_dir, **files).to_dict()
+            return update(skb_dir, **files, previous=previous).to_dict()
         except InputError as e:
             where = Path(str(e.file)).stem if e.file is not None else None
             at = f"{where}[{e.line - 1}]" if where and e.line else (where or "body")
@@ -184,7 +188,8 @@ def _line(key: str, k: int, item: Any) -> str:
 
 
 def install_admin(app: Any, skb_dir: Path, token: str | None, *, timeout: float,
-                  reload: Callable[[int], Any], max_pending: int = 64) -> None:
+                  reload: Callable[[int], Any], max_pending: int = 64,
+                  served: "Callable[[], SKB] | None" = None) -> None:
     """Add ``POST /admin/update`` to ``app`` when ``token`` is set (else nothing).
 
     Args:
@@ -192,6 +197,8 @@ def install_admin(app: Any, skb_dir: Path, token: str | None, *, timeout: float,
         reload: ``reload(generation)`` returns once the service serves that generation
             (or a later one); the answer waits for it (read-your-writes).
         max_pending: updates running or queued at once (503 above).
+        served: the SKB served now: the update opens the generation it changes from it
+            (``kb.live_next``) instead of merging every pending segment again.
     """
     if not token:
         return
@@ -203,7 +210,7 @@ def install_admin(app: Any, skb_dir: Path, token: str | None, *, timeout: float,
         limit.start()
         with deadline(limit):
             limit.check()
-            result = commit_update(skb_dir, body)
+            result = commit_update(skb_dir, body, served() if served is not None else None)
         # Committed (or nothing to commit): no deadline from here on.
         result["stale_indexes"] = _stale(skb_dir)
         result["served_generation"] = int(reload(int(result["generation"])).generation)

@@ -63,6 +63,7 @@ def create_app(skb_dir: str | Path, limits: Limits | None = None, *,
     register_search_routes(app, ctx)
     install_admin(app, Path(skb_dir), admin_token, timeout=limits.request_timeout,
                   reload=lambda gen: ctx.holder.refresh(min_generation=gen),
+                  served=lambda: ctx.holder.current.skb,
                   max_pending=limits.max_pending)
     app.state.snapshots = ctx.holder
     app.state.limits = limits

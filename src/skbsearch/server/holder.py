@@ -42,7 +42,7 @@ class SnapshotHolder:
         self._warm = warm or (lambda _snap: None)
         self._current = Snapshot.load(self.skb_dir, cache_bytes=cache_bytes)
         self._warm(self._current)
-        self._current.kb_info  # noqa: B018 - made now, never by a request
+        self._current.prime()  # made now, never by a request
         self._cond = threading.Condition()
         self._loader: threading.Thread | None = None
         #: the stamp whose load failed last, when it may be retried, and when it failed
@@ -120,10 +120,10 @@ class SnapshotHolder:
                 if stamp is None or stamp == current.stamp:
                     return
                 try:
-                    snapshot = Snapshot.load(self.skb_dir, cache_bytes=self.cache_bytes)
+                    snapshot = Snapshot.load(self.skb_dir, cache_bytes=self.cache_bytes, previous=current)
                     snapshot.reuse(current)
                     self._warm(snapshot)
-                    snapshot.kb_info  # noqa: B018 - made here, never by a request
+                    snapshot.prime()  # made here, never by a request
                 except Exception as e:  # noqa: BLE001 - a half-written build must not stop the service
                     logger.warning("keeping snapshot %s: cannot load the rebuilt %s yet: %s",
                                    current.identity, self.skb_dir, e)
