@@ -38,7 +38,8 @@ class Scaled(SpecStage):
 
     def __call__(self, queries: Sequence[Query], run: Run | None = None) -> Run:
         self.require_context()
-        return Run({q.id: {d: s * self.params.factor for d, s in (run or {}).get(q.id, {}).items()}
+        given = run if run is not None else Run()
+        return Run({q.id: {d: s * self.params.factor for d, s in given.get(q.id, {}).items()}
                     for q in queries})
 
 
@@ -105,7 +106,8 @@ def test_a_stage_without_a_context_says_how_to_bind_one() -> None:
         def index(self, kind: str) -> Any:
             raise KeyError(kind)
 
-    ctx = Ctx()
+    ctx: Any = Ctx()  # the parts of a Context this stage reads
+    other: Any = Ctx()
     assert is_stage_context(ctx) and not is_stage_context(object())
-    assert stage.bind(ctx).context is ctx and stage.bind(Ctx()).context is ctx  # kept once bound
+    assert stage.bind(ctx).context is ctx and stage.bind(other).context is ctx  # kept once bound
     assert stage([Query("q", "x")], Run({"q": {"d": 1.5}})) == {"q": {"d": 3.0}}
