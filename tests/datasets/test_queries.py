@@ -6,24 +6,17 @@ import json
 from pathlib import Path
 
 import pytest
+from query_files import write
 
 from skbsearch.core.errors import InputError
-from skbsearch.core.types import Qrels, Query
+from skbsearch.core.types import Query
 from skbsearch.datasets import (
     detect_format,
-    qrels_format,
     read_qrels,
     read_qrels_from_answers,
     read_queries,
     read_queries_and_answers,
 )
-
-
-def write(tmp_path: Path, name: str, text: str) -> Path:
-    p = tmp_path / name
-    p.write_text(text, encoding="utf-8")
-    return p
-
 
 STARK_CSV = (
     "id,query,answer_ids\n"
@@ -143,21 +136,6 @@ def test_answers_errors(tmp_path: Path) -> None:
         read_queries(write(tmp_path, "empty.csv", "id,query\n"))
     with pytest.raises(InputError, match="unknown query format"):
         read_queries(p, fmt="xml")
-
-
-def test_read_qrels_formats(tmp_path: Path) -> None:
-    qrels = Qrels({"q1": {"d1": 2}, "q2": {"d3": 1}})
-    qrels.to_trec(tmp_path / "qrels.txt")
-    (tmp_path / "qrels.json").write_text(json.dumps(qrels.to_dict()))
-    assert qrels_format(tmp_path / "qrels.txt") == "trec"
-    assert qrels_format(tmp_path / "qrels.json") == "json"
-    assert read_qrels(tmp_path / "qrels.txt") == qrels
-    assert read_qrels(tmp_path / "qrels.json") == qrels
-    jl = write(tmp_path, "answers", '{"id": "q1", "text": "x", "answer_ids": ["d1"]}\n')
-    assert qrels_format(jl) == "answers"
-    assert read_qrels(jl) == {"q1": {"d1": 1}}
-    tsv = write(tmp_path, "answers.tsv", "id\tanswer_ids\nq1\td1,d2\n")
-    assert read_qrels(tsv) == {"q1": {"d1": 1, "d2": 1}}
 
 
 def test_not_utf8(tmp_path: Path) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from skbsearch.enrich import (
     ArithmeticEnricher,
     EnrichedDocument,
@@ -10,7 +13,7 @@ from skbsearch.enrich import (
 )
 
 
-def enriched_docs(texts: list[str], extra: list = ()) -> list[EnrichedDocument]:
+def enriched_docs(texts: list[str], extra: Sequence[Any] = ()) -> list[EnrichedDocument]:
     """The texts as documents ``"0"``, ``"1"``, … with the temporal and arithmetic facts
     (and those of the ``extra`` enrichers)."""
     ens = [TemporalEnricher(), ArithmeticEnricher(), *extra]

@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 from pyarrow import csv
 
 from skbsearch.core.errors import InputError
-from skbsearch.core.lines import MAX_LINE_BYTES
+from skbsearch.core.lines import MAX_LINE_BYTES, iter_lines
 from skbsearch.kb.loaders.kg_files import KGFiles
 from skbsearch.kb.loaders.kg_read import read_columns, read_json_texts
 from skbsearch.kb.store import arrow_numpy
@@ -47,11 +47,23 @@ def _lines(path: Path) -> pa.ListArray:
     ok = pc.greater_equal(pc.list_value_length(parts), 2)
     first = pc.utf8_length(pc.utf8_trim_whitespace(pc.list_element(parts, 0))) if len(col) else ok
     if len(col) and not pc.all(pc.and_(ok, pc.greater(first, 0))).as_py():
-        for _ in read_columns(path):  # raises with the line
-            pass
+        _refuse_bad_line(path)
     if len(col) and pc.count_distinct(pc.list_element(parts, 0)).as_py() < len(col):
         _refuse_duplicate(path)
     return parts
+
+
+def _refuse_bad_line(path: Path) -> None:
+    """Raise for the first line without an id and a text (:func:`kg_read.read_columns` names
+    it). Arrow also ends a line at a lone carriage return, the line reader does not: such a
+    line is named here rather than read as two."""
+    for _ in read_columns(path):
+        pass
+    for ln, raw in iter_lines(path):
+        if b"\r" in raw.rstrip(b"\r\n"):
+            raise InputError("a carriage return (\\r) inside the line; lines end with \\n or "
+                             "\\r\\n", file=path, line=ln)
+    raise InputError("a line lacks its id or text", file=path)
 
 
 def _refuse_duplicate(path: Path) -> None:
