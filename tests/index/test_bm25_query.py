@@ -1,7 +1,6 @@
 """The BM25 query path (index.bm25_query + the blocked kernels) against a full pass of bm25s's
 own scoring, on the generated catalogue's documents and queries: the same rows, bit-identical
-scores, ties to the lower row; one query (on one thread or its documents split over several),
-a batch in parallel and serially, with and without a
+scores, ties to the lower row; one query, a batch in parallel and serially, with and without a
 filter mask, and the ``bm25`` stage's Run against bm25s's numpy retrieval."""
 
 from __future__ import annotations
@@ -38,10 +37,8 @@ def _reference(index: BM25Index, toks: list[int], k: int, mask: np.ndarray | Non
 @pytest.mark.parametrize("block", [kernels.BLOCK, 64])
 def test_top_rows_and_batches_equal_a_full_bm25s_pass(catalogue, block, monkeypatch) -> None:
     """Every query, k of 1, 10 and more than match, blocks of the default size and of 64 rows
-    (many block edges inside every posting list), one query's documents split over 2 and 3
-    threads: nothing differs, not even in the last bit."""
+    (many block edges inside every posting list): nothing differs, not even in the last bit."""
     monkeypatch.setattr(kernels, "BLOCK", block)
-    monkeypatch.setattr(kernels, "SPLIT_MIN", 0)  # (one query split at any size)
     index, queries = catalogue
     toks = index.tokenize([q.text for q in queries])
     toks[0] = toks[0] + toks[0][:1]  # a repeated query word counts twice
@@ -50,10 +47,9 @@ def test_top_rows_and_batches_equal_a_full_bm25s_pass(catalogue, block, monkeypa
         for m in (None, mask):
             refs = [_reference(index, t, k, m) for t in toks]
             for i, t in enumerate(toks):
-                for threads in (1, 2, 3):
-                    rows, scores = index.top_rows(t, k, m, n_threads=threads)
-                    assert rows.tolist() == refs[i][0], (queries[i].text, k, threads)
-                    assert np.array_equal(scores, refs[i][1])
+                rows, scores = index.top_rows(t, k, m)
+                assert rows.tolist() == refs[i][0], (queries[i].text, k)
+                assert np.array_equal(scores, refs[i][1])
             for threads in (1, 2):
                 rows, scores, counts = index.top_rows_many(toks, k, m, n_threads=threads)
                 for i, (r_ref, s_ref) in enumerate(refs):

@@ -88,26 +88,18 @@ class BM25Query:
             out[hit] += data[a:b][pos_c[hit]]
         return out
 
-    def top_rows(self, token_ids: Sequence[int], k: int, mask: np.ndarray | None = None,
-                 n_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    def top_rows(self, token_ids: Sequence[int], k: int,
+                 mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` best *matching* rows for one query, best first (ties: lower row first),
         with their sparse scores; ``mask``: the allowed rows.
 
         With numba, the blocked kernel (see the module's doc); without it, numpy passes. Both
-        give the same rows and scores (bit-identical to bm25s). ``n_threads`` (-1: numba's,
-        1: one): from :data:`kernels.SPLIT_MIN` documents on, the documents are split over
-        that many threads when no other parallel kernel is running (the same result).
+        give the same rows and scores (bit-identical to bm25s).
         """
         toks = np.asarray(list(token_ids), dtype=np.int64)
         if not len(toks) or k <= 0 or self.num_docs == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         if kernels.AVAILABLE:
-            parts = kernels.threads(n_threads) if self.num_docs >= kernels.SPLIT_MIN else 1
-            if parts > 1 and kernels.PARALLEL_LOCK.acquire(blocking=False):
-                try:  # (a busy lock: another query runs in parallel, this one on one thread)
-                    return self._top_rows_split(toks, k, mask, parts)
-                finally:
-                    kernels.PARALLEL_LOCK.release()
             return self._top_rows_compiled(toks, k, mask)
         scores = self.bm25.get_scores_from_ids(toks.tolist())
         if mask is not None:
@@ -179,17 +171,6 @@ class BM25Query:
             kernels.top_k_blocked(ip, ix, da, one, no, False, 1, int(self.num_docs), kernels.BLOCK)
             kernels.top_k_batch(ip, ix, da, one, np.array([0, 1], np.int64), no, False, 1,
                                 int(self.num_docs), kernels.BLOCK, 1)
-            if self.num_docs >= kernels.SPLIT_MIN:
-                kernels.top_k_split(ip, ix, da, one, no, False, 1, int(self.num_docs), kernels.BLOCK, 1)
-
-    def _top_rows_split(self, toks: np.ndarray, k: int, mask: np.ndarray | None,
-                        parts: int) -> tuple[np.ndarray, np.ndarray]:
-        indptr, indices, data = self._postings()
-        toks = self._valid(toks, len(indptr) - 1)
-        use_mask = mask is not None
-        m = np.asarray(mask, dtype=bool) if use_mask else np.zeros(1, bool)
-        return kernels.top_k_split(indptr, indices, data, toks, m, use_mask, int(k), int(self.num_docs),
-                                   kernels.BLOCK, int(parts))
 
     def _top_rows_compiled(self, toks: np.ndarray, k: int,
                            mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:

@@ -98,22 +98,20 @@ def _keep_best(hs, hr, n, k):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _blocked_query(indptr, indices, data, toks, mask, use_mask, k, n_docs, block, acc, cur,
-                   hs, hr, first, last):  # pragma: no cover - compiled
-    """The ``k`` best of rows ``first .. last`` (unordered, in ascending rows) into
-    ``hs``/``hr`` (see :func:`top_k_blocked`); returns how many. ``acc`` (``block`` zeros,
-    left so), ``cur`` (a slot per query term) and ``hs``/``hr`` (at least ``2 * k`` slots)
-    are work buffers."""
+                   hs, hr):  # pragma: no cover - compiled
+    """The ``k`` best (unordered) into ``hs``/``hr`` (see :func:`top_k_blocked`); returns
+    how many. ``acc`` (``block`` zeros, left so), ``cur`` (a slot per query term) and
+    ``hs``/``hr`` (at least ``2 * k`` slots) are work buffers."""
     nq = len(toks)
     for q in range(nq):
-        t = toks[q]
-        cur[q] = indptr[t] if first == 0 else _first_at(indices, indptr[t], indptr[t + 1], first)
+        cur[q] = indptr[toks[q]]
     n = 0
     cap = len(hs)
     # the k-th best score so far once k are known: rows come in ascending order, so a later
     # document with that score never enters (ties go to the lower row)
     thr = np.float32(0.0)
-    for lo in range(first, last, block):
-        hi = min(lo + block, last)
+    for lo in range(0, n_docs, block):
+        hi = min(lo + block, n_docs)
         for q in range(nq):  # query order: every document's sum adds its terms as bm25s does
             t = toks[q]
             end = indptr[t + 1]
@@ -161,8 +159,7 @@ def top_k_blocked(indptr, indices, data, toks, mask, use_mask, k, n_docs, block)
     hr = np.empty(4 * max(k, 1) + 64, np.int64)
     acc = np.zeros(block, np.float32)
     cur = np.empty(len(toks), np.int64)
-    n = _blocked_query(indptr, indices, data, toks, mask, use_mask, k, n_docs, block, acc, cur, hs, hr, 0,
-                       n_docs)
+    n = _blocked_query(indptr, indices, data, toks, mask, use_mask, k, n_docs, block, acc, cur, hs, hr)
     rows = np.empty(n, np.int64)
     scores = np.empty(n, np.float32)
     _ranked(hs, hr, n, rows, scores)
@@ -187,49 +184,7 @@ def top_k_batch(indptr, indices, data, flat, ptr, mask, use_mask, k, n_docs, blo
         for i in range(c, nq, n_chunks):
             if ptr[i + 1] > ptr[i]:
                 n = _blocked_query(indptr, indices, data, flat[ptr[i]:ptr[i + 1]], mask, use_mask, k, n_docs,
-                                   block, acc, cur, hs, hr, 0, n_docs)
+                                   block, acc, cur, hs, hr)
                 _ranked(hs, hr, n, rows[i], scores[i])
                 counts[i] = n
     return rows, scores, counts
-
-
-#: one query's documents are split over the threads (:func:`top_k_split`) from this many on:
-#: below it, the thread launch costs more than the half of the work it saves
-SPLIT_MIN = 8 * BLOCK
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def top_k_split(indptr, indices, data, toks, mask, use_mask, k, n_docs, block,
-                n_parts):  # pragma: no cover - compiled
-    """:func:`top_k_blocked` of one query with its documents cut into ``n_parts`` ranges of
-    whole blocks, summed in parallel: each range's ``k`` best (ties to the lower row) are
-    merged in row order and cut to the ``k`` best, so the rows and scores are exactly
-    :func:`top_k_blocked`'s (every document's sum is the same adds in the same order)."""
-    n_blocks = (n_docs + block - 1) // block
-    per = (n_blocks + n_parts - 1) // n_parts
-    cap = 4 * max(k, 1) + 64
-    hs = np.empty((n_parts, cap), np.float32)
-    hr = np.empty((n_parts, cap), np.int64)
-    counts = np.zeros(n_parts, np.int64)
-    for p in prange(n_parts):
-        first = min(p * per * block, n_docs)
-        last = min((p + 1) * per * block, n_docs)
-        if first < last:
-            acc = np.zeros(block, np.float32)
-            cur = np.empty(len(toks), np.int64)
-            counts[p] = _blocked_query(indptr, indices, data, toks, mask, use_mask, k, n_docs, block, acc, cur,
-                                       hs[p], hr[p], first, last)
-    n = counts.sum()
-    ms = np.empty(max(n, 1), np.float32)
-    mr = np.empty(max(n, 1), np.int64)
-    o = 0
-    for p in range(n_parts):  # the ranges in row order: the merged buffer stays in ascending rows
-        ms[o:o + counts[p]] = hs[p, :counts[p]]
-        mr[o:o + counts[p]] = hr[p, :counts[p]]
-        o += counts[p]
-    if n > k:
-        n = _keep_best(ms, mr, n, k)[0]
-    rows = np.empty(n, np.int64)
-    scores = np.empty(n, np.float32)
-    _ranked(ms, mr, n, rows, scores)
-    return rows, scores

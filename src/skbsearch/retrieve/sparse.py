@@ -153,7 +153,7 @@ class BM25Retriever(IndexRetriever):
             # the compiled, disk-cached blocked kernel (no compile stall in a new process, no
             # array over every document per query; a batch in parallel): bm25s's scores
             if len(todo) == 1:
-                r, s = self.index.top_rows(tokens[todo[0]], kk, mask, self.n_threads)
+                r, s = self.index.top_rows(tokens[todo[0]], kk, mask)
                 return self._run(queries, tokens, todo, r[None], s[None], np.array([len(r)]), kk)
             rows, scores, counts = self.index.top_rows_many([tokens[i] for i in todo], kk, mask,
                                                             self.n_threads)
