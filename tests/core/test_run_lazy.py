@@ -99,3 +99,13 @@ def test_concurrent_first_reads_build_once_and_see_everything() -> None:
         t.join()
     assert calls == [1]
     assert seen == [6] * 8
+
+
+def test_a_fill_may_read_another_lazy_run() -> None:
+    inner = _lazy()
+
+    def fill(rows):
+        rows["a"].update(inner["q3"])
+
+    outer = LazyRun(["a"], fill)
+    assert outer == {"a": {"d3": 1.25}}

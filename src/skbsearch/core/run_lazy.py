@@ -21,8 +21,9 @@ from typing import Any
 
 from skbsearch.core.types import Run
 
-#: one Run is made real at a time (a second reader waits for the first one's dicts)
-_LOCK = threading.Lock()
+#: one Run is made real at a time (a second reader waits for the first one's dicts; re-entrant:
+#: a fill that reads another LazyRun fills that one too)
+_LOCK = threading.RLock()
 
 #: every dict (and Run) method that reads or writes the contents: each makes the Run real first
 _FORWARDED = (
