@@ -75,3 +75,17 @@ def test_stage_runs_equal_bm25s_numpy_retrieval(catalogue) -> None:
             assert {d: s for d, s in a.items() if s > kth} == {d: s for d, s in b.items() if s > kth}
             assert all(a[d] == b[d] for d in a.keys() & b.keys())
     assert any(len(v) == 50 for v in fast(queries).values())
+
+
+def test_batch_drops_token_ids_outside_the_vocabulary(catalogue) -> None:
+    """Ids the score matrix does not hold (negative, past its terms) are left out of a batch's
+    queries, as of one query's, without shifting the next queries' ids."""
+    index, queries = catalogue
+    toks = index.tokenize([q.text for q in queries[:4]])
+    n_terms = len(index.bm25.scores["indptr"]) - 1
+    bad = [[n_terms + 5, *toks[0], -1], [], [10**9], toks[3] + [n_terms]]
+    rows, scores, counts = index.top_rows_many(bad, 10, n_threads=2)
+    for i, t in enumerate([toks[0], [], [], toks[3]]):
+        r, s = index.top_rows(t, 10)
+        assert rows[i, : counts[i]].tolist() == r.tolist() and np.array_equal(scores[i, : counts[i]], s)
+    assert counts[1] == counts[2] == 0

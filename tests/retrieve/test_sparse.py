@@ -182,3 +182,25 @@ def test_concurrent_searches_after_numba_compiled_do_not_abort() -> None:
     for t in threads:
         t.join()
     assert not errors
+
+
+@pytest.mark.skipif(not NUMBA_AVAILABLE, reason="numba not installed")
+@pytest.mark.parametrize("k", [1, 7, 300, 10_000])
+def test_lazy_run_holds_the_exact_ranking_ties_to_the_lower_row(index, k):
+    """The stage's Run (filled on first read) is the brute-force ranking: every matching
+    document up to ``k``, best first, equal scores in index order; a query asked twice and
+    an empty one as a dict assignment would leave them."""
+    texts = ["apple kiwi", "fig", "zzz", "olive date", "", "kiwi"]
+    queries = [Query(f"q{i}", t) for i, t in enumerate(texts)] + [Query("q1", "apple olive")]
+    mask = np.arange(index.num_docs) % 4 != 1
+    for m in (None, mask):
+        run = BM25Retriever(index, k=k, mask=m, backend="numba", n_threads=2)(queries)
+        assert list(run) == [f"q{i}" for i in range(len(texts))]
+        expect = {q.id: q.text for q in queries}  # (q1: the last text asked)
+        for qid, text in expect.items():
+            full = _brute(index, text, m)
+            rows = np.array([index.position[d] for d in full], np.int64)
+            scores = np.array([full[d] for d in full])
+            order = np.lexsort((rows, -scores))[:k]
+            assert list(run[qid].items()) == [(index.doc_ids[rows[j]], scores[j]) for j in order]
+        assert type(run) is Run

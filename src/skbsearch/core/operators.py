@@ -17,6 +17,7 @@ from skbsearch.core.deadline import check_deadline
 from skbsearch.core.errors import SkbError
 from skbsearch.core.frames import is_frame
 from skbsearch.core.lazy import load_object
+from skbsearch.core.run_lazy import LazyRun
 from skbsearch.core.types import Query, Run, as_queries, as_query
 
 #: What ``a + b`` builds (score-aware fusion, the ``fuse`` stage of layer L2): the stage layer
@@ -45,7 +46,9 @@ def _any_queries(call: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(self: Any, queries: Any, run: Run | None = None) -> Any:
         qs = as_queries(queries)
         out = call(self, qs, run)
-        if isinstance(out, dict):
+        if isinstance(out, LazyRun):  # (its dicts stay unbuilt until read)
+            out.ensure_rows(q.id for q in qs)
+        elif isinstance(out, dict):
             for q in qs:
                 out.setdefault(q.id, {})
         return out

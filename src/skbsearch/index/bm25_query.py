@@ -12,6 +12,7 @@ passes give the same rows and scores.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -115,24 +116,37 @@ class BM25Query:
         ``(n, k)`` arrays filled up to ``counts[i]``; ``n_threads`` (-1: numba's, 0/1: one)
         work on the queries in parallel. Needs numba (:data:`kernels.AVAILABLE`)."""
         indptr, indices, data = self._postings()
-        lists = [self._valid(np.asarray(list(t), dtype=np.int64), len(indptr) - 1) for t in token_ids]
-        ptr = np.zeros(len(lists) + 1, np.int64)
-        ptr[1:] = np.cumsum([len(t) for t in lists])
-        flat = np.concatenate(lists) if lists else np.zeros(0, np.int64)
+        flat, ptr = self._flat(token_ids, len(indptr) - 1)
+        nq = len(ptr) - 1
         use_mask = mask is not None
         m = np.asarray(mask, dtype=bool) if use_mask else np.zeros(1, bool)
-        chunks = min(len(lists), kernels.threads(n_threads))
+        chunks = min(nq, kernels.threads(n_threads))
         if chunks <= 1:  # one thread: no thread pool
-            rows = np.zeros((len(lists), max(k, 1)), np.int64)
-            scores = np.zeros((len(lists), max(k, 1)), np.float32)
-            counts = np.zeros(len(lists), np.int64)
-            for i, toks in enumerate(lists):
-                r, s = self._top_rows_compiled(toks, k, mask)
+            rows = np.zeros((nq, max(k, 1)), np.int64)
+            scores = np.zeros((nq, max(k, 1)), np.float32)
+            counts = np.zeros(nq, np.int64)
+            for i in range(nq):
+                r, s = self._top_rows_compiled(flat[ptr[i]:ptr[i + 1]], k, mask)
                 rows[i, : len(r)], scores[i, : len(r)], counts[i] = r, s, len(r)
             return rows, scores, counts
         with kernels.PARALLEL_LOCK:
             return kernels.top_k_batch(indptr, indices, data, flat, ptr, m, use_mask, int(k),
                                        int(self.num_docs), kernels.BLOCK, int(chunks))
+
+    @staticmethod
+    def _flat(token_ids: Sequence[Sequence[int]], n_terms: int) -> tuple[np.ndarray, np.ndarray]:
+        """Many queries' token ids as one array and the offsets of each query's (ids outside
+        the ``n_terms`` terms dropped), in two vectorised passes."""
+        lens = np.fromiter(map(len, token_ids), np.int64, len(token_ids))
+        ptr = np.zeros(len(token_ids) + 1, np.int64)
+        np.cumsum(lens, out=ptr[1:])
+        flat = np.fromiter(itertools.chain.from_iterable(token_ids), np.int64, int(ptr[-1]))
+        ok = (flat >= 0) & (flat < n_terms)
+        if not ok.all():
+            kept = np.zeros(len(flat) + 1, np.int64)
+            np.cumsum(ok, out=kept[1:])
+            flat, ptr = flat[ok], kept[ptr]
+        return flat, ptr
 
     @staticmethod
     def _valid(toks: np.ndarray, n_terms: int) -> np.ndarray:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +23,7 @@ import numpy as np
 from skbsearch.core.deadline import check_deadline
 from skbsearch.core.errors import InputError
 from skbsearch.core.registry import register_stage
+from skbsearch.core.run_lazy import LazyRun
 from skbsearch.core.types import Query, Run, as_query
 from skbsearch.index import kernels, open_index
 from skbsearch.index.sparse import BM25Index
@@ -133,33 +134,31 @@ class BM25Retriever(IndexRetriever):
     # ------------------------------------------------------------------ stage
     def _call(self, queries: list[Query], run: Run | None, k: int) -> Run:
         tokens = self.index.tokenize([q.text for q in queries])
-        out = Run(name=self.name)
         if run is None:
-            self._retrieve(queries, tokens, k, out)
-        else:
-            self._rescore(queries, tokens, run, k, out)
+            return self._retrieve(queries, tokens, k)
+        out = Run(name=self.name)
+        self._rescore(queries, tokens, run, k, out)
         return out
 
-    def _retrieve(self, queries: list[Query], tokens: list[list[int]], k: int, out: Run) -> None:
+    def _retrieve(self, queries: list[Query], tokens: list[list[int]], k: int) -> Run:
         mask = self.allowed_mask()
         n_allowed = self.index.num_docs if mask is None else int(mask.sum())
         kk = min(k, n_allowed)
         todo = [i for i, t in enumerate(tokens) if t]
-        for q in queries:
-            out[q.id] = {}
         if kk == 0 or not todo:
-            return
+            out = Run(name=self.name)
+            for q in queries:
+                out[q.id] = {}
+            return out
         if kernels.AVAILABLE and self.backend != "numpy":
             # the compiled, disk-cached blocked kernel (no compile stall in a new process, no
             # array over every document per query; a batch in parallel): bm25s's scores
             if len(todo) == 1:
                 r, s = self.index.top_rows(tokens[todo[0]], kk, mask)
-                self._fill(queries, tokens, todo, r[None], s[None], [len(r)], kk, out)
-                return
+                return self._run(queries, tokens, todo, r[None], s[None], np.array([len(r)]), kk)
             rows, scores, counts = self.index.top_rows_many([tokens[i] for i in todo], kk, mask,
                                                             self.n_threads)
-            self._fill(queries, tokens, todo, rows, scores, counts.tolist(), kk, out)
-            return
+            return self._run(queries, tokens, todo, rows, scores, counts, kk)
         bm = self.index.bm25
         with _RETRIEVE_LOCK:  # without numba: bm25s's numpy backend
             bm.backend = "numpy"
@@ -168,25 +167,34 @@ class BM25Retriever(IndexRetriever):
                               weight_mask=self._weight, backend_selection="numpy")
         # Rows are sorted best first and every score is >= 0 (excluded documents score
         # exactly 0), so the matching documents of a row are a prefix of it.
-        counts = (res.scores > 0).sum(axis=1).tolist()
-        self._fill(queries, tokens, todo, res.documents, res.scores, counts, kk, out)
+        return self._run(queries, tokens, todo, res.documents, res.scores, (res.scores > 0).sum(axis=1), kk)
 
-    def _fill(self, queries: list[Query], tokens: list[list[int]], todo: list[int], rows: np.ndarray,
-              scores_: np.ndarray, counts: list[int], kk: int, out: Run) -> None:
-        """``out[query id] = {doc id: score}`` from the ``(n, k)`` rows and scores of the
-        queries ``todo``, the first ``counts[i]`` of row ``i`` matching."""
-        names = self.index.ids_array[rows].tolist()
-        scores = scores_.tolist()
-        has_constant = self.index.nonoccurrence is not None
+    def _run(self, queries: list[Query], tokens: list[list[int]], todo: list[int], rows: np.ndarray,
+             scores_: np.ndarray, counts_: np.ndarray, kk: int) -> Run:
+        """The Run of the ``(n, k)`` rows and scores of the queries ``todo`` (the first
+        ``counts_[i]`` of row ``i`` matching; every other query empty): a :class:`LazyRun`,
+        whose ``{doc id: score}`` dicts are filled when it is first read."""
         check_deadline()
-        for row, i in enumerate(todo):
-            n, sc, nm = counts[row], scores[row], names[row]
-            if n < kk:  # (slicing only when needed: this loop is the stage's overhead)
-                sc, nm = sc[:n], nm[:n]
-            if has_constant:
-                c = self.index.constant(tokens[i])
-                sc = [v + c for v in sc]
-            out[queries[i].id] = dict(zip(nm, sc, strict=True))
+        index = self.index
+
+        def fill(out: Mapping[str, dict[str, float]]) -> None:
+            names = index.ids_array[rows].tolist()
+            scores = scores_.tolist()
+            counts = counts_.tolist()
+            has_constant = index.nonoccurrence is not None
+            for row, i in enumerate(todo):
+                n, sc, nm = counts[row], scores[row], names[row]
+                if n < kk:  # (slicing only when needed: this loop is the stage's overhead)
+                    sc, nm = sc[:n], nm[:n]
+                if has_constant:
+                    c = index.constant(tokens[i])
+                    sc = [v + c for v in sc]
+                docs = out[queries[i].id]
+                if docs:  # a query id asked twice: the last one's documents, as a dict assignment
+                    docs.clear()
+                docs.update(zip(nm, sc, strict=True))
+
+        return LazyRun([q.id for q in queries], fill, name=self.name)
 
     def _rescore(self, queries: list[Query], tokens: list[list[int]], run: Run, k: int,
                  out: Run) -> None:
