@@ -20,22 +20,55 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
+import pyarrow as pa
 
 from skbsearch.kb.generations import SEGMENTS_DIR, Generation
 from skbsearch.kb.graph import Graph
 from skbsearch.kb.graph_merge import GraphDelta, merged_graph
 from skbsearch.kb.live import Edges, merge
+from skbsearch.kb.schema import Schema
 from skbsearch.kb.segments import Segment, read_segment
 from skbsearch.kb.store_files import GENERATION_KEYS, Opened, read_generation, read_plain
 
-if TYPE_CHECKING:
-    from skbsearch.kb.store import SKB
+
+class Served(Protocol):
+    """What a new generation is opened from: the served :class:`~skbsearch.kb.store.SKB`
+    (a Protocol, so that this module, which ``kb.store`` imports, does not import it back)."""
+
+    nodes: pa.Table
+    schema: Schema
+    meta: dict[str, Any]
+    new_of_base: np.ndarray | None
+
+    @property
+    def graph(self) -> Graph:
+        """The CSR graph."""
+
+    @property
+    def num_nodes(self) -> int:
+        """Node count."""
+
+    @property
+    def num_edges(self) -> int:
+        """Edge count."""
+
+    @property
+    def edge_src(self) -> np.ndarray:
+        """Edge sources."""
+
+    @property
+    def edge_rel(self) -> np.ndarray:
+        """Edge relation codes."""
+
+    @property
+    def edge_dst(self) -> np.ndarray:
+        """Edge targets."""
 
 
-def read_newest(path: Path, gen: Generation | None, *, mmap: bool = True, previous: SKB | None = None) -> Opened:
+def read_newest(path: Path, gen: Generation | None, *, mmap: bool = True, previous: Served | None = None) -> Opened:
     """What :meth:`skbsearch.kb.store.SKB.load` opens: the plain directory (``gen`` ``None``),
     generation ``gen`` from ``previous`` (:func:`read_after`) where it can be, else whole."""
     got = read_after(path, gen, previous, mmap=mmap) if gen is not None and previous is not None else None
@@ -44,7 +77,7 @@ def read_newest(path: Path, gen: Generation | None, *, mmap: bool = True, previo
     return read_plain(path, mmap=mmap) if gen is None else read_generation(path, gen, mmap=mmap)
 
 
-def new_segment_entries(gen: Generation, prev: SKB) -> list[dict[str, str]] | None:
+def new_segment_entries(gen: Generation, prev: Served) -> list[dict[str, str]] | None:
     """The manifest entries of the segments ``gen`` has after ``prev``'s generation (none:
     ``prev`` is ``gen``), or ``None`` when ``prev`` is no generation of ``gen``'s base up to
     ``gen``."""
@@ -57,7 +90,7 @@ def new_segment_entries(gen: Generation, prev: SKB) -> list[dict[str, str]] | No
     return gen.segments[len(had):]
 
 
-def _fits(prev: SKB, segs: list[Segment]) -> bool:
+def _fits(prev: Served, segs: list[Segment]) -> bool:
     """Whether the segments bring no column and no relation ``prev`` lacks."""
     cols = set(prev.nodes.column_names)
     rels = set(prev.schema.relations)
@@ -65,7 +98,7 @@ def _fits(prev: SKB, segs: list[Segment]) -> bool:
                for s in segs)
 
 
-def read_after(path: Path, gen: Generation, prev: SKB, *, mmap: bool = True) -> Opened | None:
+def read_after(path: Path, gen: Generation, prev: Served, *, mmap: bool = True) -> Opened | None:
     """Generation ``gen`` of the SKB directory ``path``, opened from ``prev`` (an earlier
     generation of it, in memory) by applying the segments after ``prev``'s only; ``None``
     where that cannot give exactly what :func:`read_generation` gives (see the module
@@ -95,7 +128,7 @@ def read_after(path: Path, gen: Generation, prev: SKB, *, mmap: bool = True) -> 
                   new_of_base=new_of_base, graph_factory=_once_graph(prev_graph, delta))
 
 
-def _meta(prev: SKB, gen: Generation, num_nodes: int, num_edges: int) -> dict[str, Any]:
+def _meta(prev: Served, gen: Generation, num_nodes: int, num_edges: int) -> dict[str, Any]:
     meta = {k: v for k, v in prev.meta.items() if k not in GENERATION_KEYS}
     meta.update(generation=gen.number, content_hash=gen.content_hash, base_hash=gen.base_hash,
                 lineage=list(gen.lineage), segments=[s["name"] for s in gen.segments],
@@ -103,7 +136,7 @@ def _meta(prev: SKB, gen: Generation, num_nodes: int, num_edges: int) -> dict[st
     return meta
 
 
-def _same(prev: SKB, gen: Generation) -> Opened:
+def _same(prev: Served, gen: Generation) -> Opened:
     """``prev``'s generation ``gen`` again (what an update reads while a server serves the
     newest generation): its tables and graph shared, its schema and meta copied."""
     graph = prev.graph
@@ -112,7 +145,7 @@ def _same(prev: SKB, gen: Generation) -> Opened:
                   graph_factory=lambda: graph)
 
 
-def _edges_of(prev: SKB) -> Edges:
+def _edges_of(prev: Served) -> Edges:
     return prev.edge_src, prev.edge_rel, prev.edge_dst
 
 
