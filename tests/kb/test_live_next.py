@@ -155,3 +155,27 @@ def test_an_update_reads_the_served_generation_and_commits_the_same(tmp_path: Pa
         assert (got.generation, got.content_hash) == (ref.generation, ref.content_hash)
         served = SKB.load(tmp_path / "a", previous=served)
         _same(served, SKB.load(tmp_path / "b"))
+
+
+def test_unmoved_rows_keep_the_served_generations_look_ups(tmp_path: Path) -> None:
+    """A value-only update keeps the id look-ups and every unchanged column list (the same
+    objects: no 100K-entry lists rebuilt before the new generation is served); a changed
+    column, or rows that moved, are read anew and equal a whole open's."""
+    nodes, edges = _records(np.random.default_rng(0))
+    root = tmp_path / "skb"
+    build(tmp_path / "in", nodes, edges, root)
+    prev = SKB.load(root)
+    ids, names, prices = prev.ids, prev.column("name"), prev.column("price")
+    assert prev.has_node("p1")
+    update(root, nodes=write_jsonl(tmp_path / "a.jsonl", [{"id": "p1", "type": "product", "name": "product 1",
+                                                          "price": 99.0}]))
+    got = SKB.load(root, previous=prev)
+    whole = SKB.load(root)
+    assert got.ids is ids and got.column("name") is names  # carried over
+    assert got.column("price") is not prices and got.column("price") == whole.column("price")
+    assert got.column("price")[got.index_of("p1")] == 99.0 and prices[prev.index_of("p1")] == 1.0
+    assert got.index_of("b3") == whole.index_of("b3") and got.ids_array.tolist() == whole.ids
+    update(root, nodes=write_jsonl(tmp_path / "b.jsonl", [{"id": "zz", "type": "product", "name": "new"}]))
+    moved = SKB.load(root, previous=got)
+    assert moved.ids is not ids and moved.ids == SKB.load(root).ids and moved.has_node("zz")
+    assert moved.column("name") == SKB.load(root).column("name")

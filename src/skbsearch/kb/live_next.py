@@ -168,3 +168,24 @@ def _once_graph(graph: Graph, delta: GraphDelta) -> Callable[[], Graph]:
         g, d = held.pop()
         return merged_graph(g, d)
     return build
+
+
+#: the SKB's row look-ups, valid while the rows (node ids in order) do not move
+_ROW_CACHES = ("ids", "ids_array", "_index")
+
+
+def carried_caches(cached: dict[str, Any], old: pa.Table, new: pa.Table) -> dict[str, Any]:
+    """What a generation opened from the served one can keep of its caches (``cached``: the
+    served SKB's ``__dict__``): the id look-ups when the node ids did not move, and each cached
+    column list whose column is unchanged — so that a value-only update does not rebuild
+    100K-entry Python lists before it is served (~0.08 s of CPU at 100K nodes)."""
+    out: dict[str, Any] = {}
+    same_rows = old.column("id").equals(new.column("id"))
+    if same_rows:
+        out.update({k: cached[k] for k in _ROW_CACHES if k in cached})
+    columns = cached.get("_columns") or {}
+    kept = {c: v for c, v in columns.items() if same_rows and c in new.column_names
+            and c in old.column_names and old.column(c).equals(new.column(c))}
+    if kept:
+        out["_columns"] = kept
+    return out

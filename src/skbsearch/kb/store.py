@@ -27,7 +27,7 @@ from skbsearch.kb.generations import (
     current,
 )
 from skbsearch.kb.graph import Graph
-from skbsearch.kb.live_next import read_newest
+from skbsearch.kb.live_next import carried_caches, read_newest
 from skbsearch.kb.predicate import select_mask
 from skbsearch.kb.schema import Node, Schema
 from skbsearch.kb.store_columns import edge_codes, node_table, relation_roles
@@ -167,21 +167,21 @@ class SKB:
     def load(cls, path: str | Path, *, mmap: bool = True, previous: SKB | None = None) -> SKB:
         """Open a saved SKB directory at its newest committed generation.
 
-        The node table is memory-mapped from ``nodes.arrow`` when the directory has it (every
-        save writes it; older directories fall back to ``nodes.parquet``, read whole), the
-        edge arrays are read on first use and the CSR graph is memory-mapped on first use.
-        ``mmap=False`` reads everything from the Parquet files into memory. A directory
-        changed by ``skb kb update`` opens the generation its newest manifest names (see
-        :mod:`skbsearch.kb.generations`): the base with its delta segments merged in, whole, or
-        ``previous`` (that generation's predecessor, in memory) with only the newer ones applied.
+        The node table is memory-mapped from ``nodes.arrow`` (older directories: ``nodes.parquet``,
+        read whole; ``mmap=False`` reads all into memory); edges and the CSR graph are read on
+        first use. A directory changed by ``skb kb update`` opens its newest generation
+        (:mod:`skbsearch.kb.generations`): the base with its segments merged, or ``previous`` (its
+        predecessor, in memory) with only the newer ones applied, keeping its unchanged look-ups.
         """
         path = Path(path)
         if not path.exists():
             recover_dir(path)  # a build killed while swapping directories
         gen = current(path) if (path / GENERATIONS_DIR).is_dir() else None
         collect_garbage(path)  # litter of a killed update; unreferenced parts
-        got = read_newest(path, gen, mmap=mmap, previous=previous)
-        return cls._opened(got, path)
+        skb = cls._opened(read_newest(path, gen, mmap=mmap, previous=previous), path)
+        if previous is not None:  # rows that did not move keep the served generation's look-ups
+            skb.__dict__.update(carried_caches(previous.__dict__, previous.nodes, skb.nodes))
+        return skb
 
     @classmethod
     def _opened(cls, got: Opened, path: Path) -> SKB:
