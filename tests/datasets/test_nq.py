@@ -57,3 +57,28 @@ def test_a_missing_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="not found") as e:
         read_nq_open(tmp_path / "none.jsonl.gz")
     assert e.value.field == "data"
+
+
+def test_an_overlong_line_is_refused_by_file_and_line(tmp_path: Path) -> None:
+    from skbsearch.core.lines import MAX_LINE_BYTES
+
+    f = tmp_path / "nq.jsonl"
+    f.write_text(_lines(ROWS[:1]) + '{"question": "' + "x" * MAX_LINE_BYTES + '"}\n')
+    with pytest.raises(InputError, match="line longer than 16 MiB") as e:
+        read_nq_open(f)  # (read up to the limit, not the whole line)
+    assert e.value.line == 2 and str(f) in str(e.value.file)
+
+
+def test_non_utf8_text_and_a_damaged_gzip_are_input_errors(tmp_path: Path) -> None:
+    f = tmp_path / "nq.jsonl"
+    f.write_bytes(_lines(ROWS[:1]).encode() + b'{"question": "caf\xe9"}\n')
+    with pytest.raises(InputError, match="not UTF-8"):
+        read_nq_open(f)
+    g = tmp_path / "nq.jsonl.gz"
+    g.write_bytes(gzip.compress(_lines(ROWS).encode())[:-12])  # truncated
+    with pytest.raises(InputError, match="damaged gzip"):
+        read_nq_open(g)
+    h = tmp_path / "not.jsonl.gz"
+    h.write_text(_lines(ROWS))  # not gzip at all
+    with pytest.raises(InputError, match="damaged gzip"):
+        read_nq_open(h)
