@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
 
 from skbsearch.core.types import Run
 
@@ -64,8 +63,8 @@ class LazyRun(Run):
         return self
 
 
-def _forward(name: str) -> Callable[..., Any]:
-    def method(self: LazyRun, *args: Any, **kwargs: Any) -> Any:
+def _forward(name: str) -> Callable[..., object]:
+    def method(self: LazyRun, *args: object, **kwargs: object) -> object:
         self.materialize()
         return getattr(self, name)(*args, **kwargs)
 

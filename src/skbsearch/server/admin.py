@@ -31,7 +31,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from skbsearch.core.deadline import Deadline, deadline
 from skbsearch.core.errors import DeadlineExceeded, InputError
@@ -187,8 +187,15 @@ def _line(key: str, k: int, item: Any) -> str:
     return json.dumps(item, ensure_ascii=False)
 
 
+
+class ServedSnapshot(Protocol):
+    """What a reload returns: the snapshot now served (its SKB generation)."""
+
+    generation: int
+
+
 def install_admin(app: Any, skb_dir: Path, token: str | None, *, timeout: float,
-                  reload: Callable[[int], Any], max_pending: int = 64,
+                  reload: Callable[[int], ServedSnapshot], max_pending: int = 64,
                   served: "Callable[[], SKB] | None" = None) -> None:
     """Add ``POST /admin/update`` to ``app`` when ``token`` is set (else nothing).
 
