@@ -43,8 +43,10 @@ def compact_indexes(skb: SKB) -> list[Path]:
     if not root.is_dir():
         return done
     for d in sorted(p for p in root.iterdir() if (p / MANIFEST_FILE).is_file()):
-        spec = kind_of(read_manifest(d))  # (the linker's tables are no registered kind)
-        if spec is None or not spec.follows_updates:
+        m = read_manifest(d)
+        spec = kind_of(m)  # (the linker's tables are no registered kind)
+        # an index that cannot follow (reported stale by the update) stays as it is
+        if spec is None or not spec.follows_updates or spec.stale_reason(dict(m.source or {}), d):
             continue
         index = spec.load(d)
         fresh = spec.caught_up(index, skb)

@@ -1,6 +1,8 @@
-"""An index that cannot follow an update is never stale silently (issue 25): ``skb kb
-update`` names it, says why, and gives the command that rebuilds it; the service's
-``/admin/update`` answer lists it too."""
+"""Indexes that follow their SKB's generations (``index.live``). An index that cannot follow
+an update is never stale silently (issue 25): ``skb kb update`` names it, says why, and gives
+the command that rebuilds it; the service's ``/admin/update`` answer lists it too. Catch-up
+goes by the index's kind (none for an index of texts or another SKB); compaction rewrites the
+indexes that follow at the SKB's generation."""
 
 from __future__ import annotations
 
@@ -11,11 +13,12 @@ from live_data import build, write_jsonl
 from typer.testing import CliRunner
 
 from skbsearch.cli import app
-from skbsearch.index.live import stale_indexes
+from skbsearch.index.live import catch_up, compact_indexes, stale_indexes
 from skbsearch.index.multivector import MultiVectorIndex
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb import SKB
 from skbsearch.kb.generations import current
+from skbsearch.kb.update import update
 from skbsearch.server.admin import apply_update
 
 runner = CliRunner(env={"COLUMNS": "200"})
@@ -30,7 +33,7 @@ def _kb(tmp: Path) -> Path:
     skb = SKB.load(tmp / "kb")
     BM25Index.default_for_skb(skb).save(tmp / "kb" / "indexes" / "bm25")
     # with related nodes' names a multi-vector index cannot follow (a plain one does:
-    # tests/kb/test_update_multivector.py)
+    # tests/index/test_dense_live.py)
     MultiVectorIndex.from_skb(skb, size=8, stride=4, add_rel=True).save(tmp / "kb" / "indexes" / "multivector")
     return tmp / "kb"
 
@@ -59,3 +62,37 @@ def test_cli_update_names_the_indexes_it_leaves_stale(tmp_path: Path) -> None:
     assert stale_indexes(kb, gen.lineage, gen.content_hash) == []
     out = apply_update(kb, {"delete_nodes": ["p4"]})
     assert [Path(s["path"]).name for s in out["stale_indexes"]] == ["multivector"]
+
+
+def test_catch_up_follows_by_kind_and_compaction_rewrites_what_follows(tmp_path: Path) -> None:
+    kb = _kb(tmp_path)
+    bm25 = BM25Index.load(kb / "indexes" / "bm25")
+    before = SKB.load(kb)
+    assert catch_up(bm25, before) is bm25 and catch_up(bm25, None) is bm25  # current; no SKB
+    assert compact_indexes(before) == []  # nothing to rewrite
+    texts = BM25Index.build(["red shoe"], ["x"])
+    update(kb, nodes=write_jsonl(tmp_path / "p9.jsonl", [{"id": "p9", "type": "product", "name": "Grey scarf"}]))
+    live = SKB.load(kb)
+    caught = catch_up(bm25, live)
+    assert caught is not bm25 and caught.doc_ids == live.ids and "p9" in caught.doc_ids
+    assert caught.source["skb_hash"] == live.meta["content_hash"]
+    assert catch_up(texts, live) is texts  # an index of texts: nothing to follow
+    # compaction rewrites the BM25 index (it follows); the multi-vector one (--add-rel) cannot
+    # follow and is left as it is (it raised, and stopped `skb kb compact`)
+    mv_manifest = (kb / "indexes" / "multivector" / "manifest.json").read_bytes()
+    assert compact_indexes(live) == [kb / "indexes" / "bm25"]
+    assert (kb / "indexes" / "multivector" / "manifest.json").read_bytes() == mv_manifest
+    assert BM25Index.load(kb / "indexes" / "bm25").source["skb_hash"] == live.meta["content_hash"]
+    assert compact_indexes(SKB.from_columns(["a"], ["t"], ["A"])) == []  # in memory: no indexes
+
+
+def test_stale_indexes_skip_what_they_cannot_read_or_that_is_current(tmp_path: Path) -> None:
+    kb = _kb(tmp_path)
+    gen_hash = SKB.load(kb).meta["content_hash"]
+    assert stale_indexes(kb, [gen_hash], gen_hash) == []  # built at this generation
+    assert stale_indexes(tmp_path / "nowhere", [gen_hash], "later") == []
+    (kb / "indexes" / "broken").mkdir()
+    (kb / "indexes" / "broken" / "manifest.json").write_text("{not json", encoding="utf-8")
+    stale = stale_indexes(kb, [gen_hash, "later"], "later")
+    assert [(Path(s["path"]).name, s["kind"]) for s in stale] == [("multivector", "multivector")]
+    assert stale_indexes(kb, ["another-lineage", "later"], "later") == []  # not built from this SKB
