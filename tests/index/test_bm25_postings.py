@@ -1,7 +1,6 @@
 """The term-major postings a BM25 index keeps to follow updates (index.bm25_postings): the
-merge against a brute-force reference, scores bit-identical to a bm25s build for every
-method, field weights and both term-frequency paths, term permutation, and the old layout
-refused with a rebuild hint."""
+merge against a brute-force reference, term permutation, and the old layout refused with a
+rebuild hint (their scores: tests/index/test_bm25_scoring.py)."""
 
 from __future__ import annotations
 
@@ -10,12 +9,7 @@ import pytest
 
 from skbsearch.core.errors import ArtefactError
 from skbsearch.index import bm25_postings as bp
-from skbsearch.index import bm25_scoring as bs
-from skbsearch.index.base import no_progress
-from skbsearch.index.bm25_build import combine_fields, make_tokenizer, score_fields, tokenize_fields
 from skbsearch.index.bm25_postings import Merge, Postings, merge
-from skbsearch.index.bm25_scoring import score
-from skbsearch.index.sparse import METHODS
 
 
 def _dense(p: Postings) -> np.ndarray:
@@ -69,32 +63,6 @@ def test_merge_refuses_rows_out_of_order() -> None:
               np.array([1, 0]), None)
 
 
-@pytest.mark.parametrize("method", METHODS)
-@pytest.mark.parametrize(("table_max", "table_tf"), [(bs.TABLE_MAX, bs.TABLE_TF), (0, bs.TABLE_TF), (bs.TABLE_MAX, 2)])
-def test_scores_bit_identical_to_bm25s(method: str, table_max: int, table_tf: int,
-                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """The peer: bm25s's own build per field (``score_fields``, what the Ray build runs) and
-    the weighted sum of the fields; cells read off the table, computed where scored (no
-    table), or both (frequencies of 2 and more computed)."""
-    rng = np.random.default_rng(1)
-    words = "red blue green boot mug cup steel leather trail winter".split()
-    parts = {f: [" ".join(rng.choice(words, rng.integers(0, 9))) for _ in range(40)] for f in ("title", "body")}
-    tok = make_tokenizer("english", "en")
-    tokens = tokenize_fields(parts, tok, 40, no_progress)
-    n_vocab = len(tok.get_vocab_dict())
-    weights = {"title": 2.5, "body": 1.0}
-    settings = {"k1": 1.2, "b": 0.7, "delta": 0.3, "method": method}
-    matrix, ref_nonocc = combine_fields(score_fields(tokens, weights, 40, n_vocab, settings, no_progress),
-                                        weights, 40, n_vocab, method)
-    monkeypatch.setattr(bs, "TABLE_MAX", table_max)
-    monkeypatch.setattr(bs, "TABLE_TF", table_tf)
-    (ip, rows, data), nonocc = score(Postings.from_tokens(tokens, n_vocab), {**settings, "field_weights": weights})
-    assert np.array_equal(ip, matrix.indptr) and np.array_equal(rows, matrix.indices)
-    assert np.array_equal(data.view(np.int32), matrix.data.astype(np.float32).view(np.int32))
-    assert (nonocc is None) == (ref_nonocc is None)
-    assert nonocc is None or np.array_equal(nonocc, ref_nonocc)
-
-
 def test_merge_writes_terms_in_the_order_given_with_their_frequencies() -> None:
     p = Postings.from_tokens({"a": [[0, 1], [1, 2], [2]], "b": [[2], [], []]}, 3)
     empty = Postings.from_tokens({"a": [], "b": []}, 3, rows={"a": np.zeros(0), "b": np.zeros(0)}, n_docs=3)
@@ -120,8 +88,3 @@ def test_saved_postings_round_trip_and_old_layout_refused(tmp_path) -> None:
     (tmp_path / "live" / "tf.npy").write_bytes(b"")
     with pytest.raises(ArtefactError, match="damaged term statistics"):
         bp.load(tmp_path / "live", "rebuild")
-
-
-def test_warm_compiles_the_stored_variants() -> None:
-    bs.warm()  # read-only (memory-mapped) base postings, writable delta: no error, idempotent
-    bs.warm()

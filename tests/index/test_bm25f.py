@@ -1,11 +1,11 @@
-"""BM25F field combination (``combine='bm25f'``, the default index's): scores against a
-direct formula, per-field ``b``, settings refused with clear errors, the default index's
-manifest, and why it is the default (a query that names a related entity)."""
+"""BM25F field combination (``combine='bm25f'``, the default index's): per-field ``b``,
+settings refused with clear errors, the default index's manifest, and why it is the default
+(a query that names a related entity). Its scores against a direct formula:
+tests/index/test_bm25_scoring.py."""
 
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import numpy as np
@@ -14,8 +14,6 @@ from typer.testing import CliRunner
 
 from skbsearch.cli import app
 from skbsearch.core.errors import InputError
-from skbsearch.index.bm25_postings import Postings
-from skbsearch.index.bm25_scoring import score
 from skbsearch.index.sparse import DEFAULT_REL_B, BM25Index
 from skbsearch.kb import SKB
 from skbsearch.kb.loaders import load
@@ -23,45 +21,6 @@ from skbsearch.kb.loaders import load
 
 def write_jsonl(path: Path, records: list[dict]) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-
-
-def _reference(tokens: dict[str, list[list[int]]], n_vocab: int, weights: dict[str, float],
-               bs: dict[str, float], k1: float) -> np.ndarray:
-    """(terms, docs) BM25F (lucene form) computed term by term in plain Python."""
-    fields = list(tokens)
-    n = len(tokens[fields[0]])
-    lens = {f: [len(d) for d in tokens[f]] for f in fields}
-    avg = {f: sum(lens[f]) / n for f in fields}
-    out = np.zeros((n_vocab, n))
-    for t in range(n_vocab):
-        held = [d for d in range(n) if any(weights[f] > 0 and t in tokens[f][d] for f in fields)]
-        if not held:
-            continue
-        idf = math.log(1 + (n - len(held) + 0.5) / (len(held) + 0.5))
-        for d in held:
-            x = sum(weights[f] * tokens[f][d].count(t) / (1 - bs[f] + bs[f] * lens[f][d] / avg[f])
-                    for f in fields if weights[f] > 0)
-            out[t, d] = idf * x / (k1 + x)
-    return out
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_bm25f_scores_equal_the_formula(seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    n, nv = 9, 6
-    tokens = {f: [rng.integers(0, nv, rng.integers(1, 7)).tolist() for _ in range(n)] for f in ("a", "b", "c")}
-    weights = {"a": 1.0, "b": 2.5, "c": 0.0 if seed % 2 else 0.5}
-    bs = {"a": 0.75, "b": 0.3, "c": 0.75}
-    post = Postings.from_tokens(tokens, nv)
-    (ip, rows, data), nonocc = score(post, {"method": "lucene", "k1": 1.2, "b": 0.75, "field_weights": weights,
-                                           "combine": "bm25f", "field_b": {"b": 0.3}})
-    assert nonocc is None
-    got = np.zeros((nv, n))
-    for t in range(nv):
-        got[t, rows[ip[t]:ip[t + 1]]] = data[ip[t]:ip[t + 1]]
-    want = _reference(tokens, nv, weights, bs, 1.2)
-    assert np.allclose(got, want, rtol=1e-6, atol=1e-7)
-    assert np.count_nonzero(data == 0) == 0  # postings that score 0 are dropped
 
 
 def test_per_field_b_changes_the_sum_scores_too() -> None:

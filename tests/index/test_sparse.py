@@ -157,39 +157,6 @@ def _shop():
     return b.build()
 
 
-def test_from_skb_rendered_and_fields():
-    skb = _shop()
-    doc = BM25Index.from_skb(skb, add_rel=True)
-    assert doc.doc_ids == skb.ids and doc.source["kind"] == "skb"
-    # with add_rel, the brand's document names its products
-    acme = skb.ids.index("b1")
-    assert _all_scores(doc, "pasta pot")[acme] > 0
-    fields = BM25Index.from_skb(skb, fields=["name", "description"], add_rel=True,
-                                field_weights={"name": 3, "relations": 0.5})
-    assert fields.params["fields"] == ["name", "description", "relations"]
-    s = _all_scores(fields, "acme")
-    assert s[acme] > 0 and s[skb.ids.index("p1")] > 0  # via the relations field
-    with pytest.raises(InputError):
-        BM25Index.from_skb(skb, fields=["nope"])
-
-
-def test_default_index_has_weighted_relation_field():
-    """The default (``skb index --kind bm25``, stages' on-demand index): the rendered
-    document plus relation lines with neighbour names as a second, weighted field."""
-    from skbsearch.index.sparse import DEFAULT_REL_WEIGHT
-
-    skb = _shop()
-    idx = get_kind("bm25").build(skb)
-    assert idx.params["fields"] == ["document", "relations"]
-    assert idx.params["field_weights"] == {"document": 1.0, "relations": DEFAULT_REL_WEIGHT}
-    assert idx.source["add_rel"] and idx.source["rel_weight"] == DEFAULT_REL_WEIGHT
-    acme = skb.ids.index("b1")
-    assert _all_scores(idx, "pasta pot")[acme] > 0  # the brand's relations name its products
-    plain = get_kind("bm25").build(skb, add_rel=False)
-    assert plain.params["fields"] == ["document"] and _all_scores(plain, "pasta pot")[acme] == 0
-    assert BM25Index.from_skb(skb).params["fields"] == ["document"]  # the library call is unchanged
-
-
 def test_registry():
     assert "bm25" in available_kinds()
     kind = get_kind("bm25")

@@ -1,20 +1,26 @@
-"""The default BM25 index (relation lines: a node's document lists its neighbours' names)
-follows updates incrementally (issue 25): only the changed nodes and the nodes whose
-neighbourhood changed are tokenised again, and the scores equal a rebuild's."""
+"""BM25 that follows a changing SKB (``index.bm25_live``). The default BM25 index (relation
+lines: a node's document lists its neighbours' names) follows updates incrementally (issue
+25): only the changed nodes and the nodes whose neighbourhood changed are tokenised again, and
+the scores equal a rebuild's. Also: which segments and ids are pending, why an index cannot
+follow, an index that is current or of another SKB left as it is, one without term statistics
+refused with the command that rebuilds it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
 import pytest
 from live_data import apply, build, write_jsonl
 
+from skbsearch.core.errors import ArtefactError
 from skbsearch.index import bm25_live
 from skbsearch.index.live import catch_up
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb import SKB
 from skbsearch.kb.generations import SEGMENTS_DIR, current
-from skbsearch.kb.segments import read_segment
+from skbsearch.kb.segments import Segment, read_segment
 from skbsearch.kb.update import update
 
 NODES = [
@@ -118,3 +124,74 @@ def test_segment_without_affected_ids_falls_back_to_a_full_reindex(kb: Path, tmp
     _update(tmp_path, kb)
     caught = catch_up(BM25Index.load(kb / "indexes" / "bm25"), SKB.load(kb))
     _check_against_rebuild(tmp_path, kb, caught)
+
+
+def _segment(upserted: list[str], deleted: list[str], affected: list[str] | None) -> Segment:
+    nodes = pa.table({"id": pa.array(upserted, pa.string())})
+    return Segment(nodes=nodes, edges=pa.table({"src": [], "relation": [], "dst": []}),
+                   deleted_nodes=deleted, affected=affected)
+
+
+def test_changed_and_affected_ids_of_segments() -> None:
+    segs = [_segment(["p1", "p2"], [], ["b1"]), _segment(["p9"], ["p2", "p3"], ["p4"])]
+    assert bm25_live.upserted_or_deleted(segs) == {"p1", "p2", "p3", "p9"}
+    assert bm25_live.pending_affected(segs) == {"b1", "p4"}
+    assert bm25_live.pending_affected([*segs, _segment([], ["p5"], None)]) is None  # an older segment
+    assert bm25_live.upserted_or_deleted([]) == set() and bm25_live.pending_affected([]) == set()
+
+
+def test_pending_segments_only_for_an_ancestor_generation(kb: Path, tmp_path: Path) -> None:
+    base_hash = SKB.load(kb).meta["content_hash"]
+    _update(tmp_path, kb)
+    live = SKB.load(kb)
+    segs = bm25_live.pending_segments(live, base_hash)
+    assert [s.name for s in segs] == [current(kb).segments[-1]["name"]]
+    assert bm25_live.pending_changes(live, base_hash) == {"b1", "p5", "p4", "p3"}
+    assert bm25_live.pending_segments(live, live.meta["content_hash"]) == []  # current: nothing pending
+    assert bm25_live.pending_segments(live, "not-a-generation-of-it") is None
+    assert bm25_live.pending_segments(live, None) is None
+    assert bm25_live.pending_changes(SKB.load(kb), "not-a-generation-of-it") is None
+
+
+def test_index_that_is_current_or_of_another_skb_is_left_as_it_is(kb: Path, tmp_path: Path) -> None:
+    index = BM25Index.load(kb / "indexes" / "bm25")
+    assert bm25_live.catch_up(index, SKB.load(kb)) is index  # current
+    _update(tmp_path, kb)
+    other = build(tmp_path / "other", NODES[:3], [], tmp_path / "other-kb")
+    foreign = BM25Index.default_for_skb(other)
+    assert bm25_live.catch_up(foreign, SKB.load(kb)) is foreign  # not a generation of this SKB
+    texts = BM25Index.build(["red shoe", "blue hat"], ["a", "b"])  # not an index of an SKB
+    assert bm25_live.catch_up(texts, SKB.load(kb)) is texts
+
+
+def test_index_without_term_statistics_is_refused_with_the_rebuild_command(kb: Path, tmp_path: Path) -> None:
+    import shutil
+
+    shutil.rmtree(kb / "indexes" / "bm25" / bm25_live.LIVE_DIR)
+    _update(tmp_path, kb)
+    with pytest.raises(ArtefactError, match="predates live updates.*skb index SKB_DIR --kind bm25 --force"):
+        bm25_live.catch_up(BM25Index.load(kb / "indexes" / "bm25"), SKB.load(kb))
+
+
+def test_why_an_index_cannot_follow(tmp_path: Path) -> None:
+    live = tmp_path / bm25_live.LIVE_DIR
+    assert "predates live updates" in bm25_live.why_stale("bm25", {}, tmp_path)
+    assert "--engine ray" in bm25_live.why_stale("bm25", {"engine": "ray"}, tmp_path)
+    live.mkdir()
+    (live / "postings.json").write_text("{}", encoding="utf-8")
+    assert bm25_live.why_stale("bm25", {"engine": "ray"}, tmp_path) is None
+    (live / "fields.json").write_text("{}", encoding="utf-8")
+    assert "older layout" in bm25_live.why_stale("bm25", {}, tmp_path)
+
+
+def test_index_rows_match_ids_and_rows_only_keeps_the_schema(kb: Path, tmp_path: Path) -> None:
+    index = BM25Index.load(kb / "indexes" / "bm25")
+    _update(tmp_path, kb)
+    live = SKB.load(kb)
+    rows = bm25_live.index_rows(index, live)
+    assert len(rows) == live.num_nodes
+    for i, node in enumerate(live.ids):
+        assert rows[i] == (index.doc_ids.index(node) if node in index.doc_ids else -1)
+    assert rows[live.ids.index("p4")] == -1  # new
+    small = bm25_live.rows_only(live, np.array([live.ids.index("p4"), 0]))
+    assert small.ids == ["p4", live.ids[0]] and small.num_edges == 0 and small.schema == live.schema
