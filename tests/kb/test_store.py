@@ -1,4 +1,5 @@
-"""SKB builder and store: round trips, nulls, SQL, select, atomic save, builder errors."""
+"""SKB store: round trips, nulls, SQL, select, accessor errors (the builder's errors:
+test_builder.py; the files on disk, atomic save and load errors: test_store_files.py)."""
 
 from __future__ import annotations
 
@@ -7,39 +8,11 @@ import json
 import numpy as np
 import pyarrow as pa
 import pytest
+from store_data import assert_same, small_skb
 
 import skbsearch.kb.store as store_mod
-import skbsearch.kb.store_columns as columns_mod
-import skbsearch.kb.store_files as files_mod
-from skbsearch.core.errors import ArtefactError, InputError
-from skbsearch.kb import SKB, SKBBuilder
-
-
-def small_skb() -> SKB:
-    b = SKBBuilder()
-    b.add_node("m1", "movie", "Heat", {"plot": "A heist in LA."}, {"year": 1995, "rating": 8.3, "color": True})
-    b.add_node("m2", "movie", "Ronin", {"plot": "Mercenaries chase a case."}, {"year": 1998, "rating": 7.2})
-    b.add_node("m3", "movie", "Untitled", {}, {"lang": "fr"})
-    b.add_node("a1", "person", "Robert De Niro", {"bio": "Actor."}, {"year": 1943})
-    b.add_node("d1", "person", "Michael Mann")
-    b.add_edge("a1", "starred_in", "m1")
-    b.add_edge("a1", "starred_in", "m2")
-    b.add_edge("m1", "directed_by", "d1")
-    b.add_edge("m1", "directed_by", "d1")  # duplicate edges are kept (multigraph)
-    return b.build(meta={"source": "test"})
-
-
-def assert_same(a: SKB, b: SKB) -> None:
-    assert a.ids == b.ids
-    assert a.schema == b.schema
-    assert a.type_names == b.type_names
-    for nid in a.ids:
-        assert a.node(nid) == b.node(nid)
-    assert np.array_equal(a.edge_src, b.edge_src)
-    assert np.array_equal(a.edge_dst, b.edge_dst)
-    rels_a = [a.schema.relations[r] for r in a.edge_rel]
-    rels_b = [b.schema.relations[r] for r in b.edge_rel]
-    assert rels_a == rels_b
+from skbsearch.core.errors import InputError
+from skbsearch.kb import SKB
 
 
 def test_builder_fields_attributes_nulls() -> None:
@@ -121,165 +94,6 @@ def test_sql_and_select(tmp_path, saved: bool) -> None:
     assert e.value.field == "query"
 
 
-def test_atomic_save_keeps_old_dir(tmp_path, monkeypatch) -> None:
-    old = small_skb()
-    old.save(tmp_path / "kb")
-    b = SKBBuilder()
-    b.add_node("only", "thing", "Only")
-    new = b.build()
-    real = files_mod.pq.write_table
-    calls = []
-
-    def failing(table, where, *args, **kwargs):
-        calls.append(where)
-        if len(calls) == 2:  # nodes.parquet written, edges.parquet fails
-            raise OSError("disk full")
-        return real(table, where, *args, **kwargs)
-
-    monkeypatch.setattr(files_mod.pq, "write_table", failing)
-    with pytest.raises(OSError, match="disk full"):
-        new.save(tmp_path / "kb")
-    monkeypatch.setattr(files_mod.pq, "write_table", real)
-    assert len(calls) == 2
-    assert [p.name for p in tmp_path.iterdir()] == ["kb"]  # no temp or .old dirs left
-    assert_same(old, SKB.load(tmp_path / "kb"))
-    with pytest.raises(FileExistsError, match="overwrite"):
-        new.save(tmp_path / "kb", overwrite=False)
-    new.save(tmp_path / "kb")
-    assert SKB.load(tmp_path / "kb").ids == ["only"]
-    assert [p.name for p in tmp_path.iterdir()] == ["kb"]
-
-
-def test_load_maps_nodes_and_reads_edges_on_first_use(tmp_path) -> None:
-    skb = small_skb()
-    skb.save(tmp_path / "kb")
-    before = pa.total_allocated_bytes()
-    back = SKB.load(tmp_path / "kb")
-    # The node table is memory-mapped from nodes.arrow: no Arrow heap memory for it.
-    assert pa.total_allocated_bytes() - before < 1024
-    assert back._edges is None and back.num_edges == 4  # from meta.json, nothing read yet
-    assert back.node("m1").fields == {"plot": "A heist in LA."}
-    assert back.graph.degree("starred_in", "out").tolist() == [0, 0, 0, 2, 0]  # CSR, edges untouched
-    assert back._edges is None
-    assert_same(skb, back)  # edge arrays read here
-    assert back._edges is not None
-
-
-@pytest.mark.parametrize("damage", ["truncate", "other rows", "garbage"])
-def test_damaged_nodes_arrow_falls_back_to_parquet(tmp_path, damage: str) -> None:
-    skb = small_skb()
-    skb.save(tmp_path / "kb")
-    f = tmp_path / "kb" / "nodes.arrow"
-    if damage == "truncate":
-        f.write_bytes(f.read_bytes()[:100])
-    elif damage == "garbage":
-        f.write_bytes(b"not arrow at all" * 10)
-    else:  # a consistent file of another table: row count does not match meta.json
-        files_mod._write_arrow(skb.nodes.slice(0, 2), f)
-    assert_same(skb, SKB.load(tmp_path / "kb"))
-
-
-def test_edges_checked_at_load_and_first_use(tmp_path) -> None:
-    small_skb().save(tmp_path / "kb")
-    meta = tmp_path / "kb" / "meta.json"
-    m = json.loads(meta.read_text())
-    m["num_edges"] = 7
-    meta.write_text(json.dumps(m))
-    with pytest.raises(ArtefactError, match="4 edges but meta.json says 7"):
-        SKB.load(tmp_path / "kb")
-    m["num_edges"] = 4
-    meta.write_text(json.dumps(m))
-    import pyarrow.parquet as pq
-
-    e = pq.read_table(tmp_path / "kb" / "edges.parquet")
-    e = e.set_column(e.schema.get_field_index("dst_idx"), "dst_idx", pa.array([0, 1, 2, 99], pa.int32()))
-    pq.write_table(e, tmp_path / "kb" / "edges.parquet")
-    back = SKB.load(tmp_path / "kb")  # the footer is fine: the values are read on first use
-    with pytest.raises(ArtefactError, match="dst_idx points outside the 5 nodes"):
-        _ = back.edge_src
-
-
-def test_load_errors(tmp_path) -> None:
-    with pytest.raises(ArtefactError, match="not an SKB directory"):
-        SKB.load(tmp_path)
-    small_skb().save(tmp_path / "kb")
-    meta = tmp_path / "kb" / "meta.json"
-    good = meta.read_text()
-    meta.write_text(good.replace('"format_version": 1', '"format_version": 99'))
-    with pytest.raises(ArtefactError, match="format version 99"):
-        SKB.load(tmp_path / "kb")
-    meta.write_text("{\n  oops")
-    with pytest.raises(ArtefactError, match="meta.json:2"):
-        SKB.load(tmp_path / "kb")
-
-
-def test_builder_duplicate_ids() -> None:
-    b = SKBBuilder()
-    b.add_node("x", "t", file="a.jsonl", line=3)
-    with pytest.raises(InputError) as e:
-        b.add_node("x", "t", file="b.jsonl", line=7)
-    assert "first defined at a.jsonl:3" in str(e.value)
-    assert (e.value.file, e.value.line, e.value.field) == ("b.jsonl", 7, "id")
-    assert str(e.value).startswith("b.jsonl:7")
-    keep = SKBBuilder(on_duplicate="first")
-    keep.add_node("x", "t", "first")
-    assert keep.add_node("x", "t", "second") == 0 and keep.build().node("x").name == "first"
-    with pytest.raises(ValueError):
-        SKBBuilder(on_duplicate="last")
-
-
-@pytest.mark.parametrize("which", ["source", "target"])
-def test_builder_unknown_endpoint(which: str) -> None:
-    b = SKBBuilder()
-    b.add_node("a", "t")
-    b.add_edge("a", "r", "a", file="edges.tsv", line=1)
-    src, dst = ("ghost", "a") if which == "source" else ("a", "ghost")
-    b.add_edge(src, "r", dst, file="edges.tsv", line=2)
-    with pytest.raises(InputError, match="unknown node 'ghost'") as e:
-        b.build()
-    assert (e.value.file, e.value.line, e.value.field) == ("edges.tsv", 2, which)
-
-
-def test_builder_field_errors() -> None:
-    b = SKBBuilder()
-    for kwargs, field in [
-        ({"fields": {"type": "x"}}, "type"),
-        ({"fields": {"name": "x"}}, "name"),
-        ({"attributes": {"id": 1}}, "id"),
-        ({"attributes": {"tags": ["a", "b"]}}, "tags"),
-    ]:
-        with pytest.raises(InputError) as e:
-            b.add_node("n", "t", file="f.jsonl", line=4, **kwargs)
-        assert (e.value.field, e.value.line) == (field, 4)
-    assert len(b) == 0 and not b.has_node("n")  # a rejected node leaves no trace
-    with pytest.raises(InputError) as e:
-        SKB.from_columns(["a"], ["t"], ["A"], attributes={"type": [1]})
-    assert e.value.field == "type"
-    with pytest.raises(InputError, match="no id"):
-        b.add_node("  ", "t")
-    with pytest.raises(InputError, match="no type"):
-        b.add_node("z", "")
-    with pytest.raises(InputError, match="reserved") as e:
-        b.add_edge("a", "r^-1", "b", line=9)
-    assert e.value.field == "relation" and e.value.line == 9
-    with pytest.raises(InputError) as e:
-        b.add_edge("a", "r", None)
-    assert e.value.field == "target"
-
-
-def test_builder_mixed_attribute_types() -> None:
-    ok = SKBBuilder()
-    ok.add_node("a", "t", attributes={"v": 1})
-    ok.add_node("b", "t", attributes={"v": 2.5})
-    assert ok.build().column("v") == [1.0, 2.5]
-    bad = SKBBuilder()
-    bad.add_node("a", "t", attributes={"v": 1})
-    bad.add_node("b", "t", attributes={"v": "one"})
-    with pytest.raises(InputError, match="mixed types") as e:
-        bad.build()
-    assert e.value.field == "v"
-
-
 def test_accessor_errors() -> None:
     skb = small_skb()
     with pytest.raises(InputError, match="unknown node id 'zz'"):
@@ -317,25 +131,3 @@ def test_numeric_column_nulls_to_nan_through_buffers():
     assert np.array_equal(numeric_column(sliced), [np.nan, 2.0], equal_nan=True)
     assert numeric_column(pa.array([7, 8], pa.int32())).dtype == np.float64
     assert np.isnan(numeric_column(pa.array([None, None], pa.float64()))).all()
-
-
-@pytest.mark.parametrize("chunk", [3, 1 << 18])
-def test_relation_roles_read_in_pieces_equal_a_direct_count(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each relation's one source and one target type (None where several), read off the
-    edges piece by piece, as counted edge by edge."""
-    monkeypatch.setattr(columns_mod, "_ROLE_CHUNK", chunk)
-    rng = np.random.default_rng(3)
-    n, m = 30, 200
-    types = rng.choice(["a", "b", "c"], n)
-    rel = rng.choice(["r0", "r1", "r2"], m)
-    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
-    pure = rel == "r2"  # r2: always from a type-a node to a type-b node
-    src[pure], dst[pure] = rng.choice(np.flatnonzero(types == "a"), pure.sum()), rng.choice(np.flatnonzero(types == "b"), pure.sum())
-    skb = SKB.from_columns([f"n{i}" for i in range(n)], types.tolist(), [f"x{i}" for i in range(n)],
-                           edges=(src, rel.tolist(), dst))
-    want = {}
-    for r in ("r0", "r1", "r2"):
-        ends = [{types[s] for s in src[rel == r]}, {types[t] for t in dst[rel == r]}]
-        want[r] = [next(iter(e)) if len(e) == 1 else None for e in ends]
-    assert skb.schema.relation_roles == want
-    assert want["r2"] == ["a", "b"]
