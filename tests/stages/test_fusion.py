@@ -1,7 +1,7 @@
 """The fusion stages (``fuse``, ``rrf``, ``zscore``, ``minmax``): one class each, holding its
-logic; ``a + b`` builds ``fuse`` through the registration in core; the old
-``skbsearch.retrieve.hybrid`` names build these stages; on a real KG the stages give what the
-fusion functions give on their children's Runs."""
+logic; ``a + b`` builds ``fuse`` through the registration in core; on a real KG the stages
+give what the fusion functions give on their children's Runs. (The old
+``skbsearch.retrieve.hybrid`` names that build them: tests/retrieve/test_hybrid.py.)"""
 
 from __future__ import annotations
 
@@ -143,24 +143,6 @@ def test_each_fusion_stage_is_one_class_that_does_its_own_work(name: str) -> Non
     st = cls.of(_fixed(A, "A"), _fixed(B, "B"))
     assert st.inner is st and st.context is None
     assert set(st([Query("q1", "x")])["q1"]) == {"a", "b", "c", "d"}
-
-
-def test_the_old_hybrid_names_build_the_stages() -> None:
-    """``RRF``, ``WeightedFusion``, ``ScoreFusion`` and the functions still import from
-    ``skbsearch.retrieve.hybrid``; the classes are now the stages."""
-    from skbsearch.retrieve import hybrid
-
-    sa, sb = _fixed(A, "A"), _fixed(B, "B")
-    qs = [Query("q1", "x")]
-    assert isinstance(hybrid.RRF(sa, sb, k=10), RRFStage)
-    assert hybrid.RRF(sa, sb, k=10)(qs)["q1"] == rrf([A, B], k=10)["q1"]
-    w = hybrid.WeightedFusion([(sa, 0.7), sb], norm="zscore")
-    assert isinstance(w, ZScoreStage) and w.params.weights == (0.7, 1.0)
-    assert w(qs)["q1"] == weighted_fusion([A, B], [0.7, 1.0], "zscore")["q1"]
-    assert hybrid.ScoreFusion(sa, sb, top=1.0)(qs)["q1"] == score_fusion([A, B], top=1.0)["q1"]
-    assert hybrid.rrf is rrf and hybrid.score_fusion is score_fusion
-    with pytest.raises(InputError, match="normalisation"):
-        hybrid.WeightedFusion([sa], norm="l2")
 
 
 def test_fusion_stages_on_a_real_kg_equal_the_functions_on_their_childrens_runs(

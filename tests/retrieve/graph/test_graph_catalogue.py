@@ -1,14 +1,13 @@
 """The graph stage on a small catalogue: relational evidence from linked names, attribute bounds
-(the cases of the retired catalogue stage ``graph-v1``, now answered by ``graph``)."""
+(the cases of the retired catalogue stage ``graph-v1``, now answered by ``graph``; the bounds'
+parser and mask: test_bounds.py)."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from skbsearch.core.types import Query
 from skbsearch.kb import SKBBuilder
-from skbsearch.retrieve.graph.bounds import AttributeBounds, parse_attribute_bounds
 from skbsearch.stages import StageContext, pipeline
 
 
@@ -50,22 +49,6 @@ def test_graph_only_candidate_is_found(stage):
 def test_attribute_bounds_push_violators_down(stage):
     run = stage([Query("q", "ceramic mug dishwasher safe under $20")])
     assert run.ranked("q")[0][0] == "p1"  # p2 matches the text too but costs $30
-
-
-def test_parse_attribute_bounds():
-    b = parse_attribute_bounds("a lamp under $25 with at least 4 stars").bounds
-    assert b["price"][1] == pytest.approx(25.0) and b["rating"] == (4.0, None)
-    assert parse_attribute_bounds("rated 4.5 or higher").bounds == {"rating": (4.5, None)}
-    assert parse_attribute_bounds("a blue lamp").bounds == {}
-
-
-def test_bounds_mask_and_describe():
-    b = AttributeBounds({"price": (None, 20.0), "rating": (4.0, None), "weight": (1.0, None)})
-    price, rating = np.array([12.0, 30.0, np.nan]), np.array([4.5, 4.5, 4.9])
-    cols = {"price": price, "rating": rating}
-    assert b.mask(cols.get, np.array([0, 1, 2])).tolist() == [1.0, 0.0, 0.0]  # NaN fails; no weight column
-    assert AttributeBounds({}).mask(cols.get, np.array([0, 1])).tolist() == [0.0, 0.0]
-    assert b.describe() == "price <= 20, rating >= 4, weight >= 1"
 
 
 def test_explain_names_the_bounds_met(stage):

@@ -91,18 +91,6 @@ def test_fuse_counts_the_text_evidence_the_graph_stage_carries_once(ctx):
     assert p(q) == score_fusion(runs, [1 / (1 + c), c], 2.0, 100)
 
 
-def test_text_only_confidence_grows_with_what_the_answer_types_rule_out():
-    """0.5 when the types rule out nothing, 1 from one bit (half the nodes ruled out) on."""
-    from skbsearch.retrieve.graph.plan import text_only_confidence, walk_confidence
-
-    assert text_only_confidence(1.0) == 0.5
-    assert text_only_confidence(0.5) == 1.0 and text_only_confidence(0.01) == 1.0
-    assert text_only_confidence(10 / 15) == pytest.approx(0.5 * (1 + 0.58496), abs=1e-4)
-    assert text_only_confidence(0.0) == 1.0  # no row of the types: not a crash
-    assert walk_confidence({}, 0.8) == 0.8 and walk_confidence({3: 0.9}, 0.8) == 0.9
-    assert walk_confidence({}) == 0.5
-
-
 def test_the_graph_stage_says_when_it_has_no_confident_anchor_and_fuse_listens(ctx):
     """A query that names no node: the graph list is its text list of the answer types, as
     sure as those types narrow it (products: 10 of the 15 nodes, confidence 0.79, not 0.5),

@@ -7,7 +7,7 @@ from kg_fixtures import shop, shop_queries
 
 from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.kb import SKBBuilder
-from skbsearch.retrieve.graph.blend import blend_runs, choose_blend
+from skbsearch.retrieve.graph.blend import blend_runs, blend_summary, choose_blend, inner_fitted_run
 from skbsearch.retrieve.graph.model import KGModel
 from skbsearch.stages import StageContext, pipeline
 from skbsearch.train.select import choose_fit
@@ -81,3 +81,41 @@ def test_choose_blend_moves_off_untrained_only_when_held_out_queries_say_so():
 def test_blend_is_saved_with_the_model(tmp_path):
     KGModel(blend=0.25).save(tmp_path / "m")
     assert KGModel.load(tmp_path / "m").blend == 0.25
+
+
+def test_blend_runs_takes_every_query_and_node_of_either_run():
+    plain = Run({"q1": {"a": 5.0, "b": 5.0}, "q2": {"x": 1.0}})
+    fitted = Run({"q1": {"c": 3.0, "a": 1.0}, "q3": {"y": 2.0}})
+    mixed = blend_runs(plain, fitted, 0.5, 2, name="blend")
+    assert mixed.name == "blend" and set(mixed) == {"q1", "q2", "q3"}
+    # plain's equal scores normalise to 1; c is fitted's best, a its worst: a 0.5, b 0.5, c 0.5
+    assert mixed["q1"] == {"a": 0.5, "b": 0.5}  # top 2, ties to the lower id
+    assert mixed["q2"] == {"x": 0.5} and mixed["q3"] == {"y": 0.5}
+    assert blend_runs(plain, fitted, 0.0, 10)["q1"] == {"a": 1.0, "b": 1.0, "c": 0.0}
+
+
+def test_inner_fitted_run_scores_each_part_by_a_model_fitted_without_it():
+    queries = [Query(f"q{i}", "x") for i in range(5)]
+    seen = []
+
+    def fit_and_run(test):
+        seen.append(test)
+        return Run({queries[i].id: {"fitted-without": float(len(test))} for i in test})
+
+    out = inner_fitted_run(queries, [0, 1, 0, 2, 1], fit_and_run)
+    assert seen == [[0, 2], [1, 4], [3]] and set(out) == {f"q{i}" for i in range(5)}
+    assert inner_fitted_run(queries, [0] * 5, fit_and_run) == Run()  # one part: nothing to fit on
+
+
+def test_blend_summary_says_what_the_fit_kept():
+    assert blend_summary(KGModel(blend=0.0))["kept"] == "untrained"
+    alone = blend_summary(KGModel(blend=1.0))
+    assert alone["kept"] == "fitted" and "too few judged queries" in alone["note"]
+    answers = {f"q{i}": {"a"} for i in range(8)}
+    b, info = choose_blend(Run({q: {"b": 2.0, "a": 1.0} for q in answers}),
+                           Run({q: {"a": 2.0, "b": 1.0} for q in answers}), answers, 10)
+    summary = blend_summary(KGModel(blend=b, info={"blend": info}, weights={"text": 1.0}))
+    assert summary["kept"] == "fitted" and summary["blend"] == b and summary["weights"] == {"text": 1.0}
+    held = summary["held_out"]
+    assert held["queries"] == 8 and held["untrained"]["mrr"] == 0.5 and held["fitted"]["mrr"] == 1.0
+    assert held["best_blend"]["mrr"] == 1.0

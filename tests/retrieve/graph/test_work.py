@@ -1,4 +1,5 @@
-"""The graph stage's working object: built apart from the stage, freed without a cycle collection."""
+"""The graph stage's working object (``retrieve.graph.work``): built apart from the stage,
+freed without a cycle collection; its walks, attribute values, combination and Run."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from kg_fixtures import shop, shop_queries
 
 import skbsearch.retrieve.graph as graph_package
-from skbsearch.core.types import Query
+from skbsearch.core.types import Query, Run
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.graph.fit import fit_kg_model
@@ -95,3 +97,39 @@ def test_the_stages_parts_take_typed_arguments() -> None:
                    and n.attr.startswith("_") and not n.attr.startswith("__")
                    and not (isinstance(n.value, ast.Name) and n.value.id in own)]
         assert private == [], f"{name}: {private}"
+
+
+def test_walks_follow_metapaths_from_a_node(kb: SKB) -> None:
+    work = _direct(kb).inner
+    cache: dict = {}
+    bought = work.follow(kb.index_of("p3"), ("product", "also_bought"), cache)
+    assert sorted(kb.id_of(bought.tolist())) == ["p6", "p9"]
+    brands = work.follow(kb.index_of("p3"), ("product", "also_bought", "has_brand"), cache)
+    assert sorted(kb.id_of(brands.tolist())) == ["brand:bor", "brand:zen"]
+    assert (kb.index_of("p3"), ("product", "also_bought")) in cache  # the prefix walked once
+    nothing = work.follow(kb.index_of("brand:acme"), ("brand", "also_bought"), {})
+    assert len(nothing) == 0
+
+
+def test_attribute_values_over_all_nodes(kb: SKB) -> None:
+    work = _direct(kb).inner
+    price = work.attribute("price")
+    assert price[kb.index_of("p1")] == 12.0 and np.isnan(price[kb.index_of("brand:acme")])
+    assert work.attribute("price") is price  # read once
+    assert work.attribute("description") is None and work.attribute("nope") is None
+
+
+def test_ranked_combines_the_evidence_into_the_top_k(kb: SKB) -> None:
+    work = _direct(kb).inner
+    assert work.weights == {"rel": 1.0, "text": 1.0, "attr": 1.0, "type": 0.5}
+    run = work.ranked([Query("q", "mugs by Zenith"), Query("e", "")], None)
+    assert run.name == "kg" and run["e"] == {} and 0 < len(run["q"]) <= work.k
+    assert set(list(run["q"])[:3]) == {"p5", "p6", "p7"}  # the Zenith products first
+    assert 0.0 < run.confidence["q"] <= 1.0
+    _, scored = work.score([Query("q", "mugs by Zenith")])
+    nodes, scores = work.combine(scored[0])
+    assert kb.id_of(nodes.tolist()) == list(run["q"]) and np.all(np.diff(scores) <= 0)
+    text_only, _ = work.combine(scored[0], {"text": 1.0})
+    assert list(text_only) != list(nodes)  # the weights decide the order
+    given = work.ranked([Query("q", "mugs by Zenith")], Run({"q": {"p1": 1.0, "zz": 2.0}}))
+    assert "p1" in given["q"] and "zz" not in given["q"]  # a run's candidates (of the SKB) are scored

@@ -1,7 +1,9 @@
-"""Mention linking over node names: brackets, exact names, fuzzy/BM25 names, typos, ambiguity."""
+"""Mention linking over node names (``retrieve.graph.linking``): brackets, exact names,
+fuzzy/BM25 names, typos, ambiguity, learned template words and aliases, a batch."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from kg_fixtures import shop
 
@@ -103,3 +105,26 @@ def test_aliases_learned_from_judged_queries(kb):
     linker.aliases = aliases
     got = _by_id(kb, linker.link("a cup for camping"))
     assert got["cat:mug"].source == "alias" and got["cat:mug"].words == (1,)
+
+
+def test_words_names_and_a_batch(kb, linker):
+    zen = linker.word_id("zenith")
+    assert zen is not None and linker.word_id("zenitth") == zen  # a typo, corrected
+    assert linker.word_id("zenitth", correct=False) is None and linker.word_id("the") is None  # a stopword
+    assert linker.name_ids(kb.index_of("brand:zen")) == frozenset({zen})
+    assert linker.prepare() is linker
+    texts = ["mugs by zenith please", "boots like the [Acme Ridge Boot]", ""]
+    assert linker.link_many(texts) == [linker.link(t) for t in texts]
+    assert linker.link("") == [] and linker.informativeness([]) == 0.0
+
+
+def test_bm25_top_k_over_names_with_a_mask(kb, linker):
+    from skbsearch.retrieve.graph.linking import bm25_top_k
+
+    toks = linker.names.tokenize(["acme mug"])[0]
+    rows, scores = bm25_top_k(linker.names, toks, 3)
+    assert kb.ids[int(rows[0])] == "p1" and len(rows) == 3 and list(scores) == sorted(scores, reverse=True)
+    mask = np.zeros(linker.names.num_docs, bool)
+    mask[[kb.index_of("p5"), kb.index_of("brand:acme")]] = True
+    masked, _ = bm25_top_k(linker.names, toks, 3, mask)
+    assert sorted(kb.ids[int(r)] for r in masked) == ["brand:acme", "p5"]
