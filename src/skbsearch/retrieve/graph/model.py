@@ -360,7 +360,7 @@ class KGModel:
                 blend=min(max(float(meta.get("blend", 1.0)), 0.0), 1.0),
                 backoff={tuple(map(str, p)): [tuple(map(str, q)) for q in qs] for p, qs in meta.get("backoff") or []},
             )
-        except (KeyError, TypeError, AttributeError) as e:
+        except (KeyError, TypeError, AttributeError, ValueError) as e:
             raise ArtefactError(f"{path}/model.json: damaged graph-stage model ({e!r}); fit it again") from None
 
 
