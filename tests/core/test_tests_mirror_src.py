@@ -30,8 +30,6 @@ NOT_MIRRORED_YET: frozenset[str] = frozenset({
     "demo_implicit.py", "encoders/word_cache.py",
     "read/kgqa.py", "rerank/cross_encoder_ft.py", "rerank/gnn.py", "rerank/gnn_features.py",
     "rerank/gnn_row.py",
-    "retrieve/graph/fit.py", "retrieve/graph/model.py",
-    "retrieve/graph/planner.py",
     "server/admin.py", "server/browse.py", "server/context.py",
     "server/holder.py", "server/lanes.py", "server/reuse.py", "server/search.py", "server/web.py",
     "stages/context.py", "stages/corpus.py", "stages/spec.py", "synth/catalogue/queries.py",
