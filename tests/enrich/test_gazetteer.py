@@ -67,3 +67,13 @@ def test_disambiguation_by_context(gaz_path: Path) -> None:
 def test_no_links_for_lowercase_words_or_unknown_places(gaz_path: Path) -> None:
     enr = GazetteerEnricher(Gazetteer(load_wikidata_landmarks(gaz_path)))
     assert enr.enrich("d", "I hope the stadium in Madrid is open.").facts == []
+
+
+def test_a_gazetteer_without_region_ids_links_to_countries(tmp_path: Path) -> None:
+    """No record has ``adminEntityQ``: no ``located_in`` edge at all (the Gazetteer raised
+    'unknown relation located_in'); each landmark's country is its direct one."""
+    p = tmp_path / "flat.jsonl"
+    p.write_text("".join(json.dumps({k: v for k, v in r.items() if not k.startswith("adminEntity")}) + "\n"
+                         for r in ROWS), encoding="utf-8")
+    facts = GazetteerEnricher.from_jsonl(p).enrich("d", "We met at Soyu Stadium.").facts
+    assert [(f.value, f.attrs["country"], f.attrs["region"]) for f in facts] == [("Soyu Stadium", "Japan", None)]

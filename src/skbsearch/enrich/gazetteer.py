@@ -103,9 +103,14 @@ class Gazetteer:
         lm = skb.nodes_of_type("landmark")
         names = skb.column("name")
         cols = {c: skb.column(c) if c in skb.nodes.column_names else [None] * skb.num_nodes for c in ("cityLabel", "locationLabel")}
-        regions = skb.graph.follow_each([[int(i)] for i in lm], ["located_in"])
-        countries = skb.graph.follow_each([[int(i)] for i in lm], ["located_in", "in_country"])
-        direct = skb.graph.follow_each([[int(i)] for i in lm], ["in_country"])
+        rels = set(skb.schema.relations)  # a gazetteer without region ids has no located_in
+
+        def walk(path: list[str]) -> list[np.ndarray]:
+            if not set(path) <= rels:
+                return [np.zeros(0, np.int64)] * len(lm)
+            return skb.graph.follow_each([[int(i)] for i in lm], path)
+
+        regions, countries, direct = walk(["located_in"]), walk(["located_in", "in_country"]), walk(["in_country"])
         self.entries: list[_Entry] = []
         self._patterns: dict[str, list[tuple[tuple[str, ...], int, bool]]] = {}
         self.max_len = 1
