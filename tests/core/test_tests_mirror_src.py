@@ -33,9 +33,8 @@ NOT_MIRRORED_YET: frozenset[str] = frozenset({
     "server/admin.py", "server/browse.py", "server/context.py",
     "server/holder.py", "server/lanes.py", "server/reuse.py", "server/search.py", "server/web.py",
     "stages/context.py", "stages/corpus.py", "stages/spec.py", "synth/catalogue/queries.py",
-    "synth/catalogue/text.py", "synth/catalogue/vocab.py", "synth/impliret/bind.py",
-    "synth/impliret/generate.py", "synth/impliret/lexicons.py", "synth/impliret/places.py",
-    "synth/impliret/text.py", "synth/impliret/verify.py", "synth/queries/generate.py",
+    "synth/catalogue/text.py", "synth/catalogue/vocab.py",
+    "synth/queries/generate.py",
     "synth/queries/properties.py", "synth/queries/report.py", "synth/queries/text.py",
     "train/amp.py", "train/gnn.py", "train/gnn_rows.py", "train/select.py", "train/triples.py",
 })

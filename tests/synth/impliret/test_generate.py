@@ -1,12 +1,13 @@
-"""`skb synth impliret`: lexicons, binding, implicit documents, verification, determinism,
-the IMPLIRET file format, and end to end through `skb bench impliret`'s protocol."""
+"""Synthetic IMPLIRET pools (``synth.impliret.generate``, ``skb synth impliret``): binding,
+implicit documents, failed verifications counted, determinism, the IMPLIRET file format, and
+end to end through `skb bench impliret`'s protocol (the made-up gazetteer: conftest.py; the
+lexicons: test_lexicons.py; the verifier: test_verify.py)."""
 
 from __future__ import annotations
 
 import json
 import re
 from collections import defaultdict
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -14,56 +15,10 @@ from typer.testing import CliRunner
 from skbsearch.cli import app
 from skbsearch.core.errors import InputError
 from skbsearch.synth.impliret import generate_impliret, pool_name, write_pool
-from skbsearch.synth.impliret.lexicons import FILES, load_lexicons, packaged_lexicon_dir
-from skbsearch.synth.impliret.verify import EnricherVerifier, bodies
+from skbsearch.synth.impliret.lexicons import load_lexicons
+from skbsearch.synth.impliret.verify import bodies
 
 CELLS = [(c, s) for c in ("arithmetic", "temporal", "wknow") for s in ("multi", "uni")]
-_SYL = ["ka", "lo", "ven", "dra", "mir", "tes", "bor", "un", "zel", "quo", "rin", "sha"]
-
-
-def _word(i: int, parts: int) -> str:
-    w = "".join(_SYL[(i // len(_SYL) ** k + 3 * k) % len(_SYL)] for k in range(parts))
-    return w.capitalize()
-
-
-@pytest.fixture(scope="module")
-def gazetteer(tmp_path_factory) -> Path:
-    """A made-up gazetteer: 40 countries, two landmarks each, no real place names."""
-    p = tmp_path_factory.mktemp("gaz") / "landmarks.jsonl"
-    rows = []
-    for c in range(40):
-        country = _word(c, 3) + "ia"
-        for k in range(2):
-            rows.append({"itemQ": f"Q{c}_{k}", "itemLabel": f"{_word(c * 7 + k + 100, 2)}x {('Gallery', 'Arena')[k]}",
-                         "countryQ": f"C{c}", "countryLabel": country, "adminEntityQ": f"R{c}",
-                         "adminEntityLabel": _word(c + 500, 2) + " Province"})
-    p.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return p
-
-
-def test_packaged_lexicons_and_licence() -> None:
-    d = packaged_lexicon_dir()
-    assert all((d / f).is_file() for f in FILES.values())
-    assert "MIT" in (d / "LICENSE").read_text() and "Taghavi" in (d / "LICENSE").read_text()
-    lex = load_lexicons()
-    assert len(lex.people) > 300 and len(lex.shopping) == 20 and len(lex.travel_purposes) == 100
-    assert len(lex.works_multi) == 200 and len(lex.works_once) == 50 and len(lex.events) == 50
-    assert lex.people[1].role == "a dedicated park ranger"
-    assert all(p.endswith(("busy", "with", "in")) for p in lex.gerund_occupations())
-
-
-def test_user_lexicons_override_file_by_file(tmp_path) -> None:
-    (tmp_path / "names.jsonl").write_text("".join(json.dumps({"name": f"Nm{i}", "persona": f"Nm{i} is a tester."}) + "\n"
-                                                  for i in range(40)))
-    lex = load_lexicons(tmp_path)
-    assert [p.name for p in lex.people][:2] == ["Nm0", "Nm1"] and len(lex.shopping) == 20
-    pool = generate_impliret("temporal", "multi", sets=1, tuples=10, seed=1, lexicons=tmp_path)
-    assert all(re.match(r"^Nm\d+$", r["answer"]) for r in pool.records)
-    (tmp_path / "events.txt").write_text("[not json")
-    with pytest.raises(InputError, match="events.txt"):
-        load_lexicons(tmp_path)
-    with pytest.raises(InputError, match="not found"):
-        load_lexicons(tmp_path / "missing")
 
 
 @pytest.fixture(scope="module")
@@ -120,38 +75,6 @@ def test_documents_state_facts_only_implicitly(pools) -> None:
                                      r"November|December)\b|\d{4}-\d\d-\d\d", body)
             else:
                 assert tup["country"] not in doc and tup["landmark"] in doc
-
-
-def test_verifier_rejects_explicit_or_unreadable_documents(pools, gazetteer) -> None:
-    from skbsearch.enrich import GazetteerEnricher
-    from skbsearch.synth.impliret.bind import Scenario
-    from skbsearch.synth.impliret.places import eligible_landmarks
-    from skbsearch.synth.impliret.tuples import DateTuple, PlaceTuple, PriceTuple
-
-    _, cues = eligible_landmarks(gazetteer)
-    v = EnricherVerifier(GazetteerEnricher.from_jsonl(gazetteer), cues)
-    lex = load_lexicons()
-    who = lex.people[0]
-
-    def scen(cat: str, tup: object) -> Scenario:
-        return Scenario(cat, "multi", 0, tup, who, None, "", "", "")  # type: ignore[arg-type]
-
-    price = scen("arithmetic", PriceTuple(1000, 1.5, "Higher", 1500))
-    head = f"2024-03-10 10:00, {who.name}: "
-    assert v(price, head + "The old one costs $1,000, while the new one is 1.5 times more expensive.").ok
-    assert not v(price, head + "The old one costs $1,000 and the new one costs $1,500.").ok  # explicit
-    assert not v(price, head + "The old one costs $1,000 and the new one is a bit more.").ok  # unreadable
-    from datetime import date
-
-    day = scen("temporal", DateTuple(date(2024, 3, 10), 3, date(2024, 3, 7)))
-    assert v(day, head + "I was hiking three days ago.").ok
-    assert not v(day, head + "I was hiking two days ago.").ok
-    assert not v(day, head + "I was hiking on March 7, 2024.").ok
-    row = json.loads(gazetteer.read_text().splitlines()[0])
-    place = scen("wknow", PlaceTuple(row["itemLabel"], row["countryLabel"], row["itemQ"]))
-    assert v(place, head + f"I went to a fair right behind {row['itemLabel']}.").ok
-    assert not v(place, head + f"I went to a fair in {row['countryLabel']}, behind {row['itemLabel']}.").ok
-    assert not v(place, head + "I went to a fair downtown.").ok
 
 
 def test_failures_are_counted_dropped_or_kept(monkeypatch) -> None:
@@ -275,3 +198,28 @@ def test_parse_chat_needs_ten_utterances_from_both() -> None:
     assert parse_chat("\n".join(f"{a}: line {k}" for k in range(10)), s) is None
     stamped = "\n".join(f"2024-01-01 10:0{k}, **{(a, b)[k % 2]}**: line {k}" for k in range(10))
     assert parse_chat(stamped, s) == parse_chat(ten, s)
+
+
+@pytest.mark.parametrize(("kw", "field", "says"), [
+    ({"category": "physics"}, "category", "unknown category"), ({"style": "duo"}, "style", "unknown style"),
+    ({"verify": "human"}, "verify", "unknown verifier"), ({"verify": "both"}, "verify", "needs --llm"),
+    ({"sets": 0}, "sets", ">= 1"), ({"retries": -1}, "sets", "retries >= 0")])
+def test_arguments_out_of_range_are_refused(kw: dict, field: str, says: str) -> None:
+    args = {"category": "temporal", "style": "multi", "sets": 1, "tuples": 2, **kw}
+    with pytest.raises(InputError, match=says) as e:
+        generate_impliret(**args)
+    assert e.value.field == field
+
+
+def test_progress_and_the_pool_files(tmp_path) -> None:
+    seen: list[tuple[int, int]] = []
+    pool = generate_impliret("temporal", "multi", sets=2, tuples=3, seed=4, progress=lambda d, t: seen.append((d, t)))
+    assert seen == [(k, 6) for k in range(1, 7)]
+    assert pool.name == "temporal_multispeaker" and pool.report["synthetic"] is True
+    path = write_pool(pool, tmp_path / "out")
+    assert path == tmp_path / "out" / "temporal_multispeaker.jsonl" and path.read_text() == pool.jsonl()
+    meta = json.loads((tmp_path / "out" / "temporal_multispeaker.meta.json").read_text())
+    assert meta["documents"] == len(pool.records) and len(meta["records"]) == len(pool.truth)
+    with pytest.raises(InputError, match="exists; pass --force"):
+        write_pool(pool, tmp_path / "out")
+    assert write_pool(pool, tmp_path / "out", force=True) == path
