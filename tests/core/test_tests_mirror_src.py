@@ -34,8 +34,6 @@ NOT_MIRRORED_YET: frozenset[str] = frozenset({
     "server/holder.py", "server/lanes.py", "server/reuse.py", "server/search.py", "server/web.py",
     "stages/context.py", "stages/corpus.py", "stages/spec.py", "synth/catalogue/queries.py",
     "synth/catalogue/text.py", "synth/catalogue/vocab.py",
-    "synth/queries/generate.py",
-    "synth/queries/properties.py", "synth/queries/report.py", "synth/queries/text.py",
     "train/amp.py", "train/gnn.py", "train/gnn_rows.py", "train/select.py", "train/triples.py",
 })
 

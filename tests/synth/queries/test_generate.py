@@ -1,6 +1,6 @@
-"""STaRK-style query synthesis without an LLM: end to end on a generated catalogue,
-answers re-derived from the graph and the documents, determinism, templates files,
-STaRK's file layout read back by ``skb experiment``."""
+"""STaRK-style query synthesis without an LLM (``synth.queries.generate``): end to end on a
+generated catalogue, answers re-derived from the graph and the documents, determinism,
+templates files, settings refused, STaRK's file layout read back by ``skb experiment``."""
 
 from __future__ import annotations
 
@@ -120,6 +120,27 @@ def test_deterministic_bytes(catalogue, synthesised, tmp_path):
     for f in files:
         assert (synthesised / f).read_bytes() == (again / f).read_bytes(), f
     assert (other / "stark_qa" / "stark_qa.csv").read_bytes() != (again / "stark_qa" / "stark_qa.csv").read_bytes()
+
+
+@pytest.mark.parametrize(("kw", "field"), [({"split": (0.5, 0.5)}, "split"), ({"split": (1, -1, 1)}, "split"),
+                                           ({"targets": ["alien"]}, "type"), ({"role": "pirate"}, "role"),
+                                           ({}, "templates")])
+def test_settings_that_cannot_make_queries_are_refused(kw, field):
+    """An SKB without edges grounds no relation template; bad settings are named."""
+    b = SKBBuilder()
+    for i in range(5):
+        b.add_node(f"x{i}", "thing", f"X {i}")
+    with pytest.raises(InputError) as e:
+        synthesize_queries(b.build(), 3, spacy_model=None, **kw)
+    assert e.value.field == field
+
+
+def test_progress_is_reported_per_step(movies):
+    steps = []
+    sq = synthesize_queries(movies, 5, seed=2, max_answers=10, spacy_model=None,
+                            progress=lambda what, done, total: steps.append(what))
+    assert len(sq.queries) == 5 and {"grounding templates", "sampling requirements"} <= set(steps)
+    assert sq.settings["role"] == "researcher" and sum(len(v) for v in sq.splits.values()) == 5
 
 
 def test_templates_file_json_and_yaml(catalogue, tmp_path):
