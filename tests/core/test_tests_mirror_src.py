@@ -32,8 +32,7 @@ NOT_MIRRORED_YET: frozenset[str] = frozenset({
     "rerank/gnn_row.py",
     "server/admin.py", "server/browse.py", "server/context.py",
     "server/holder.py", "server/lanes.py", "server/reuse.py", "server/search.py", "server/web.py",
-    "stages/context.py", "stages/corpus.py", "stages/spec.py", "synth/catalogue/queries.py",
-    "synth/catalogue/text.py", "synth/catalogue/vocab.py",
+    "stages/context.py", "stages/corpus.py", "stages/spec.py",
     "train/amp.py", "train/gnn.py", "train/gnn_rows.py", "train/select.py", "train/triples.py",
 })
 

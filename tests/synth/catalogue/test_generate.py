@@ -1,8 +1,8 @@
-"""The synthetic catalogue: determinism, schema, qrels re-derived from graph + text, I/O, CLI."""
+"""The synthetic catalogue: determinism, schema, qrels re-derived from graph + text (every
+vocabulary sentence naming one property: test_vocab.py), I/O, CLI."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import time
 
@@ -66,14 +66,6 @@ def test_schema_and_structure(ds: CatalogueDataset) -> None:
         assert all(s != d and s.startswith("p") and d.startswith("p") for s, d in pairs)
     indeg = g.degree("also_bought", "in")[prods]
     assert indeg.max() > 8 * max(indeg.mean(), 1)  # popularity skew
-
-
-def test_vocabulary_sentences_identify_one_property() -> None:
-    # The qrels test below relies on every description/review sentence naming one property.
-    sents = [(k, s) for k, f in FEATURES.items() for s in f.desc]
-    sents += [(k, s) for k, a in ASPECTS.items() for s in a.praise + a.complaint]
-    for (k1, s1), (k2, s2) in itertools.permutations(sents, 2):
-        assert s1 not in s2, (k1, s1, k2, s2)
 
 
 def test_qrels_rederived_from_graph_and_text(ds: CatalogueDataset) -> None:
