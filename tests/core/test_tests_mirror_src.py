@@ -24,7 +24,7 @@ NOT_MIRRORED_YET: frozenset[str] = frozenset({
     "benchmarks/metaqa/protocol.py", "benchmarks/metaqa/rerank.py", "benchmarks/metaqa/run.py",
     "benchmarks/metaqa/spec.py", "cli/arguments.py", "cli/bench.py", "cli/bench_impliret.py",
     "cli/bench_metaqa.py", "cli/bench_stark.py", "cli/bench_trecdl.py", "cli/encoders.py",
-    "cli/env.py", "cli/experiment.py", "cli/fit.py", "cli/help_format.py", "cli/kb_profile.py",
+    "cli/env.py", "cli/experiment.py", "cli/help_format.py", "cli/kb_profile.py",
     "cli/kb_update.py", "cli/output.py", "cli/run.py", "cli/serve.py", "cli/stages.py",
     "cli/synth.py", "cli/synth_impliret.py", "cli/train_triples.py", "datasets/impliret.py",
     "demo_implicit.py", "encoders/word_cache.py", "index/bm25_build.py", "index/bm25_docs.py",
@@ -33,7 +33,7 @@ NOT_MIRRORED_YET: frozenset[str] = frozenset({
     "kb/builder.py", "kb/generations.py", "kb/live.py", "kb/loaders/kg_files.py",
     "kb/loaders/kg_read.py", "kb/loaders/kg_type_names.py", "kb/loaders/kg_types.py",
     "kb/segments.py", "kb/store_columns.py", "kb/store_files.py", "kb/store_sql.py",
-    "read/kgqa.py", "rerank/cross_encoder_ft.py", "rerank/gnn.py", "rerank/gnn_features.py",
+    "rerank/cross_encoder_ft.py", "rerank/gnn.py", "rerank/gnn_features.py",
     "rerank/gnn_row.py", "retrieve/entity_docs.py", "retrieve/graph/blend.py",
     "retrieve/graph/bounds.py", "retrieve/graph/commonness.py", "retrieve/graph/evidence.py",
     "retrieve/graph/fit.py", "retrieve/graph/linking.py", "retrieve/graph/model.py",
@@ -46,7 +46,6 @@ NOT_MIRRORED_YET: frozenset[str] = frozenset({
     "synth/impliret/generate.py", "synth/impliret/lexicons.py", "synth/impliret/places.py",
     "synth/impliret/text.py", "synth/impliret/verify.py", "synth/queries/generate.py",
     "synth/queries/properties.py", "synth/queries/report.py", "synth/queries/text.py",
-    "train/amp.py", "train/gnn.py", "train/gnn_rows.py", "train/select.py", "train/triples.py",
 })
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from skbsearch.kb.store import SKB
@@ -51,3 +53,34 @@ def random_kb(n: int = 40, m: int = 160, seed: int = 0) -> SKB:
     rel = rng.choice(["a", "b", "c"], m)
     ids = [f"n{i}" for i in range(n)]
     return SKB.from_columns(ids, ["thing"] * n, ids, edges=(src, rel, dst))
+
+
+def triple_setup() -> tuple[SKB, list[Any], Any]:
+    """The movie KB, its entity documents and a ``TripleRetriever`` over them (relation
+    paths fitted on six templated questions; topics in brackets)."""
+    from skbsearch.benchmarks.metaqa.paths import RelationPathRetriever
+    from skbsearch.rerank.triples import TripleRetriever
+    from skbsearch.retrieve.entity_docs import build_document_index
+    from skbsearch.retrieve.graph.relpath import RelationPathModel
+    from skbsearch.verbalise import entity_documents
+
+    skb = movie_kb()
+    docs = entity_documents(skb, max_triples=10)
+    texts = ["who directed ENT", "who was the director of ENT", "what films did ENT act in",
+             "what movies did ENT star in", "when was ENT released", "what year was ENT released"]
+    paths = [("directed_by",)] * 2 + [("starred_actors^-1",)] * 2 + [("release_year",)] * 2
+    graph = RelationPathRetriever(skb, RelationPathModel(min_df=1).fit(texts, paths), link_mode="brackets")
+    retriever = TripleRetriever(skb, docs, build_document_index(docs), graph, k_docs=2, k_paths=5,
+                                link_mode="brackets")
+    return skb, docs, retriever
+
+
+def triple_questions(skb: SKB) -> list[Any]:
+    """Four training questions over :func:`movie_kb` (``KGQAExample``: topic and answer nodes)."""
+    from skbsearch.train.triples import KGQAExample
+
+    i = skb.index_of
+    return [KGQAExample("who directed [Kismet]", (i("Kismet"),), (i("William Dieterle"),)),
+            KGQAExample("what films did [Paul Muni] act in", (i("Paul Muni"),), (i("The Story of Louis Pasteur"),)),
+            KGQAExample("when was [Random Harvest] released", (i("Random Harvest"),), (i("1942"),)),
+            KGQAExample("what films did [Greer Garson] act in", (i("Greer Garson"),), (i("Random Harvest"),))]
