@@ -49,29 +49,3 @@ def test_reranker_end_to_end(tmp_path) -> None:
     assert [d for d, _ in top2.ranked("q1")[2:]] == ["d3", "d4", "d5"]  # tail keeps run order
     with pytest.raises(InputError, match="no text for document"):
         GNNReranker(model, {"d1": "x"})(QUERIES, RUN)
-
-
-@pytest.mark.slow
-def test_featurizer_min_common_nodes_and_first_stage_feature(tmp_path):
-    """Both feature options live in the featurizer, are saved with a model and reloaded."""
-    from skbsearch.core.types import Query, Run
-    from skbsearch.rerank.gnn import GraphFeaturizer
-    from skbsearch.rerank.gnn_models import GNNConfig, GNNScorer, save_model
-    from skbsearch.rerank.gnn_reranker import GNNReranker
-
-    docs = {"a": "Paris is the capital of France.", "b": "France borders Spain.", "c": "Bananas are yellow."}
-    run = Run({"q": {"a": 3.0, "b": 2.0, "c": 1.0}})
-    q = [Query("q", "What is the capital of France?")]
-    base = GraphFeaturizer(use_paths=False, embedding_cache=tmp_path / "emb")
-    g0 = base.featurize(q, run, docs)[0]
-    fz = GraphFeaturizer(use_paths=False, min_common_nodes=50, first_stage_weight=0.5,
-                         embedding_cache=tmp_path / "emb")
-    g = fz.featurize(q, run, docs)[0]
-    assert g.x.shape[1] == g0.x.shape[1] + 1 and float(g.y[-1]) == 0.5
-    assert abs(float(g.x[:, -1].mean())) < 1e-6 and float(g.x[0, -1]) > float(g.x[2, -1])
-    assert g.edge_index.shape[1] == 0  # no two documents share 50 concepts
-    model = GNNScorer(GNNConfig(kind="mlp", in_dim=g.x.shape[1]))
-    save_model(model, tmp_path / "m", fz.settings())
-    rr = GNNReranker.load(tmp_path / "m", docs, embedding_cache=tmp_path / "emb")
-    assert rr.featurizer.min_common_nodes == 50 and rr.featurizer.first_stage_weight == 0.5
-    assert set(rr(q, run)["q"]) == {"a", "b", "c"}
