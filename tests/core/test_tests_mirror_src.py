@@ -26,7 +26,7 @@ NOT_MIRRORED_YET: frozenset[str] = frozenset({
     "cli/env.py", "cli/experiment.py", "cli/help_format.py", "cli/kb_profile.py",
     "cli/kb_update.py", "cli/output.py", "cli/run.py", "cli/serve.py", "cli/stages.py",
     "cli/synth.py", "cli/synth_impliret.py", "cli/train_triples.py", 
-    "demo_implicit.py", "encoders/word_cache.py", "index/bm25_build.py", "index/bm25_docs.py",
+    "index/bm25_build.py", "index/bm25_docs.py",
     "index/bm25_live.py", "index/bm25_scoring.py", "index/bm25_skb.py", "index/dense_live.py",
     "index/distributed_bm25.py", "index/distributed_dense.py", "index/kernels.py", "index/live.py",
     "kb/builder.py", "kb/generations.py", "kb/live.py", "kb/loaders/kg_files.py",
