@@ -39,7 +39,7 @@ NOT_MIRRORED_YET: frozenset[str] = frozenset({
     "retrieve/graph/retriever.py", "retrieve/graph/tables.py", "retrieve/graph/work.py",
     "retrieve/hybrid.py", "server/admin.py", "server/browse.py", "server/context.py",
     "server/holder.py", "server/lanes.py", "server/reuse.py", "server/search.py", "server/web.py",
-    "stages/context.py", "stages/corpus.py", "stages/spec.py", "synth/catalogue/queries.py",
+    "synth/catalogue/queries.py",
     "synth/catalogue/text.py", "synth/catalogue/vocab.py", "synth/impliret/bind.py",
     "synth/impliret/generate.py", "synth/impliret/lexicons.py", "synth/impliret/places.py",
     "synth/impliret/text.py", "synth/impliret/verify.py", "synth/queries/generate.py",
