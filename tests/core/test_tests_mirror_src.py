@@ -23,7 +23,7 @@ NOT_MIRRORED_YET: frozenset[str] = frozenset({
     "benchmarks/metaqa/protocol.py", "benchmarks/metaqa/rerank.py", "benchmarks/metaqa/run.py",
     "benchmarks/metaqa/spec.py", 
     "cli/bench_metaqa.py", 
-    "cli/synth.py", "cli/synth_impliret.py", "cli/train_triples.py", 
+    "cli/train_triples.py", 
     "index/bm25_build.py", "index/bm25_docs.py",
     "index/bm25_live.py", "index/bm25_scoring.py", "index/bm25_skb.py", "index/dense_live.py",
     "index/distributed_bm25.py", "index/distributed_dense.py", "index/kernels.py", "index/live.py",

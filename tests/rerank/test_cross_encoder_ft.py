@@ -22,8 +22,9 @@ Params = FineTunedCrossEncoderReranker.Params
                                            ({"device": "gpu"}, "device")])
 def test_bad_parameters_are_refused_by_field(kw: dict, field: str) -> None:
     with pytest.raises(InputError) as e:
-        Params(**kw).check()
+        FineTunedCrossEncoderReranker(None, **kw)
     assert e.value.field == field
+    Params(negatives="unjudged", teacher="minilm", top_k=3).check()
 
 
 def test_the_stage_is_registered_under_both_names_and_prints_back() -> None:

@@ -14,8 +14,6 @@ from skbsearch.rerank.gnn_row import GNNRowReranker
 from skbsearch.stages import StageContext, pipeline
 from skbsearch.synth.catalogue import generate_catalogue
 
-Params = GNNRowReranker.Params
-
 
 def test_old_row_names_print_as_the_papers() -> None:
     assert repr(pipeline("gnn-row(row='gnn-rl')")) == "gnn-row"  # grag-rl: the default
@@ -29,7 +27,7 @@ def test_old_row_names_print_as_the_papers() -> None:
                                            ({"device": "tpu"}, "unknown device")])
 def test_bad_parameters_are_refused(kw: dict, match: str) -> None:
     with pytest.raises(InputError, match=match):
-        Params(**kw).check()
+        GNNRowReranker(None, **kw)
 
 
 def test_features_follow_the_row_unless_given() -> None:
