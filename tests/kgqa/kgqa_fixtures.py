@@ -80,7 +80,9 @@ def triple_questions(skb: SKB) -> list[Any]:
     """Four training questions over :func:`movie_kb` (``KGQAExample``: topic and answer nodes)."""
     from skbsearch.train.triples import KGQAExample
 
-    i = skb.index_of
+    def i(name: str) -> int:
+        return int(skb.index_of(name))
+
     return [KGQAExample("who directed [Kismet]", (i("Kismet"),), (i("William Dieterle"),)),
             KGQAExample("what films did [Paul Muni] act in", (i("Paul Muni"),), (i("The Story of Louis Pasteur"),)),
             KGQAExample("when was [Random Harvest] released", (i("Random Harvest"),), (i("1942"),)),

@@ -34,7 +34,8 @@ class Scripted:
     model = "scripted"
 
     def __init__(self, replies: Sequence[str]) -> None:
-        self.replies, self.sent = list(replies), []
+        self.replies = list(replies)
+        self.sent: list[list[dict[str, str]]] = []
 
     def chat(self, conversations, *, max_tokens: int = 16, temperature: float = 0.0) -> list[str]:  # noqa: ANN001
         self.sent.extend(conversations)

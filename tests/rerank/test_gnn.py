@@ -67,7 +67,8 @@ def test_documents_sharing_a_concept_are_linked_and_labels_come_from_qrels() -> 
     assert g.doc_ids == ["a", "b", "c"] and g.x.shape == (3, WordEncoder.dim)
     assert torch.allclose(g.x[0], torch.from_numpy(WordEncoder().encode([DOCS["a"]])[0]))
     assert sorted(map(tuple, g.edge_index.T.tolist())) == [(0, 1), (1, 0)]  # 'france' only
-    assert g.labels.tolist() == [2.0, 0.0, 0.0] and g.first_stage.tolist() == [3.0, 2.0, 1.0]
+    assert g.labels is not None and g.labels.tolist() == [2.0, 0.0, 0.0]
+    assert g.first_stage.tolist() == [3.0, 2.0, 1.0]
     (top2,) = _featurizer().featurize(QUERY, RUN, DOCS, k=2)
     assert top2.doc_ids == ["a", "b"] and top2.labels is None
 

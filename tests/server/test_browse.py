@@ -64,16 +64,16 @@ def test_an_attribute_update_remakes_only_what_reads_attributes() -> None:
 
 def test_a_node_page_groups_neighbours_by_relation_and_direction() -> None:
     skb = _films()
-    d = skb.index_of("d")
+    d, m0 = int(skb.index_of("d")), int(skb.index_of("m0"))
     ids, groups = node_page(skb, d, offset=1, limit=2)
     assert ids == {"directed_by^-1": ["m1", "m2"]}
     (g,) = groups
     assert (g["base"], g["direction"], g["total"], g["offset"], g["limit"]) == ("directed_by", "in", 5, 1, 2)
     assert g["nodes"] == [{"id": "m1", "name": "Film 1", "type": "film"},
                           {"id": "m2", "name": "Film 2", "type": "film"}]
-    ids, groups = node_page(skb, skb.index_of("m0"), offset=0, limit=10)
+    ids, groups = node_page(skb, m0, offset=0, limit=10)
     assert ids == {"directed_by": ["d"], "has_genre": ["g"]} and {g["direction"] for g in groups} == {"out"}
-    assert node_page(skb, skb.index_of("m0"), offset=0, limit=10, relation="has_genre")[0] == {"has_genre": ["g"]}
+    assert node_page(skb, m0, offset=0, limit=10, relation="has_genre")[0] == {"has_genre": ["g"]}
     assert node_page(skb, d, offset=9, limit=2)[0] == {"directed_by^-1": []}  # past the end: empty
 
 

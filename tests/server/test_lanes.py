@@ -33,8 +33,9 @@ def test_a_full_pool_refuses_new_work_until_a_job_ends() -> None:
     pool.shutdown()
 
 
-def _lanes(**kw: float) -> Lanes:
-    return Lanes(Limits(search_workers=1, heavy_workers=1, max_pending=4, **kw))
+def _lanes(request_timeout: float) -> Lanes:
+    return Lanes(Limits(search_workers=1, heavy_workers=1, max_pending=4,
+                        request_timeout=request_timeout))
 
 
 def test_a_job_runs_on_its_lane_under_the_request_deadline() -> None:
@@ -43,6 +44,7 @@ def test_a_job_runs_on_its_lane_under_the_request_deadline() -> None:
     def job() -> tuple[str, float]:
         d = current_deadline()
         check_deadline()
+        assert d is not None and d.seconds is not None
         return threading.current_thread().name, d.seconds
 
     name, seconds = asyncio.run(lanes.run("heavy", job))

@@ -12,6 +12,7 @@ import pytest
 from serving import build_skb
 
 from skbsearch.index.sparse import BM25Index
+from skbsearch.kb.segments import Segment
 from skbsearch.kb.store import SKB
 from skbsearch.kb.update import update
 from skbsearch.server.reuse import new_segments, unchanged_index
@@ -29,6 +30,13 @@ def generations(tmp_path: Path) -> tuple[Path, SKB, dict]:
     return tmp_path / "skb", old, rec
 
 
+def _segments(old: SKB, new: SKB, root: Path) -> list[Segment]:
+    """The segments ``new`` applies on top of ``old`` (which must be an ancestor)."""
+    segments = new_segments(old, new, root)
+    assert segments is not None
+    return segments
+
+
 def _update(root: Path, record: dict, name: str) -> SKB:
     path = root.parent / name
     path.write_text(json.dumps(record) + "\n", encoding="utf-8")
@@ -40,8 +48,8 @@ def test_the_segments_of_later_generations_in_order(generations) -> None:  # noq
     root, old, rec = generations
     gen1 = _update(root, {**rec, "price": 999.5}, "u1.jsonl")
     gen2 = _update(root, {**rec, "price": 1.5}, "u2.jsonl")
-    assert len(new_segments(old, gen1, root)) == 1 and len(new_segments(old, gen2, root)) == 2
-    assert len(new_segments(gen1, gen2, root)) == 1 and new_segments(gen2, gen2, root) == []
+    assert len(_segments(old, gen1, root)) == 1 and len(_segments(old, gen2, root)) == 2
+    assert len(_segments(gen1, gen2, root)) == 1 and new_segments(gen2, gen2, root) == []
     assert new_segments(gen2, gen1, root) is None  # not an ancestor
     other = generate_catalogue(20, seed=4, n_queries=1).skb
     assert new_segments(other, gen1, root) is None  # another build
@@ -51,16 +59,16 @@ def test_a_bm25_index_is_kept_when_no_document_it_reads_changed(generations) -> 
     root, old, rec = generations
     index = BM25Index.from_skb(old)
     repriced = _update(root, {**rec, "price": 999.5}, "u1.jsonl")
-    kept = unchanged_index(index, old, repriced, new_segments(old, repriced, root))
+    kept = unchanged_index(index, old, repriced, _segments(old, repriced, root))
     assert kept is not None and kept is not index and kept.term_stats is index.term_stats
     assert kept.source["skb_hash"] == repriced.meta["content_hash"]
     assert index.source["skb_hash"] == old.meta["content_hash"]  # the old one is unchanged
     renamed = _update(root, {**rec, "name": "crimson ultra gizmo"}, "u2.jsonl")
-    assert unchanged_index(index, old, renamed, new_segments(old, renamed, root)) is None
+    assert unchanged_index(index, old, renamed, _segments(old, renamed, root)) is None
 
 
 def test_an_index_of_another_build_is_never_taken_over(generations) -> None:  # noqa: ANN001
     root, old, rec = generations
     other = BM25Index.from_skb(generate_catalogue(20, seed=4, n_queries=1).skb)
     repriced = _update(root, {**rec, "price": 999.5}, "u1.jsonl")
-    assert unchanged_index(other, old, repriced, new_segments(old, repriced, root)) is None
+    assert unchanged_index(other, old, repriced, _segments(old, repriced, root)) is None

@@ -89,8 +89,10 @@ def test_other_encoders_each_get_their_own_dense_index(tmp_path, monkeypatch) ->
 
     monkeypatch.setitem(registry.ENCODERS, WordEncoder.name, lambda _device: WordEncoder())
     ctx = CorpusContext(_kb(), embeddings=tmp_path)
+    from skbsearch.index.dense import DenseIndex
+
     index = ctx.embedding_index("dense", WordEncoder.name)
-    assert ctx.embedding_index("dense", WordEncoder.name) is index
+    assert isinstance(index, DenseIndex) and ctx.embedding_index("dense", WordEncoder.name) is index
     assert index.encoder == WordEncoder.name and index.doc_ids == ["d0", "d1", "d2"]
     assert ctx.index("bm25") is ctx.embedding_index("bm25", WordEncoder.name)  # not a dense kind
 

@@ -82,5 +82,6 @@ def test_graphs_to_moves_every_tensor_and_keeps_none() -> None:
     graphs[1].labels = None
     moved = graphs_to(graphs, "meta")  # a device every torch build has, holding no data
     assert [g.x.device.type for g in moved] == ["meta", "meta"]
-    assert moved[0].labels.device.type == "meta" and moved[1].labels is None
+    assert moved[0].labels is not None and moved[0].labels.device.type == "meta"
+    assert moved[1].labels is None
     assert moved[0].doc_ids == graphs[0].doc_ids and graphs[0].x.device.type == "cpu"

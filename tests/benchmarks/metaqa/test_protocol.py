@@ -88,7 +88,7 @@ def test_the_kb_is_built_once_and_cached_by_content(tmp_path: Path) -> None:
 def test_paths_walk_away_from_the_topic_and_hits_go_by_name(tmp_path: Path) -> None:
     skb = load_kb(write_folder(tmp_path / "metaqa"), tmp_path / "cache")
     i = skb.index_of
-    marlene = [i("Marlene Dietrich")]
+    marlene = [int(i("Marlene Dietrich"))]
     films = path_answers(skb, marlene, ["starred_actors^-1"])
     assert sorted(skb.id_of(films)) == ["Dishonored", "Kismet"]
     costars = path_answers(skb, marlene, ["starred_actors^-1", "starred_actors"])
