@@ -1,13 +1,13 @@
-"""`skb bench stark` end to end on a small SKB in STaRK's processed format, and the
-evaluator check on the real saved STaRK rankings (skipped without ../shared/data)."""
+"""The STaRK protocol end to end on a small SKB in STaRK's processed format, and the
+evaluator check on the real saved STaRK rankings (skipped without ../shared/data); `skb bench
+stark`: tests/cli/test_bench_stark.py."""
 
 from __future__ import annotations
 
-import json
-import pickle
 from pathlib import Path
 
 import pytest
+from stark_files import PRODUCTS, write_processed, write_queries
 from typer.testing import CliRunner
 
 from skbsearch.benchmarks.stark import (
@@ -21,57 +21,6 @@ from skbsearch.cli import app
 from skbsearch.core.errors import InputError, UntrustedFileError
 
 torch = pytest.importorskip("torch")
-
-PRODUCTS = [
-    "Gaiam yoga mat non-slip",
-    "Gaiam cork yoga block",
-    "Hydro steel water bottle",
-    "Thermos steel water bottle insulated",
-    "Trail running shoes waterproof",
-    "Camping lantern rechargeable",
-]
-
-
-def write_processed(root: Path) -> Path:
-    """Amazon-like processed files (as stark_qa.tools.io.save_files writes them):
-    products 0-5, then brand nodes 6-7 (not candidates)."""
-    d = root / "amazon" / "processed" / "cache" / "brand"
-    d.mkdir(parents=True)
-    node_info = {i: {"title": t, "asin": f"B{i:04d}"} for i, t in enumerate(PRODUCTS)}
-    node_info[6] = {"brand_name": "Gaiam"}
-    node_info[7] = {"brand_name": "Hydro"}
-    files = {
-        "node_info": node_info,
-        "node_type_dict": {0: "product", 1: "brand"},
-        "edge_type_dict": {0: "also_buy", 1: "has_brand"},
-    }
-    for key, value in files.items():
-        with open(d / f"{key}.pkl", "wb") as fh:
-            pickle.dump(value, fh)
-    torch.save(torch.LongTensor([0] * 6 + [1, 1]), d / "node_types.pt")
-    torch.save(torch.LongTensor([[3, 0, 1, 2], [2, 6, 6, 7]]), d / "edge_index.pt")
-    torch.save(torch.LongTensor([0, 1, 1, 1]), d / "edge_types.pt")
-    return d
-
-
-def write_queries(root: Path) -> Path:
-    """stark_qa.csv with 4 queries, test split = 3 of them, 2 human-generated queries."""
-    qa = root / "qa" / "amazon"
-    (qa / "stark_qa").mkdir(parents=True)
-    (qa / "split").mkdir()
-    (qa / "stark_qa" / "stark_qa.csv").write_text(
-        "id,query,answer_ids\n"
-        '10,non-slip yoga mat,[0]\n'
-        '11,insulated steel water bottle,"[3, 2]"\n'
-        '12,waterproof running shoes or a Gaiam thing,"[4, 6]"\n'
-        '13,lantern,[5]\n', encoding="utf-8")
-    (qa / "split" / "test.index").write_text("12\n10\n11\n", encoding="utf-8")
-    (qa / "split" / "train.index").write_text("13\n", encoding="utf-8")
-    (qa / "stark_qa" / "stark_qa_human_generated_eval.csv").write_text(
-        "id,query,answer_ids,answer_ids_source\n"
-        '1,rechargeable camping lantern,[5],[5]\n'
-        '0,cork block for yoga,[1],[1]\n', encoding="utf-8")
-    return qa
 
 
 @pytest.fixture
@@ -151,29 +100,6 @@ def test_candidates_and_default_pipeline(stark_dirs: tuple[Path, Path]) -> None:
     assert candidate_ids(skb, ("product",)) == [str(i) for i in range(6)]
     assert candidate_ids(skb, ()) == [str(i) for i in range(8)]
     assert default_pipeline(()) == "bm25(k=1000)"
-
-
-def test_cli(stark_dirs: tuple[Path, Path], tmp_path: Path) -> None:
-    processed, qa = stark_dirs
-    out = tmp_path / "res.json"
-    res = CliRunner().invoke(app, ["bench", "stark", "--skb", str(processed), "--qa", str(qa),
-                                   "--split", "test", "--trust-pickles", "--json", str(out)])
-    assert res.exit_code == 0, res.output
-    assert "protocol: STaRK evaluator" in res.output and "candidates: 6" in res.output
-    assert "hit@1" in res.output and str(out) in res.output
-    data = json.loads(out.read_text())
-    assert data["benchmark"] == "stark" and data["metrics"]["mrr"] == pytest.approx(1.0)
-    two = CliRunner().invoke(app, ["bench", "stark", "--skb", str(processed), "--qa", str(qa),
-                                   "--trust-pickles", "--pipeline", "bm25(k=1, types=[product])",
-                                   "--pipeline", "bm25(types=[product])", "--json", "-", "-q"])
-    assert two.exit_code == 0, two.output
-    both = json.loads(two.stdout)  # one result a spec, in their order
-    assert [r["config"]["pipeline"] for r in both] == ["bm25(k=1, types=[product])",
-                                                       "bm25(types=[product])"]
-    assert both[1]["metrics"]["mrr"] == pytest.approx(1.0)
-    bad = CliRunner().invoke(app, ["bench", "stark", "--skb", str(processed), "--qa", str(qa)])
-    assert bad.exit_code == 2 and "--trust-pickles" in bad.output
-    assert "Traceback" not in bad.output
 
 
 @pytest.mark.data

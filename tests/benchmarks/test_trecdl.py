@@ -1,12 +1,11 @@
-"""TREC DL protocol: loading, the published BM25 figure, specs, folds, errors, CLI."""
+"""TREC DL protocol: loading, the published BM25 figure, specs, folds, errors (`skb bench
+trecdl`: tests/cli/test_bench_trecdl.py)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from skbsearch.benchmarks.trecdl import (
     folds_of,
@@ -94,32 +93,3 @@ def test_errors(shared_data: Path, tmp_path: Path) -> None:
         run_trecdl(_dir(shared_data), "dl19", "bogus", limit=1)
     with pytest.raises(InputError, match="--cv-folds K"):  # a trainable stage needs folds
         run_trecdl(_dir(shared_data), "dl19", "gnn-row(mlp)", limit=1)
-
-
-def test_cli_json(shared_data: Path) -> None:
-    import skbsearch.cli.bench_trecdl  # noqa: F401  (registers `bench trecdl`)
-    from skbsearch.cli import app
-
-    res = CliRunner().invoke(app, ["bench", "trecdl", "--data", str(_dir(shared_data)),
-                                   "--pipeline", "input", "--json", "-", "--quiet"])
-    assert res.exit_code == 0, res.output
-    out = json.loads(res.stdout)
-    assert out["benchmark"] == "trecdl"
-    assert out["metrics"]["ndcg@10"] == pytest.approx(0.5058, abs=5e-5)
-    bad = CliRunner().invoke(app, ["bench", "trecdl", "--data", str(_dir(shared_data)),
-                                   "--reranker", "nope", "--quiet"])
-    assert bad.exit_code == 2
-    spec = CliRunner().invoke(app, ["bench", "trecdl", "--data", str(_dir(shared_data)),
-                                    "--pipeline", "input % 5", "--json", "-", "--quiet"])
-    assert spec.exit_code == 0, spec.output
-    assert json.loads(spec.output)["config"]["pipeline"] == "input % 5"
-    two = CliRunner().invoke(app, ["bench", "trecdl", "--data", str(_dir(shared_data)), "--limit",
-                                   "3", "--pipeline", "input", "--pipeline", "input % 5", "--json",
-                                   "-", "--quiet"])
-    assert two.exit_code == 0, two.output
-    results = json.loads(two.stdout)  # one result a spec, in their order
-    assert [r["config"]["pipeline"] for r in results] == ["input", "input % 5"]
-    assert results[0]["metrics"]["mrr@10"] == results[1]["metrics"]["mrr@10"]
-    both = CliRunner().invoke(app, ["bench", "trecdl", "--data", str(_dir(shared_data)),
-                                    "--pipeline", "input", "--reranker", "none", "--quiet"])
-    assert both.exit_code == 2 and "No such option" in both.output  # (retired old flag)

@@ -14,7 +14,6 @@ pytest.importorskip("torch_geometric")
 from skbsearch.benchmarks.trecdl import run_trecdl  # noqa: E402
 from skbsearch.core.errors import InputError  # noqa: E402
 from skbsearch.stages import stage  # noqa: E402
-from skbsearch.train.gnn_rows import split_dev  # noqa: E402
 
 TOPICS = {
     "q1": ("how do volcanoes erupt", "magma rises through the crust and the volcano erupts lava"),
@@ -39,15 +38,6 @@ def tiny(tmp_path: Path) -> Path:
     (tmp_path / "dl19_bm25_top100.json").write_text(json.dumps(records), encoding="utf-8")
     (tmp_path / "dl19_qrels.json").write_text(json.dumps(qrels), encoding="utf-8")
     return tmp_path
-
-
-def test_split_dev_is_seeded_and_disjoint() -> None:
-    ids = [f"q{i}" for i in range(20)]
-    train, dev = split_dev(ids, 0.15, seed=3)
-    assert len(dev) == 3 and not set(train) & set(dev) and sorted(train + dev) == sorted(ids)
-    assert (train, dev) == split_dev(list(reversed(ids)), 0.15, seed=3)
-    with pytest.raises(InputError):
-        split_dev(["q1"], 0.5)
 
 
 def test_gnn_row_needs_folds_or_model(tiny: Path) -> None:

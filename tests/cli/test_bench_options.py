@@ -72,18 +72,6 @@ def test_show_results_saves_then_prints_unless_quiet_or_stdout(
     assert shown[-1] == "table" and "wrote" not in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("args", [["impliret", "--data", "d"], ["trecdl", "--data", "d"],
-                                  ["metaqa", "--data", "d"], ["stark", "--skb", "s", "--qa", "q"]])
-def test_every_bench_command_refuses_an_unknown_device_first(
-        args: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    from cli_helpers import assert_clean_error, invoke
-
-    from skbsearch.core.devices import DEVICE_ENV
-
-    monkeypatch.setenv(DEVICE_ENV, "auto")  # restored after the test
-    assert_clean_error(invoke("bench", *args, "--device", "nosuch"), "device", "nosuch")
-
-
 @pytest.mark.parametrize("args", [["trecdl", "--data", "d", "--reranker", "cross-encoder"],
                                   ["trecdl", "--data", "d", "--year", "dl20"],
                                   ["impliret", "--data", "d", "--folds", "2"],

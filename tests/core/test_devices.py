@@ -134,19 +134,6 @@ def test_bad_device_names_on_commands(cmd: list[str], tmp_path: Path) -> None:
     assert out.stderr.strip().count("\n") == 0 and "unknown device 'tpu'" in out.stderr
 
 
-def test_env_command_json() -> None:
-    from skbsearch.cli import app
-
-    res = CliRunner().invoke(app, ["env", "--json"])
-    assert res.exit_code == 0, res.output
-    report = json.loads(res.stdout)
-    assert report["python"] == sys.version.split()[0]
-    assert report["packages"]["numpy"] and report["threads"]["cpus"] == os.cpu_count()
-    assert "dense" in report["extras"]
-    assert report["devices"]["default_device"] == ("cuda:0" if HAS_CUDA else "cpu")
-    assert len(report["devices"]["gpus"]) == len(devices.cuda_devices())
-
-
 MODEL_STAGES = ("dense", "multivector", "cross-encoder", "cross-encoder-ft", "gnn", "gnn-row")
 
 

@@ -19,6 +19,8 @@ import pytest
 
 pytest.importorskip("model2vec", reason="the static encoder needs model2vec (extra [static])")
 
+from static_models import VECTORS, expected, tiny_model  # noqa: E402
+
 from skbsearch.core.errors import InputError  # noqa: E402
 from skbsearch.encoders import encode_texts, load_encoder  # noqa: E402
 from skbsearch.encoders.cache import EmbeddingCache  # noqa: E402
@@ -30,10 +32,6 @@ from skbsearch.encoders.static import (  # noqa: E402
 )
 from skbsearch.index.dense import DenseIndex  # noqa: E402
 
-VOCAB = ["[UNK]", "red", "kettle", "steel", "blue", "knife"]
-VECTORS = np.array([[0, 0, 0, 0], [1, 0, 0, 0], [0, 2, 0, 0], [0, 0, 3, 0], [1, 1, 0, 0],
-                    [0, 0, 1, 1]], dtype=np.float32)
-
 
 @pytest.fixture(autouse=True)
 def _fresh_encoders(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -41,28 +39,6 @@ def _fresh_encoders(monkeypatch: pytest.MonkeyPatch) -> None:
     from skbsearch.encoders import registry
 
     monkeypatch.setattr(registry, "_LOADED", {})
-
-
-def tiny_model(path: Path, vectors: np.ndarray = VECTORS, *, max_length: int = 512,
-               pre_tokenizer: str = "Whitespace") -> Path:
-    """Save a model2vec model with a word-level tokenizer over :data:`VOCAB`."""
-    from model2vec import StaticModel
-    from tokenizers import Tokenizer, pre_tokenizers
-    from tokenizers.models import WordLevel
-
-    tok = Tokenizer(WordLevel({w: i for i, w in enumerate(VOCAB)}, unk_token="[UNK]"))
-    tok.pre_tokenizer = getattr(pre_tokenizers, pre_tokenizer)()
-    StaticModel(vectors=vectors, tokenizer=tok, normalize=True,
-                max_length=max_length).save_pretrained(str(path))
-    return path
-
-
-def model2vec_vectors(enc: StaticEncoder, texts: list[str]) -> np.ndarray:
-    """model2vec's own ``encode``, normalised in float32 (the reference)."""
-    ref = enc.static.encode(texts, show_progress_bar=False, use_multiprocessing=False,
-                            normalize=False).astype(np.float32)
-    norms = np.linalg.norm(ref, axis=1, keepdims=True)
-    return ref / np.where(norms == 0, 1, norms)
 
 
 def builtin_in(cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -73,11 +49,6 @@ def builtin_in(cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
                                            "format": "skbsearch.static/1",
                                            "digest": weights_digest(path)}))
     return path
-
-
-def expected(words: list[str]) -> np.ndarray:
-    v = VECTORS[[VOCAB.index(w) for w in words]].mean(axis=0)
-    return v / np.linalg.norm(v)
 
 
 def test_a_model2vec_directory_loads_by_path_and_averages_token_vectors(tmp_path):
@@ -92,24 +63,6 @@ def test_a_model2vec_directory_loads_by_path_and_averages_token_vectors(tmp_path
     assert not out[2].any()  # no known token: a zero row (searches score it 0)
     np.testing.assert_allclose(np.linalg.norm(out[[0, 1, 3]], axis=1), 1.0, atol=1e-6)
     assert enc.encode([]).shape == (0, 4)
-
-
-def test_word_cache_gives_model2vec_own_vectors(tmp_path):
-    texts = ["red kettle", "red  kettle\tsteel", "kettle, red!", "blue blue knife zzz", "",
-             "red " * 6 + "knife", "steel knife red kettle"]
-    enc = load_encoder(str(tiny_model(tmp_path / "m2v", max_length=5)))
-    assert enc.words is not None  # a whitespace-splitting tokenizer: words tokenised once
-    for _ in range(2):  # cold, then every word cached
-        np.testing.assert_allclose(enc.encode(texts), model2vec_vectors(enc, texts), atol=1e-3)
-    assert set(enc.words.words) == {w for t in texts for w in t.split()}
-    assert enc.encode(["red " * 6 + "knife"])[0] @ expected(["red"]) > 0.99  # cut at 5 tokens
-
-
-def test_a_tokenizer_that_does_not_split_on_whitespace_uses_model2vec_encode(tmp_path):
-    enc = load_encoder(str(tiny_model(tmp_path / "m2v", pre_tokenizer="Metaspace")))
-    assert enc.words is None
-    texts = ["red kettle", "steel knife"]
-    np.testing.assert_allclose(enc.encode(texts), model2vec_vectors(enc, texts), atol=1e-3)
 
 
 def test_other_weights_are_another_model_id(tmp_path):

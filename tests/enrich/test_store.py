@@ -1,5 +1,6 @@
 """Enriched documents on disk: a JSONL round trip (facts with their attributes), written
-atomically, and damaged files named by file, line and field."""
+atomically, and damaged files named by file, line and field; an IMPLIRET pool's enriched
+documents with the constrained retriever saved and loaded beside them."""
 
 from __future__ import annotations
 
@@ -7,10 +8,13 @@ import json
 from pathlib import Path
 
 import pytest
+from impliret_pools import TEMPORAL
 
 from skbsearch.core.errors import InputError
+from skbsearch.core.types import Query
 from skbsearch.enrich import ArithmeticEnricher, TemporalEnricher, enrich_documents
 from skbsearch.enrich.store import ENRICHED_FILE, document_from_dict, load_enriched, save_enriched
+from skbsearch.retrieve.constrained import ConstrainedRetriever
 
 TEXTS = [("d1", "2024-02-29 09:01, Henry: I bought a lamp for $460 two days ago."),
          ("d2", "Nothing to derive here.")]
@@ -58,3 +62,21 @@ def test_damaged_records_name_file_line_and_field(tmp_path: Path) -> None:
         load_enriched(f)
     with pytest.raises(InputError, match=r"^field 'id': enriched document has no 'id'"):
         document_from_dict({"text": "t"})
+
+
+def test_store_and_retriever_roundtrip(tmp_path: Path) -> None:
+    docs = enrich_documents([(str(r["id"]), r["document"]) for r in TEMPORAL], [TemporalEnricher()],
+                            progress=False)
+    (tmp_path / "idx").mkdir()
+    f = save_enriched(tmp_path / "idx", docs)
+    assert f.name == "enriched.jsonl"
+    back = load_enriched(f)
+    assert [d.to_dict() for d in back] == [d.to_dict() for d in docs]
+    ret = ConstrainedRetriever(docs)
+    ret.save(tmp_path / "cr")
+    again = ConstrainedRetriever.load(tmp_path / "cr")
+    q = [Query("q", "Who went kayaking on March 8, 2024?")]
+    assert again(q).ranked("q")[0][0] == "1" == ret(q).ranked("q")[0][0]
+    (tmp_path / "broken.jsonl").write_text('{"id": 1}\n', encoding="utf-8")
+    with pytest.raises(InputError, match="text"):
+        load_enriched(tmp_path / "broken.jsonl")

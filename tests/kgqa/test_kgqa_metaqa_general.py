@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_kgqa_metaqa import write_folder
+from kgqa_fixtures import write_folder
 from typer.testing import CliRunner
 
 from skbsearch.benchmarks.metaqa import run_metaqa

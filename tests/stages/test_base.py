@@ -1,10 +1,12 @@
 """Operations over whole pipelines (stages/base.py): the trainable parts in fitting order,
-structural equality, and the FitReport's one-line and per-stage forms."""
+structural equality, `fit` (a fusion's children, then its weights), and the FitReport's one-line and per-stage forms."""
 
 from __future__ import annotations
 
-from skbsearch.stages import pipeline
-from skbsearch.stages.base import FitReport, stages_equal, trainable_parts
+from kg_fixtures import shop, shop_queries
+
+from skbsearch.stages import StageContext, pipeline
+from skbsearch.stages.base import FitReport, fit, stages_equal, trainable_parts
 
 
 def test_trainable_parts_come_in_fitting_order_fusion_children_first() -> None:
@@ -49,3 +51,14 @@ def test_a_report_of_training_numbers_or_nothing_fitted() -> None:
     assert str(FitReport()) == "fit: no trainable stage"
     assert str(FitReport([("gnn-row", {"kept": "fitted", "note": "3 epochs"}, None)])) == (
         "fit gnn-row: kept fitted; 3 epochs")
+
+
+def test_stages_fit_fits_a_fusions_children_then_its_weights() -> None:
+    kb = shop()
+    queries, qrels = shop_queries()
+    p = pipeline("bm25 + graph", StageContext(kb))
+    fit(p, queries, qrels)
+    assert p.children[1].fitted is not None  # the graph inside the fusion is fitted
+    # and the fusion's fit ran: it recorded the spec's parameters (default weights: per query
+    # from the lists' confidence) and kept them or chose two weights
+    assert p._given == (None, 2.0) and len(p.params.weights) in (0, 2)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -147,15 +146,3 @@ def test_token_soup(spec: str) -> None:
 @given(st.text(max_size=60))
 def test_any_text(spec: Any) -> None:
     check_spec(spec)
-
-
-def test_spec_text_sets_declared_parameters_only(tmp_path) -> None:
-    """A constructor option that is no parameter (an embedding cache directory, a thread count)
-    cannot be set from spec text: found by the fuzz above as ``dense(cache=0)`` (a TypeError),
-    and ``dense(cache='DIR')`` let a spec choose a directory to write."""
-    for spec in ("dense(cache=0)", f"dense(cache={str(tmp_path)!r})", "bm25(n_threads=4)",
-                 "bm25 >> dense(cache='x')"):
-        with pytest.raises(InputError, match="has no parameter"):
-            parse(spec)
-    assert not any(tmp_path.iterdir())
-    assert repr(parse("dense(k=5) + bm25")) == "dense(k=5) + bm25"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_kgqa_metaqa import write_folder
+from kgqa_fixtures import write_folder
 
 from skbsearch.benchmarks.metaqa import load_kb, read_split
 from skbsearch.benchmarks.metaqa.misses import CAUSES, classify, fold_of, kfold_misses

@@ -1,11 +1,13 @@
 """Mixed-precision training (skbsearch.train.amp) on the CPU: bf16 autocast is the code path
-fp16 + GradScaler takes on a GPU, minus the scaler; fp32 stays the plain loop."""
+fp16 + GradScaler takes on a GPU, minus the scaler; fp32 stays the plain loop. The GNN and
+cross-encoder training loops are run under bf16 autocast here too."""
 
 from __future__ import annotations
 
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from skbsearch.core.devices import DeviceSpec  # noqa: E402
+from skbsearch.core.errors import InputError  # noqa: E402
 from skbsearch.train.amp import AmpTrainer  # noqa: E402
 
 
@@ -37,6 +40,45 @@ def test_bf16_autocast_on_cpu() -> None:
         out = lin(torch.ones(2, 4))
     assert out.dtype == torch.bfloat16 and lin.weight.dtype == torch.float32
     assert amp.record()["dtype"] == "bfloat16"
+
+
+def _one_sgd_step(amp: AmpTrainer) -> float:
+    """The norm of the weight change of one SGD step (lr 1) on a loss with a large gradient."""
+    lin = torch.nn.Linear(4, 1, bias=False)
+    opt = torch.optim.SGD(lin.parameters(), lr=1.0)
+    before = lin.weight.detach().clone()
+    with amp.autocast():
+        loss = (lin(torch.full((2, 4), 10.0)) - 100.0).pow(2).mean()
+    amp.step(loss, opt, lin.parameters())
+    return float((lin.weight.detach() - before).norm())
+
+
+def test_clip_bounds_the_step_and_none_leaves_it_alone() -> None:
+    assert _one_sgd_step(AmpTrainer("cpu", clip=0.5)) == pytest.approx(0.5, rel=1e-4)
+    assert _one_sgd_step(AmpTrainer("cpu")) > 10.0
+
+
+def test_the_scaler_path_unscales_before_clipping() -> None:
+    """fp16 on a GPU takes the GradScaler path; without CUDA the scaler is disabled (scale 1),
+    which still runs scale -> backward -> unscale_ -> clip -> step -> update in that order."""
+    import warnings
+
+    class NoFp16Kernels(AmpTrainer):
+        def autocast(self) -> Any:  # no fp16 kernels on the CPU: run the forward pass at fp32
+            return torch.autocast("cpu", enabled=False)
+
+    if torch.cuda.is_available():
+        pytest.skip("a real GPU: the scaled step is covered by tests/gpu")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "CUDA is not available. Disabling" on a CPU build
+        amp = NoFp16Kernels(DeviceSpec("cuda:0", "fp16"), clip=0.25)
+    assert amp.scaler is not None
+    assert _one_sgd_step(amp) == pytest.approx(0.25, rel=1e-4)
+
+
+def test_fp16_on_the_cpu_is_refused() -> None:
+    with pytest.raises(InputError, match="fp16 needs a GPU"):
+        AmpTrainer("cpu", "fp16")
 
 
 def _graphs(n_queries: int, seed: int, n: int = 12, d: int = 8) -> list:

@@ -1,5 +1,6 @@
-"""``--help`` wraps to the terminal and never cuts a word with '…' (issue 32 item 7: option
-text was cut at 80 columns, e.g. ``skb index --kind``'s ``bm25|dense|multive…``)."""
+"""``--help`` (cli/help_format.py) wraps to the terminal and never cuts a word with '…'
+(issue 32 item 7: option text was cut at 80 columns, e.g. ``skb index --kind``'s
+``bm25|dense|multive…``)."""
 
 from __future__ import annotations
 
@@ -53,3 +54,20 @@ def test_long_option_lists_fold_whole_and_help_uses_a_wide_terminal():
     wide = CliRunner(env={"COLUMNS": "160"}).invoke(app, ["index", "--help"]).output
     assert max(len(ln) for ln in wide.splitlines()) > 100  # wraps to the terminal, not 80
     assert "bm25|dense|multivector" in wide
+
+
+def test_fold_help_text_is_idempotent_and_folds_columns_of_texts() -> None:
+    from rich.columns import Columns
+    from rich.text import Text
+    from typer import rich_utils
+
+    from skbsearch.cli.help_format import HELP_OVERFLOW, _fold, fold_help_text
+
+    fold_help_text()
+    before = {n: getattr(rich_utils, n) for n in ("_make_rich_text", "_get_parameter_help", "highlighter")}
+    fold_help_text()  # a second call wraps nothing twice
+    assert {n: getattr(rich_utils, n) for n in before} == before
+    assert all(getattr(f, "_skb_folds", False) for f in before.values())
+    cols = _fold(Columns([Text("a"), Text("b", overflow="ellipsis")]))
+    assert [t.overflow for t in cols.renderables] == [HELP_OVERFLOW, HELP_OVERFLOW]
+    assert rich_utils.highlighter(Text("--pipeline-cache-mb")).overflow == HELP_OVERFLOW
