@@ -55,10 +55,18 @@ def content_hash(directory: str | Path) -> str:
     return h.hexdigest()
 
 
+#: Rows of one record batch of ``nodes.arrow`` (each written as one chunk).
+ARROW_BATCH_ROWS = 1 << 20
+
+
 def _write_arrow(table: pa.Table, file: Path) -> None:
-    """Write ``table`` as an uncompressed Arrow IPC file (memory-mappable, zero-copy)."""
+    """Write ``table`` as an uncompressed Arrow IPC file (memory-mappable, zero-copy), in
+    batches of :data:`ARROW_BATCH_ROWS` rows each in one chunk: a generation's table, held in
+    hundreds of slices (``kb.live``), is not saved (compacted) as hundreds of batches that
+    every kernel over a column would then run once each."""
     with pa.OSFile(str(file), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
-        writer.write_table(table)
+        for start in range(0, max(table.num_rows, 1), ARROW_BATCH_ROWS):
+            writer.write_table(table.slice(start, ARROW_BATCH_ROWS).combine_chunks())
 
 
 def _read_nodes(path: Path, meta: dict[str, Any], mmap: bool, rebuild: str) -> pa.Table:
