@@ -18,6 +18,7 @@ generation lacks (their place in a whole open depends on every segment's rows).
 from __future__ import annotations
 
 import copy
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -103,9 +104,10 @@ def read_after(path: Path, gen: Generation, prev: Served, *, mmap: bool = True) 
     generation of it, in memory) by applying the segments after ``prev``'s only; ``None``
     where that cannot give exactly what :func:`read_generation` gives (see the module
     docstring). The result holds nothing of ``prev`` but shared Arrow buffers: its CSR graph
-    is merged from ``prev``'s on first use, and its edge arrays, if ever read one by one, come
-    from a whole open of ``gen`` (which fails with an ``ArtefactError`` once a compaction has
-    collected ``gen``'s segments: a server has moved to the compacted generation by then)."""
+    is merged from ``prev``'s on first use, and its edge arrays, if ever read one by one, are
+    ``prev``'s when the new segments add and delete nothing and ``prev`` is still alive, else
+    come from a whole open of ``gen`` (which fails with an ``ArtefactError`` once a compaction
+    has collected ``gen``'s segments: a server has moved to the compacted generation by then)."""
     entries = new_segment_entries(gen, prev)
     if entries is None:
         return None
@@ -124,6 +126,8 @@ def read_after(path: Path, gen: Generation, prev: Served, *, mmap: bool = True) 
     whole: Callable[[], Edges] | None = None
     if callable(edges):  # (a lazy merge would hold ``prev`` until its edges are read)
         whole = _whole_edges(path, gen, mmap)
+        if not any(s.edges.num_rows or s.deleted_nodes or s.deleted_edges for s in segs):
+            whole = _previous_edges(prev, whole)
     return Opened(table, schema, meta, None if callable(edges) else edges, whole, merged=True,
                   new_of_base=new_of_base, graph_factory=_once_graph(prev_graph, delta))
 
@@ -157,6 +161,19 @@ def _whole_edges(path: Path, gen: Generation, mmap: bool) -> Callable[[], Edges]
             return got.edges
         assert got.edges_loader is not None
         return got.edges_loader()
+    return read
+
+
+def _previous_edges(prev: Served, whole: Callable[[], Edges]) -> Callable[[], Edges]:
+    """What reads the edge arrays of a generation whose new segments add and delete nothing:
+    ``prev``'s own (the same rows, relation codes and order; no copy, no read of every
+    segment from disk) while ``prev`` lives — held by a weak reference, so the new generation
+    never keeps the served one in memory — else ``whole``."""
+    ref = weakref.ref(prev)
+
+    def read() -> Edges:
+        p = ref()
+        return _edges_of(p) if p is not None else whole()
     return read
 
 
