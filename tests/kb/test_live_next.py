@@ -201,6 +201,16 @@ def test_unmoved_rows_keep_the_served_generations_look_ups(tmp_path: Path) -> No
     assert got.column("price") is not prices and got.column("price") == whole.column("price")
     assert got.column("price")[got.index_of("p1")] == 99.0 and prices[prev.index_of("p1")] == 1.0
     assert got.index_of("b3") == whole.index_of("b3") and got.ids_array.tolist() == whole.ids
+    # a renaming: only the renamed row is compared (the rows did not move), the prices kept
+    prices = got.column("price")
+    update(root, nodes=write_jsonl(tmp_path / "r.jsonl", [{"id": "p2", "type": "product", "name": "renamed",
+                                                          "price": prices[got.index_of("p2")]}]))
+    opened = live_next.read_newest(root, current(root), previous=got)
+    assert opened.changed_rows is not None and opened.changed_rows.tolist() == [got.index_of("p2")]
+    renamed = SKB.load(root, previous=got)
+    assert renamed.ids is ids and renamed.column("price") is prices
+    assert renamed.column("name") is not names and renamed.column("name") == SKB.load(root).column("name")
+    got = renamed
     update(root, nodes=write_jsonl(tmp_path / "b.jsonl", [{"id": "zz", "type": "product", "name": "new"}]))
     moved = SKB.load(root, previous=got)
     assert moved.ids is not ids and moved.ids == SKB.load(root).ids and moved.has_node("zz")

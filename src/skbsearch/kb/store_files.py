@@ -125,7 +125,9 @@ class Opened:
     """An SKB directory as read: ``edges`` now, or ``edges_loader`` to read them later; a
     generation with segments is ``merged`` (its CSR graph merged from the base's by
     ``graph_factory``, ``new_of_base`` the row of each base row), else ``graph_dir`` holds
-    its saved graph (``None``: the directory's own ``graph/``)."""
+    its saved graph (``None``: the directory's own ``graph/``). ``changed_rows``: for a
+    generation opened from the previous one with no row moved, the rows its new segments
+    upserted (no other row's values changed; ``kb.live_next``)."""
 
     nodes: pa.Table
     schema: Schema
@@ -136,6 +138,7 @@ class Opened:
     merged: bool = False
     new_of_base: np.ndarray | None = None
     graph_factory: Callable[[], Graph] | None = None
+    changed_rows: np.ndarray | None = None
 
 
 def write_dir(path: Path, nodes: pa.Table, ids: np.ndarray, edges: Edges, schema: Schema,
