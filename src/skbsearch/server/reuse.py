@@ -9,8 +9,8 @@ describe nodes (``kb.descriptive``), all functions of the node rows, their types
 text fields and of the edges — are taken over whole when
 the new segments change none of those (an update that only re-prices products, say), and
 the type graph (node types and edges only) and the descriptive fields (text only) when they
-change names but no row, type or edge (a renaming): a shallow copy pointing at the new SKB, never the old object, so the old snapshot and its SKB
-are freed when its last request ends. Anything else is built again as on a fresh load;
+change names but no row, type or edge (a renaming): a shallow copy pointing at the new SKB,
+never the old object, so the old snapshot and its SKB are freed when its last request ends. Anything else is built again as on a fresh load;
 either way a search answers exactly what a fresh load of the generation answers.
 """
 
