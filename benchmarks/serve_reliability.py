@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 from typing import Any
 
 import httpx
@@ -114,6 +115,12 @@ def phase_rows(phases: dict[str, Any], update_kind: str | None) -> dict[str, dic
     return rows
 
 
+def dump(result: dict[str, Any]) -> str:
+    """``result`` as indented JSON, each phase's raw probe latencies on one line."""
+    text = json.dumps(result, indent=2)
+    return re.sub(r'"ms": \[[^\]]*\]', lambda m: '"ms": ' + json.dumps(json.loads(m.group(0)[6:])), text) + "\n"
+
+
 def reliability(args: Any, proc: Any, base: str, texts: list[str], products: list[dict[str, Any]],
                 log_path: Any, token: str) -> int:
     """Run the phases on the started server ``proc``, then print and write the result
@@ -159,6 +166,6 @@ def reliability(args: Any, proc: Any, base: str, texts: list[str], products: lis
         print(f"{name:48s} {row}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2) + "\n")
+        args.json.write_text(dump(result))
         print(f"wrote {args.json}")
     return 0 if all(r["errors_5xx"] == 0 for r in rows.values()) else 1
