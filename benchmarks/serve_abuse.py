@@ -15,7 +15,8 @@
 - ``updates`` (issue 31): one ``POST /admin/update`` every ``--update-every`` seconds
   (:data:`UPDATE_NODES` products re-priced), while the probe times plain ``bm25`` queries.
 - :func:`phase`: the probe (every :data:`PHASE_PROBE_EVERY` s) and the RSS sampler beside
-  a storm, the updates, or nothing (the baseline), for a fixed time.
+  a storm, the updates, or nothing (the baseline), for a fixed time (the phases, their
+  pooling over repeats and the result: ``serve_reliability.py``).
 """
 
 from __future__ import annotations
@@ -237,7 +238,8 @@ async def phase(base: str, texts: list[str], pid: int, seconds: float, *, storm:
     await asyncio.gather(*side)
     out: dict[str, Any] = {
         "bm25_probe": {"n": len(probe), "statuses": dict(Counter(str(s) for s, _ in probe)),
-                       "errors_5xx": sum(s >= 500 for s, _ in probe), **latency([ms for _, ms in probe])},
+                       "errors_5xx": sum(s >= 500 for s, _ in probe), **latency([ms for _, ms in probe]),
+                       "ms": [round(ms, 2) for _, ms in probe]},
         "rss_mb": {"peak": round(max(rss, default=0.0), 1),
                    "mean": round(float(np.mean(rss)) if rss else 0.0, 1)},
         "server_cpu_per_s": round((cpu_s(pid) - cpu0) / (time.perf_counter() - wall0), 3),
@@ -262,83 +264,3 @@ def product_records(skb: Any, n: int = 500) -> list[dict[str, Any]]:
         out.append({"id": node.id, "type": node.type, "name": node.name, **node.fields,
                     **{k: v for k, v in node.attributes.items() if isinstance(v, (int, float, str))}})
     return out
-
-
-def run_phases(base: str, texts: list[str], pid: int, *, seconds: float, storm_seconds: float,
-               update_every: float, token: str, products: list[dict[str, Any]]) -> dict[str, Any]:
-    """The baseline, filter-storm and update phases (those asked for), one after another."""
-    out = {"baseline": asyncio.run(phase(base, texts, pid, seconds))}
-    if storm_seconds:
-        out["filter storm"] = asyncio.run(phase(base, texts, pid, storm_seconds, storm=True))
-    if update_every:
-        out[f"updates every {update_every:g} s"] = asyncio.run(phase(
-            base, texts, pid, seconds, update_every=update_every, token=token, products=products))
-    return out
-
-
-def phase_rows(phases: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Table rows: the probe of each phase against the baseline, the storm, the updates."""
-    base = phases["baseline"]
-    rows: dict[str, dict[str, Any]] = {}
-    for name, ph in phases.items():
-        pr = ph["bm25_probe"]
-        rows[f"bm25 probe ({name})"] = {
-            "n": pr["n"], "errors_5xx": pr["errors_5xx"], "p50_ms": pr["p50_ms"], "p95_ms": pr["p95_ms"],
-            "max_ms": pr["max_ms"], "p95_over_baseline": round(pr["p95_ms"] / base["bm25_probe"]["p95_ms"], 2),
-            "rss_peak_mb": ph["rss_mb"]["peak"],
-            "rss_over_baseline": round(ph["rss_mb"]["peak"] / base["rss_mb"]["peak"], 2),
-            "server_cpu_per_s": ph.get("server_cpu_per_s"), "load_avg_1m": ph.get("load_avg_1m")}
-        for key in ("filter_storm", "updates"):
-            if key in ph:
-                g = ph[key]
-                rows[f"{key.replace('_', ' ')} requests ({name})"] = {
-                    "n": g["n"], "errors_5xx": g["errors_5xx"], "p50_ms": g["p50_ms"],
-                    "p95_ms": g["p95_ms"], "max_ms": g["max_ms"],
-                    "statuses": " ".join(f"{k}:{v}" for k, v in sorted(g["statuses"].items()))}
-    return rows
-
-
-def reliability(args: Any, proc: Any, base: str, texts: list[str], products: list[dict[str, Any]],
-                log_path: Any, token: str) -> int:
-    """``serve_load.py``'s issue-31 mode: :func:`run_phases` on the started server ``proc``,
-    then the result (``args.json``); exit status 1 on a 5xx."""
-    try:
-        httpx.post(base + "/search", json={"query": texts[0], "pipeline": "bm25"}, timeout=300).raise_for_status()
-        phases = run_phases(base, texts, proc.pid, seconds=args.phase_seconds,
-                            storm_seconds=args.filter_storm, update_every=args.update_every,
-                            token=token, products=products)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-    rows = phase_rows(phases)
-    tracebacks = log_path.read_text(errors="replace").count("Traceback")
-    result = {"benchmark": "serve_reliability", "config": {
-        "title": f"HTTP service: filter storm and live updates (issue 31), {args.products:,} products",
-        "order": 61, "percent": False, "overall_row": False,
-        "protocol": (f"real skb serve on 127.0.0.1 (default limits), demo catalogue of {args.products:,} "
-                     "products + BM25 index; a plain bm25 probe every 0.2 s alone (baseline, "
-                     f"{args.phase_seconds:g} s), beside 8 clients sending bm25 searches whose where "
-                     "is a new 1,000-character description ILIKE '%a%b%...' chain "
-                     f"({args.filter_storm:g} s), and beside one POST /admin/update of 20 products "
-                     f"every {args.update_every:g} s ({args.phase_seconds:g} s); server RSS every 0.25 s; "
-                     "per phase the server's CPU seconds per wall second and the machine's "
-                     "1-minute load average at its end"),
-        "note": ("Load generator and server share 2 cores with other jobs (load_avg_1m: how many "
-                 "were runnable); ratios are against the "
-                 "baseline phase of the same run. Every reload, the first after the build "
-                 "included, reuses the served snapshot (server.reuse, benchmarks/serve_reload.py)."),
-        "command": (f"python benchmarks/serve_load.py --products {args.products} --filter-storm "
-                    f"{args.filter_storm:g} --update-every {args.update_every:g} --phase-seconds "
-                    f"{args.phase_seconds:g}" + (f" --skb-root {args.skb_root}" if args.skb_root else "")
-                    + (f" --json {args.json}" if args.json else "")),
-        "products": args.products, "cpu_count": os.cpu_count(),
-        "columns": ["n", "errors_5xx", "p50_ms", "p95_ms", "max_ms", "p95_over_baseline",
-                    "rss_peak_mb", "rss_over_baseline", "server_cpu_per_s", "load_avg_1m", "statuses"]},
-        "metrics": {"tracebacks_in_server_log": tracebacks}, "groups": rows, "phases": phases}
-    for name, row in rows.items():
-        print(f"{name:40s} {row}")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2) + "\n")
-        print(f"wrote {args.json}")
-    return 0 if all(r["errors_5xx"] == 0 for r in rows.values()) else 1

@@ -31,9 +31,10 @@ Usage::
     .venv/bin/python benchmarks/serve_load.py --products 300000 --skb-root /tmp/cat300k \
         --clients 50 --duration 60 --abusive 100 --abandoned 10
     # issue 31 instead of the mix: a plain bm25 probe alone, beside a filter storm, and
-    # beside one update every 3 s (serve_abuse.phase); result: serve_reliability*.json
+    # beside one update every 3 s, baseline and updates in turn 3 times and pooled
+    # (serve_reliability.py); result: serve_reliability*.json
     .venv/bin/python benchmarks/serve_load.py --products 30000 --filter-storm 30 \
-        --update-every 3 --phase-seconds 45 --json benchmarks/results/serve_reliability.json
+        --update-every 3 --phase-seconds 45 --repeats 3 --json benchmarks/results/serve_reliability.json
 """
 
 from __future__ import annotations
@@ -60,11 +61,11 @@ from serve_abuse import (
     abusive_clients,
     bm25_probe,
     product_records,
-    reliability,
     rss_mb,
     rss_sampler,
     summarise_abuse,
 )
+from serve_reliability import reliability
 
 from skbsearch.benchmarks.measure import log
 from skbsearch.datasets.queries import read_queries
@@ -110,9 +111,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="seconds between updates in the update phase (issue 31 phases)")
     p.add_argument("--phase-seconds", type=float, default=45.0,
                    help="length of the baseline and update phases")
+    p.add_argument("--repeats", type=int, default=1,
+                   help="baseline and update phases in turn this many times, their probes also "
+                        "pooled (issue 31 phases; serve_reliability.py)")
     args = p.parse_args(argv)
     if not (1 <= args.clients <= 200 and 0 < args.duration <= 300 and 1 <= args.max_requests <= 50_000
-            and 0 <= args.abusive <= 1000 and 0 <= args.abandoned <= 100):
+            and 0 <= args.abusive <= 1000 and 0 <= args.abandoned <= 100 and 1 <= args.repeats <= 20):
         p.error("bounded load only: 1-200 clients, at most 300 s, 50,000 requests, 1,000 "
                 "abusive and 100 abandoned ones")
     return args

@@ -138,6 +138,32 @@ def test_an_update_of_values_only_shares_the_graph(tmp_path: Path) -> None:
     _same(after, SKB.load(root))
 
 
+def test_segments_that_add_and_delete_nothing_share_the_previous_edge_arrays(tmp_path: Path) -> None:
+    """Renamed, re-priced and new nodes move no edge: the next generation's edge arrays are
+    the previous one's (no whole open reading every segment again) while it lives, read whole
+    once it is gone; an update that adds an edge gets its own arrays. All equal a whole open's."""
+    import gc
+
+    nodes, edges = _records(np.random.default_rng(0))
+    root = tmp_path / "skb"
+    build(tmp_path / "in", nodes, edges, root)
+    prev, other = SKB.load(root), SKB.load(root)
+    prev.edge_src  # noqa: B018 - read, as a server's graph stage does
+    update(root, nodes=write_jsonl(tmp_path / "a.jsonl", [{"id": "p1", "type": "product", "name": "renamed"},
+                                                          {"id": "n1", "type": "product", "name": "new"}]))
+    got = SKB.load(root, previous=prev)
+    assert got.edge_src is prev.edge_src and got.edge_dst is prev.edge_dst and got.edge_rel is prev.edge_rel
+    _same(got, SKB.load(root))
+    orphan = SKB.load(root, previous=other)
+    del other  # gone before its successor reads edges: they are read whole
+    gc.collect()
+    _same(orphan, SKB.load(root))
+    update(root, edges=write_jsonl(tmp_path / "e.jsonl", [{"source": "p1", "relation": "has_brand", "target": "b2"}]))
+    after = SKB.load(root, previous=got)
+    assert after.edge_src is not got.edge_src
+    _same(after, SKB.load(root))
+
+
 def test_an_update_reads_the_served_generation_and_commits_the_same(tmp_path: Path) -> None:
     """``update(previous=served)`` (the server's admin update) opens the generation it changes
     from the served SKB and commits exactly what an update of the directory alone commits."""
@@ -175,6 +201,16 @@ def test_unmoved_rows_keep_the_served_generations_look_ups(tmp_path: Path) -> No
     assert got.column("price") is not prices and got.column("price") == whole.column("price")
     assert got.column("price")[got.index_of("p1")] == 99.0 and prices[prev.index_of("p1")] == 1.0
     assert got.index_of("b3") == whole.index_of("b3") and got.ids_array.tolist() == whole.ids
+    # a renaming: only the renamed row is compared (the rows did not move), the prices kept
+    prices = got.column("price")
+    update(root, nodes=write_jsonl(tmp_path / "r.jsonl", [{"id": "p2", "type": "product", "name": "renamed",
+                                                          "price": prices[got.index_of("p2")]}]))
+    opened = live_next.read_newest(root, current(root), previous=got)
+    assert opened.changed_rows is not None and opened.changed_rows.tolist() == [got.index_of("p2")]
+    renamed = SKB.load(root, previous=got)
+    assert renamed.ids is ids and renamed.column("price") is prices
+    assert renamed.column("name") is not names and renamed.column("name") == SKB.load(root).column("name")
+    got = renamed
     update(root, nodes=write_jsonl(tmp_path / "b.jsonl", [{"id": "zz", "type": "product", "name": "new"}]))
     moved = SKB.load(root, previous=got)
     assert moved.ids is not ids and moved.ids == SKB.load(root).ids and moved.has_node("zz")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -150,6 +151,10 @@ def test_cli_where_and_sql_refuse_file_access(tmp_path: Path, monkeypatch) -> No
     r = runner.invoke(app, ["search", str(skb_dir), "widget", "--where", "price < 20",
                             "--json"])
     assert r.exit_code == 0, r.output
+    for infinite in ("price < 1e999", "price > -" + "9" * 400):  # never read as infinity
+        r = runner.invoke(app, ["search", str(skb_dir), "widget", "--where", infinite])
+        assert r.exit_code != 0 and "Traceback" not in r.output
+        assert "numbers must be finite" in " ".join(r.output.split()), r.output
     assert os.path.exists(skb_dir / "meta.json")
 
 
@@ -226,3 +231,73 @@ def test_arbitrary_text_is_parsed_or_refused_cleanly(text: str) -> None:
         select_mask(text, _table())
     except SkbError as e:
         assert "where" in str(e)
+
+
+# ------------------------------------------------------- a generation with pending segments
+PENDING_PREDICATES = [
+    "description ILIKE '%a%e%r%'",
+    "description LIKE '%the%' AND price < 100",
+    "title ILIKE 'b%' OR description IS NULL",
+    "description = 'changed text 3' OR name LIKE '%renamed%'",
+    "price BETWEEN 20 AND 40 AND NOT description ILIKE '%o%o%'",
+]
+
+
+def _pending_generations(root: Path, n_updates: int) -> list[SKB]:
+    """The demo catalogue saved at ``root``, then ``n_updates`` updates that rewrite scattered
+    products' text, names and prices, add products and delete some: each generation opened
+    from the one before (as a server does)."""
+    from skbsearch.kb.update import update
+    from skbsearch.synth.catalogue import generate_catalogue
+
+    generate_catalogue(150, seed=3, n_queries=2).skb.save(root)
+    served = [SKB.load(root)]
+    rng = np.random.default_rng(0)
+    products = [int(i) for i in served[0].nodes_of_type("product")]
+    for k in range(n_updates):
+        skb = served[-1]
+        recs = []
+        for i in rng.choice(products, 6, replace=False):
+            node = skb.node(int(i))
+            recs.append({"id": node.id, "type": node.type, "name": f"{node.name} renamed {k}",
+                         **node.fields, "description": f"changed text {k}",
+                         "price": float(rng.uniform(1, 200))})
+        recs.append({"id": f"new{k}", "type": "product", "name": f"new {k}", "title": "brand new",
+                     "description": f"added at {k}", "price": 30.0})
+        (root.parent / "up.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+        files = {"nodes": root.parent / "up.jsonl"}
+        if k % 3 == 2:
+            (root.parent / "del.txt").write_text(skb.id_of(int(rng.choice(products[-20:]))) + "\n")
+            files["delete_nodes"] = root.parent / "del.txt"
+        update(root, previous=skb, **files)
+        served.append(SKB.load(root, previous=skb))
+    return served
+
+
+def test_filters_over_pending_segments_select_what_a_fresh_build_selects(tmp_path: Path,
+                                                                         monkeypatch) -> None:
+    """A generation with many pending segments holds its text columns in hundreds of slices;
+    the predicate is evaluated on each block of rows in one chunk (a regular expression is
+    compiled once a block, not once a slice) and selects what the same data freshly built does."""
+    import pyarrow.compute as pc
+
+    served = _pending_generations(tmp_path / "skb", 8)[-1]
+    whole = SKB.load(tmp_path / "skb")
+    served.save(tmp_path / "fresh")
+    fresh = SKB.load(tmp_path / "fresh")
+    assert served.nodes.column("description").num_chunks > 30  # the case at hand
+    assert fresh.nodes.column("description").num_chunks == 1
+    seen: list[int] = []
+    real = pc.match_like
+
+    def counted(values, *args, **kwargs):
+        seen.append(getattr(values, "num_chunks", 1))
+        return real(values, *args, **kwargs)
+
+    monkeypatch.setattr(pc, "match_like", counted)
+    for text in PENDING_PREDICATES:
+        want = fresh.id_of(fresh.select(text))
+        assert want, text  # the predicates select something
+        assert served.id_of(served.select(text)) == want, text
+        assert whole.id_of(whole.select(text)) == want, text
+    assert seen and max(seen) == 1

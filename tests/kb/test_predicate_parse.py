@@ -61,3 +61,20 @@ def test_columns_are_checked_only_when_given() -> None:
     assert parse_predicate("colour = 'red'") == Compare("equal", Column("colour"), Literal("red"))
     with pytest.raises(InputError, match="unknown column 'colour'"):
         parse_predicate("colour = 'red'", {"price"})
+
+
+@pytest.mark.parametrize("text, shown, at", [
+    ("price < 1e999", "1e999", 9),
+    ("price > -1E400", "1E400", 10),
+    ("price IN (1, 2.5e309)", "2.5e309", 14),
+    ("price < " + "9" * 400, "9" * 20 + "...", 9),  # an int no float holds
+    ("price < " + "9" * 5000, "9" * 20 + "...", 9),  # more digits than Python reads
+])
+def test_numbers_beyond_a_float_are_refused_not_read_as_infinity(text: str, shown: str, at: int) -> None:
+    with pytest.raises(InputError) as e:
+        parse_predicate(text)
+    assert f"the number {shown} at position {at} is beyond the range of a 64-bit float" in str(e.value)
+    assert e.value.field == "where"
+    # the largest and the smallest floats are numbers like any other
+    assert parse_predicate("price < 1.7e308 AND price > 1e-999") == BoolOp("AND", (
+        Compare("less", Column("price"), Literal(1.7e308)), Compare("greater", Column("price"), Literal(0.0))))

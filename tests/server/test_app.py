@@ -55,6 +55,11 @@ def test_search_errors(client):
     assert c.post("/search", json={"k": 3}).status_code == 422
     assert c.post("/search", json={"query": "x", "retriever": "dense"}).status_code == 404
     assert c.post("/search", json={"query": "x", "where": "nonsense ((("}).status_code == 400
+    for body in ({"query": "x", "where": "price < 1e999"},  # never read as infinity
+                 {"query": "x", "pipeline": "bm25(where='price > -1e400')"},
+                 {"query": "x", "where": "price < " + "9" * 400}):
+        r = c.post("/search", json=body)
+        assert r.status_code == 400 and "numbers must be finite" in r.json()["detail"], r.text
 
 
 def test_search_with_pipelines_and_evidence(client):

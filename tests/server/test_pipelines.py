@@ -91,10 +91,24 @@ def test_named_pipelines_are_trusted_and_filters_pushed(ctx, tmp_path):
     assert repr(stage).startswith("bm25(types=['product'], where='price < 50') >> graph >> filter")
 
 
+def test_a_retriever_alone_applies_the_request_filter_once(ctx):
+    """A pipeline that is one index retriever given the request's filter returns only nodes
+    that pass it: no filter stage after it evaluates the ``where`` over every node again."""
+    policy = PipelinePolicy()
+    stage = policy.build(PipelineRequest("bm25", types=("product",), where="price < 50"), ctx)
+    assert repr(stage) == "bm25(types=['product'], where='price < 50')"
+    hits = stage.run(["red wool"]).ranked("q0")
+    prices = dict(zip(ctx.kb.ids, ctx.kb.column("price"), strict=True))
+    assert hits and all(prices[d] is not None and prices[d] < 50 for d, _ in hits)
+    # a spec whose own filter differs keeps the request's filter after it
+    stage = policy.build(PipelineRequest("bm25(where='price > 10')", where="price < 50"), ctx)
+    assert repr(stage) == "bm25(where='price > 10') >> filter(where='price < 50')"
+
+
 def test_retriever_alias_is_one_retriever(ctx):
     policy = PipelinePolicy()
     stage = policy.build(PipelineRequest(None, "bm25", ("product",), None, 7), ctx)
-    assert repr(stage) == "bm25(k=7, types=['product']) >> filter(types=['product'])"
+    assert repr(stage) == "bm25(k=7, types=['product'])"  # its own hard filter: none after it
     with pytest.raises(PipelineRefused, match="not a retriever"):
         policy.build(PipelineRequest(None, "rrf"), ctx)
     with pytest.raises(PipelineRefused, match="unknown stage") as e:

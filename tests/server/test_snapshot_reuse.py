@@ -40,7 +40,8 @@ def _write(path, records) -> object:
 
 
 def _updates(tmp_path, skb):
-    """Each update as ``(kwargs for kb.update.update, whether only attribute values change)``."""
+    """Each update as ``(kwargs for kb.update.update, the graph stage's shared values it takes
+    over)``: all for attribute values only, the type graph for new names."""
     rec = []
     for i in (3, 8, 21, 40):
         node = skb.node(i)
@@ -54,11 +55,11 @@ def _updates(tmp_path, skb):
     # (the first update re-prices: generation 1 keeps the build's numbering of relations, in
     # order of first use, so its reload takes the base snapshot's tables over like any other)
     return [
-        (dict(nodes=_write(tmp_path / "u1.jsonl", repriced)), True),
-        (dict(nodes=_write(tmp_path / "u2.jsonl", renamed)), False),
-        (dict(nodes=_write(tmp_path / "u3.jsonl", added), edges=_write(tmp_path / "e3.jsonl", edge)), False),
-        (dict(nodes=_write(tmp_path / "u4.jsonl", [{**r, "price": 1.25} for r in repriced])), True),
-        (dict(delete_nodes=tmp_path / "d5.txt"), False),
+        (dict(nodes=_write(tmp_path / "u1.jsonl", repriced)), GRAPH_KEYS),
+        (dict(nodes=_write(tmp_path / "u2.jsonl", renamed)), ("type-graph",)),
+        (dict(nodes=_write(tmp_path / "u3.jsonl", added), edges=_write(tmp_path / "e3.jsonl", edge)), ()),
+        (dict(nodes=_write(tmp_path / "u4.jsonl", [{**r, "price": 1.25} for r in repriced])), GRAPH_KEYS),
+        (dict(delete_nodes=tmp_path / "d5.txt"), ()),
     ]
 
 
@@ -84,7 +85,8 @@ def test_incremental_reloads_answer_exactly_as_a_fresh_load(tmp_path, monkeypatc
         opened.append("whole" if got is None else "from the served one")
         return got
 
-    for k, (kwargs, attrs_only) in enumerate(_updates(tmp_path, ds.skb)):
+    for k, (kwargs, carried) in enumerate(_updates(tmp_path, ds.skb)):
+        attrs_only = carried == GRAPH_KEYS
         old = holder.current
         monkeypatch.setattr(BM25Index, "load", classmethod(counted))
         monkeypatch.setattr(live_next, "read_segment", lambda p, h: opened.append(p.name) or read_segment(p, h))
@@ -97,11 +99,11 @@ def test_incremental_reloads_answer_exactly_as_a_fresh_load(tmp_path, monkeypatc
         assert new.generation == k + 1
         assert not [p for p in loads if p.endswith("bm25")], "the text index was read from disk again"
         loads.clear()
-        for key in GRAPH_KEYS:  # taken over (its tables, the new SKB) exactly when only attributes changed
+        for key in GRAPH_KEYS:  # taken over (its tables, the new SKB) exactly when they read nothing new
             before, after = old.context.shared_value(key), new.context.shared_value(key)
             shared = [a for a, v in vars(after).items() if a != "skb" and v is vars(before)[a]
                       and not isinstance(v, (int, float, str, type(None)))]  # tables, not flags
-            assert bool(shared) == attrs_only, (k, key)
+            assert bool(shared) == (key in carried), (k, key)
             assert getattr(after, "skb", new.skb) is new.skb
         # an update that leaves every document as it was keeps the indexes' postings as they are
         for before, after in ((old.index("bm25")[1], new.index("bm25")[1]),

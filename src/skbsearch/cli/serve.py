@@ -82,6 +82,9 @@ def register(app: typer.Typer) -> None:
         app = create_app(skb_dir, limits, pipelines=named, allow_spec_files=allow_spec_files,
                          allowed_hosts=hosts, admin_token=read_token(admin_token_file),
                          api_docs=api_docs)
+        from skbsearch.server.holder import freeze_loaded_heap
+
+        freeze_loaded_heap()  # no full garbage collection stalls requests over the loaded SKB
         uvicorn.run(app, host=host, port=port, log_level="info")
 
 

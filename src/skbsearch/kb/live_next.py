@@ -18,7 +18,8 @@ generation lacks (their place in a whole open depends on every segment's rows).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -67,6 +68,9 @@ class Served(Protocol):
     def edge_dst(self) -> np.ndarray:
         """Edge targets."""
 
+    def index_of(self, node_ids: str | Iterable[str]) -> int | np.ndarray:
+        """The row of one id, or of each of many (its id look-up)."""
+
 
 def read_newest(path: Path, gen: Generation | None, *, mmap: bool = True, previous: Served | None = None) -> Opened:
     """What :meth:`skbsearch.kb.store.SKB.load` opens: the plain directory (``gen`` ``None``),
@@ -103,9 +107,10 @@ def read_after(path: Path, gen: Generation, prev: Served, *, mmap: bool = True) 
     generation of it, in memory) by applying the segments after ``prev``'s only; ``None``
     where that cannot give exactly what :func:`read_generation` gives (see the module
     docstring). The result holds nothing of ``prev`` but shared Arrow buffers: its CSR graph
-    is merged from ``prev``'s on first use, and its edge arrays, if ever read one by one, come
-    from a whole open of ``gen`` (which fails with an ``ArtefactError`` once a compaction has
-    collected ``gen``'s segments: a server has moved to the compacted generation by then)."""
+    is merged from ``prev``'s on first use, and its edge arrays, if ever read one by one, are
+    ``prev``'s when the new segments add and delete nothing and ``prev`` is still alive, else
+    come from a whole open of ``gen`` (which fails with an ``ArtefactError`` once a compaction
+    has collected ``gen``'s segments: a server has moved to the compacted generation by then)."""
     entries = new_segment_entries(gen, prev)
     if entries is None:
         return None
@@ -121,11 +126,17 @@ def read_after(path: Path, gen: Generation, prev: Served, *, mmap: bool = True) 
     prev_rows = prev.new_of_base if prev.new_of_base is not None else np.arange(prev.num_nodes)
     step = np.asarray(delta.new_of_base)
     new_of_base = np.where(prev_rows >= 0, step[np.maximum(prev_rows, 0)], -1).astype(step.dtype)
+    changed = None  # no row moved: the rows the new segments upsert are all that changed
+    if table.num_rows == prev.num_nodes and np.array_equal(step, np.arange(len(step))):
+        ids = sorted({i for s in segs for i in s.nodes.column("id").to_pylist()})
+        changed = np.asarray(prev.index_of(ids), np.int64)
     whole: Callable[[], Edges] | None = None
     if callable(edges):  # (a lazy merge would hold ``prev`` until its edges are read)
         whole = _whole_edges(path, gen, mmap)
+        if not any(s.edges.num_rows or s.deleted_nodes or s.deleted_edges for s in segs):
+            whole = _previous_edges(prev, whole)
     return Opened(table, schema, meta, None if callable(edges) else edges, whole, merged=True,
-                  new_of_base=new_of_base, graph_factory=_once_graph(prev_graph, delta))
+                  new_of_base=new_of_base, graph_factory=_once_graph(prev_graph, delta), changed_rows=changed)
 
 
 def _meta(prev: Served, gen: Generation, num_nodes: int, num_edges: int) -> dict[str, Any]:
@@ -142,7 +153,7 @@ def _same(prev: Served, gen: Generation) -> Opened:
     graph = prev.graph
     return Opened(prev.nodes, copy.deepcopy(prev.schema), _meta(prev, gen, prev.num_nodes, prev.num_edges),
                   None, lambda: _edges_of(prev), merged=True, new_of_base=prev.new_of_base,
-                  graph_factory=lambda: graph)
+                  graph_factory=lambda: graph, changed_rows=np.zeros(0, np.int64))
 
 
 def _edges_of(prev: Served) -> Edges:
@@ -160,6 +171,19 @@ def _whole_edges(path: Path, gen: Generation, mmap: bool) -> Callable[[], Edges]
     return read
 
 
+def _previous_edges(prev: Served, whole: Callable[[], Edges]) -> Callable[[], Edges]:
+    """What reads the edge arrays of a generation whose new segments add and delete nothing:
+    ``prev``'s own (the same rows, relation codes and order; no copy, no read of every
+    segment from disk) while ``prev`` lives — held by a weak reference, so the new generation
+    never keeps the served one in memory — else ``whole``."""
+    ref = weakref.ref(prev)
+
+    def read() -> Edges:
+        p = ref()
+        return _edges_of(p) if p is not None else whole()
+    return read
+
+
 def _once_graph(graph: Graph, delta: GraphDelta) -> Callable[[], Graph]:
     """The merged graph's factory (called once), letting go of the previous graph as it runs."""
     held = [(graph, delta)]
@@ -174,18 +198,32 @@ def _once_graph(graph: Graph, delta: GraphDelta) -> Callable[[], Graph]:
 _ROW_CACHES = ("ids", "ids_array", "_index")
 
 
-def carried_caches(cached: dict[str, Any], old: pa.Table, new: pa.Table) -> dict[str, Any]:
+def carried_caches(cached: dict[str, Any], old: pa.Table, new: pa.Table,
+                   changed_rows: np.ndarray | None = None) -> dict[str, Any]:
     """What a generation opened from the served one can keep of its caches (``cached``: the
     served SKB's ``__dict__``): the id look-ups when the node ids did not move, and each cached
     column list whose column is unchanged — so that a value-only update does not rebuild
-    100K-entry Python lists before it is served (~0.08 s of CPU at 100K nodes)."""
+    100K-entry Python lists before it is served (~0.08 s of CPU at 100K nodes).
+
+    ``changed_rows`` (:class:`~skbsearch.kb.store_files.Opened`): the rows are known not to
+    have moved and only these rows' values can differ, so a column is compared there only
+    (comparing whole text columns of hundreds of slices cost ~10 ms a reload at 100K)."""
     out: dict[str, Any] = {}
-    same_rows = old.column("id").equals(new.column("id"))
+    same_rows = changed_rows is not None or old.column("id").equals(new.column("id"))
     if same_rows:
         out.update({k: cached[k] for k in _ROW_CACHES if k in cached})
     columns = cached.get("_columns") or {}
     kept = {c: v for c, v in columns.items() if same_rows and c in new.column_names
-            and c in old.column_names and old.column(c).equals(new.column(c))}
+            and c in old.column_names and _unchanged(old, new, c, v, changed_rows)}
     if kept:
         out["_columns"] = kept
     return out
+
+
+def _unchanged(old: pa.Table, new: pa.Table, name: str, values: list[Any], rows: np.ndarray | None) -> bool:
+    """Whether column ``name`` holds the same values in both tables (``values``: ``old``'s as a
+    list); with ``rows``, only those rows can differ."""
+    if rows is None:
+        return bool(old.column(name).equals(new.column(name)))
+    col = new.column(name)
+    return old.schema.field(name).type == col.type and all(values[r] == col[r].as_py() for r in rows.tolist())

@@ -20,6 +20,7 @@ Grammar (keywords are case-insensitive)::
     operand   := column | literal
     column    := identifier | "double-quoted identifier"   (must be a node column)
     literal   := number | 'single-quoted string' | TRUE | FALSE | NULL
+                 (a number must fit a 64-bit float: ``1e999`` is refused, not infinity)
 
 Nothing else is accepted: no functions, sub-queries, casts, arithmetic or ``;``. The parsed
 tree is evaluated with Arrow compute kernels over the node table, so user text never
@@ -179,14 +180,51 @@ def _as_bool(value: Any, expr: Expr) -> Any:
     raise InputError(f"{to_sql(expr)} is {t}, not a condition", field=_FIELD)
 
 
+def columns_of(expr: Expr) -> set[str]:
+    """The node columns a parsed predicate reads."""
+    if isinstance(expr, Column):
+        return {expr.name}
+    if isinstance(expr, Literal):
+        return set()
+    if isinstance(expr, Compare):
+        return columns_of(expr.left) | columns_of(expr.right)
+    if isinstance(expr, Between):
+        return columns_of(expr.operand) | columns_of(expr.low) | columns_of(expr.high)
+    if isinstance(expr, (InList, Like, IsNull)):
+        return columns_of(expr.operand)
+    if isinstance(expr, Not):
+        return columns_of(expr.arg)
+    if isinstance(expr, BoolOp):
+        return set().union(*(columns_of(a) for a in expr.args))
+    raise TypeError(f"not a predicate node: {expr!r}")
+
+
+def one_chunk(table: pa.Table, names: set[str]) -> pa.Table:
+    """``table`` with each column of ``names`` held in one chunk.
+
+    A generation with segments keeps its text columns as zero-copy slices of the base and the
+    segments (``kb.live.merge``): hundreds of chunks after a dozen updates. Arrow runs a kernel
+    once per chunk, and a ``LIKE`` that is a regular expression is compiled again for every
+    chunk (a 1,000-character ``ILIKE`` pattern costs ~2 ms to compile): over 336 chunks a
+    filter took 15x its time on the same rows in one chunk. The caller passes a block of
+    :data:`EVAL_CHUNK_ROWS` rows, so the copy is bounded and freed after the block."""
+    for name in names & set(table.column_names):
+        col = table.column(name)
+        if col.num_chunks > 1 and not pa.types.is_dictionary(col.type):
+            table = table.set_column(table.column_names.index(name), name, col.combine_chunks())
+    return table
+
+
 def select_mask(text: str, table: pa.Table) -> np.ndarray:
     """Parse ``text`` against ``table``'s columns and return the boolean row mask, evaluated
-    :data:`EVAL_CHUNK_ROWS` rows at a time with a look at the current deadline between."""
+    :data:`EVAL_CHUNK_ROWS` rows at a time, each block's columns in one chunk
+    (:func:`one_chunk`), with a look at the current deadline between blocks."""
     expr = parse_predicate(text, set(table.column_names))
+    names = columns_of(expr)
     if table.num_rows <= EVAL_CHUNK_ROWS:
-        return evaluate(expr, table)
+        return evaluate(expr, one_chunk(table, names))
     parts = []
     for start in range(0, table.num_rows, EVAL_CHUNK_ROWS):
         check_deadline()
-        parts.append(evaluate(expr, table.slice(start, EVAL_CHUNK_ROWS)))
+        parts.append(evaluate(expr, one_chunk(table.slice(start, EVAL_CHUNK_ROWS), names)))
     return np.concatenate(parts)

@@ -4,6 +4,7 @@ evaluates a tree and re-exports these names)."""
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -137,9 +138,7 @@ def _tokenize(text: str) -> list[_Tok]:
         raw = m.group(kind)
         start = m.start(kind)
         if kind == "num":
-            value: Any = float(raw) if any(c in raw for c in ".eE") else int(raw)
-            if isinstance(value, int) and abs(value) >= 2**63:
-                value = float(value)
+            value: Any = _number(raw, start)
         elif kind == "str":
             value = raw[1:-1].replace("''", "'")
         elif kind == "qid":
@@ -152,6 +151,23 @@ def _tokenize(text: str) -> list[_Tok]:
         pos = m.end()
     toks.append(_Tok("end", None, n))
     return toks
+
+
+def _number(raw: str, start: int) -> int | float:
+    """The value of a number token: an int, or a float (a fraction, an exponent, or an int
+    beyond 64 bits); a number no 64-bit float holds (``1e999``, 400 digits) is refused, never
+    read as infinity."""
+    try:
+        value: int | float = float(raw) if any(c in raw for c in ".eE") else int(raw)
+        if isinstance(value, int) and abs(value) >= 2**63:
+            value = float(value)
+    except (OverflowError, ValueError):  # beyond a float, or too many digits to read
+        value = math.inf
+    if not math.isfinite(value):
+        shown = raw if len(raw) <= 24 else raw[:20] + "..."
+        raise InputError(f"the number {shown} at position {start + 1} is beyond the range of a "
+                         "64-bit float (about 1.8e308): numbers must be finite", field=_FIELD)
+    return value
 
 
 class _Parser:

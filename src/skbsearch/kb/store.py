@@ -178,9 +178,9 @@ class SKB:
             recover_dir(path)  # a build killed while swapping directories
         gen = current(path) if (path / GENERATIONS_DIR).is_dir() else None
         collect_garbage(path)  # litter of a killed update; unreferenced parts
-        skb = cls._opened(read_newest(path, gen, mmap=mmap, previous=previous), path)
+        skb = cls._opened(got := read_newest(path, gen, mmap=mmap, previous=previous), path)
         if previous is not None:  # rows that did not move keep the served generation's look-ups
-            skb.__dict__.update(carried_caches(previous.__dict__, previous.nodes, skb.nodes))
+            skb.__dict__.update(carried_caches(previous.__dict__, previous.nodes, skb.nodes, got.changed_rows))
         return skb
 
     @classmethod

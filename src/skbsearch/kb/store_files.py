@@ -55,10 +55,18 @@ def content_hash(directory: str | Path) -> str:
     return h.hexdigest()
 
 
+#: Rows of one record batch of ``nodes.arrow`` (each written as one chunk).
+ARROW_BATCH_ROWS = 1 << 20
+
+
 def _write_arrow(table: pa.Table, file: Path) -> None:
-    """Write ``table`` as an uncompressed Arrow IPC file (memory-mappable, zero-copy)."""
+    """Write ``table`` as an uncompressed Arrow IPC file (memory-mappable, zero-copy), in
+    batches of :data:`ARROW_BATCH_ROWS` rows each in one chunk: a generation's table, held in
+    hundreds of slices (``kb.live``), is not saved (compacted) as hundreds of batches that
+    every kernel over a column would then run once each."""
     with pa.OSFile(str(file), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
-        writer.write_table(table)
+        for start in range(0, max(table.num_rows, 1), ARROW_BATCH_ROWS):
+            writer.write_table(table.slice(start, ARROW_BATCH_ROWS).combine_chunks())
 
 
 def _read_nodes(path: Path, meta: dict[str, Any], mmap: bool, rebuild: str) -> pa.Table:
@@ -117,7 +125,9 @@ class Opened:
     """An SKB directory as read: ``edges`` now, or ``edges_loader`` to read them later; a
     generation with segments is ``merged`` (its CSR graph merged from the base's by
     ``graph_factory``, ``new_of_base`` the row of each base row), else ``graph_dir`` holds
-    its saved graph (``None``: the directory's own ``graph/``)."""
+    its saved graph (``None``: the directory's own ``graph/``). ``changed_rows``: for a
+    generation opened from the previous one with no row moved, the rows its new segments
+    upserted (no other row's values changed; ``kb.live_next``)."""
 
     nodes: pa.Table
     schema: Schema
@@ -128,6 +138,7 @@ class Opened:
     merged: bool = False
     new_of_base: np.ndarray | None = None
     graph_factory: Callable[[], Graph] | None = None
+    changed_rows: np.ndarray | None = None
 
 
 def write_dir(path: Path, nodes: pa.Table, ids: np.ndarray, edges: Edges, schema: Schema,

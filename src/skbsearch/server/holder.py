@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import time
@@ -153,3 +154,19 @@ def _reached(snap: Snapshot, target: Stamp | None, min_generation: int | None) -
     if target is None or snap.stamp == target:
         return True
     return snap.stamp[:-1] == target[:-1] and snap.stamp[-1] >= target[-1]
+
+
+def freeze_loaded_heap() -> int:
+    """Collect what loading left behind, then move every object alive now (the first
+    snapshot, its indexes and caches, the modules) out of the cyclic garbage collector's
+    sight (``gc.freeze``); returns how many. ``skb serve`` calls it once, before it listens.
+
+    A full collection scans every tracked object of the process while it holds the GIL: over
+    a served 100K-node SKB (~175,000 objects) one took 0.16-0.34 s, a stall of every request,
+    and the allocations of a few reloads trigger one. Frozen objects are still freed when their
+    last reference goes (a replaced snapshot holds no reference cycle); later collections scan
+    only what came after (a full one took 1.3 ms)."""
+    gc.collect()
+    gc.freeze()
+    return gc.get_freeze_count()
+

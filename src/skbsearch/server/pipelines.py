@@ -24,6 +24,8 @@ from typing import Any
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.operators import Pipeline
+from skbsearch.retrieve.filters import NodeFilter
+from skbsearch.retrieve.stage import IndexRetriever
 from skbsearch.server.budget import check_sizes
 from skbsearch.server.errors import PipelineRefused, is_foreign
 from skbsearch.stages import SpecStage, available_stages, bind, get_stage, parse
@@ -200,7 +202,7 @@ class PipelinePolicy:
         if not trusted:  # the operator's named pipelines may ask for what they like
             check_sizes(iter_stages(obj), max_candidates=self.max_candidates,
                         num_nodes=ctx.kb.num_nodes, max_k=self.max_k)
-        if req.types or req.where:
+        if (req.types or req.where) and not _filters_itself(obj, req):
             obj = Pipeline(obj, FilterStage(None, types=req.types, where=req.where))
         return bind(obj, ctx)
 
@@ -235,11 +237,21 @@ def _refused_on_error(fn: Callable[[], Any]) -> Any:
         raise PipelineRefused(e.reason, field=e.field or "pipeline") from None
 
 
+def _filters_itself(obj: Any, req: PipelineRequest) -> bool:
+    """Whether the pipeline is one index retriever whose hard filter is the request's: its
+    results pass the filter already, and a filter stage after it would evaluate the
+    ``where`` over every node a second time (a costly predicate's whole cost again)."""
+    if not isinstance(obj, IndexRetriever):
+        return False
+    return NodeFilter(obj.params.types, obj.params.where) == NodeFilter(req.types, req.where)
+
+
 def _push_filter(obj: Any, types: tuple[str, ...], where: str | None) -> None:
     """Let the first retriever apply the request's filter itself (so k results can pass it).
 
     Only a first stage with ``types``/``where`` parameters left at their defaults is
-    changed; the request's filter is applied after the pipeline in any case.
+    changed; the request's filter is applied after the pipeline too, unless the pipeline is
+    that retriever alone (:func:`_filters_itself`).
     """
     if not (types or where):
         return

@@ -31,8 +31,8 @@ from skbsearch.server.errors import IndexNotBuilt, SnapshotChanged, StaleIndex
 from skbsearch.server.pipelines import SnapshotContext
 from skbsearch.server.reuse import (
     carried_graph_values,
+    changed_values,
     new_segments,
-    same_but_attributes,
     unchanged_index,
 )
 
@@ -154,7 +154,9 @@ class Snapshot:
         generation did not change (``server.reuse``): its name index (:meth:`inherit`) and
         loaded indexes caught up with the new segments only, and the graph stage's type
         graph, name tables and answer types when the segments changed attribute values
-        only. What cannot be taken over is built as on a fresh load; the answers are the same.
+        only (the type graph also when they changed names or text but no row, type or
+        edge: ``server.reuse.carried_graph_values``). What cannot be taken over is built as
+        on a fresh load; the answers are the same.
         Indexes taken over are not warmed again: their query kernels, compiled for the same
         array types, are loaded in this process already (a warm-up query costs ~0.06 s at
         100K documents)."""
@@ -167,12 +169,13 @@ class Snapshot:
             return
         if segments is None:
             return
-        same = same_but_attributes(old.skb, self.skb, segments)
+        changed = changed_values(old.skb, self.skb, segments)
+        same = changed == set()
         if not (same and self._carry_names(old, segments)):
             self.inherit(old)
         self._inherit_indexes(old, segments if same else None)
-        if same and old._context is not None:
-            for key, value in carried_graph_values(old._context, self.skb).items():
+        if changed is not None and old._context is not None:
+            for key, value in carried_graph_values(old._context, self.skb, changed).items():
                 self.context.shared(key, lambda v=value: v)
         if same:  # the same types, names and edges: only what reads attribute values changes
             carried = overview_with_attributes(old.kb_info, self.skb)
