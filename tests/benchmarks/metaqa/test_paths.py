@@ -11,7 +11,7 @@ from kgqa_fixtures import movie_kb, random_kb
 from skbsearch.benchmarks.metaqa.paths import RelationPathRetriever
 from skbsearch.core.types import Query
 from skbsearch.kb.schema import split_direction
-from skbsearch.retrieve.graph.exact_linker import EntityLinker
+from skbsearch.retrieve.graph.linking import NameLinker
 from skbsearch.retrieve.graph.relpath import RelationPathModel
 
 
@@ -30,7 +30,7 @@ def brute_force(skb, seed: int, path: list[str], no_return: bool) -> set[int]:  
 @pytest.mark.parametrize("no_return", [False, True])
 def test_follow_matches_brute_force(no_return: bool) -> None:
     skb = random_kb(n=25, m=90, seed=5)
-    stage = RelationPathRetriever(skb, RelationPathModel(), EntityLinker(skb), no_return=no_return)
+    stage = RelationPathRetriever(skb, RelationPathModel(), NameLinker(skb), no_return=no_return)
     steps = ["a", "b", "c", "a^-1", "b^-1", "c^-1"]
     paths = [list(p) for n in (1, 2, 3) for p in itertools.islice(itertools.product(steps, repeat=n), 0, None, 7)]
     seeds = list(range(skb.num_nodes))
