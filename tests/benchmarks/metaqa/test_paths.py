@@ -63,9 +63,12 @@ def test_graph_retriever_end_to_end() -> None:
     assert top3 == {"Marlene Dietrich", "Greer Garson"}  # the topic itself is excluded
     assert "Ronald Colman" not in run["q3"]
     assert run["q4"] == {}
-    ex = stage.explain("when was Kismet released")  # no brackets: n-gram linking
+    ex = stage.trace("when was Kismet released")  # no brackets: n-gram linking
     assert ex.paths[0][0] == ("release_year",)
     assert ex.answers[0][0] == "1944"
+    assert ex.link == stage.linker.link_exact("when was Kismet released", "auto", 1)
+    # ``explain`` keeps the stage protocol's meaning: evidence lines for one returned node
+    assert isinstance(stage.explain("when was [Kismet] released", "1944"), list)
 
 
 def test_graph_retriever_filters_by_run() -> None:

@@ -241,8 +241,9 @@ class RelationPathRetriever(StageBase):
             result[q.id] = docs
         return result
 
-    def explain(self, text: str, k: int = 10) -> Explanation:
-        """Links, predicted paths and top answers for one question (for debugging/CLI)."""
+    def trace(self, text: str, k: int = 10) -> Explanation:
+        """Links, predicted paths and top answers for one question, for debugging (a stage's
+        ``explain(query, doc_id)`` is the pipeline's evidence lines: not overridden here)."""
         links, preds, scored = self.score([text])
         nodes, s = scored[0]
         ids = self.skb.ids_array

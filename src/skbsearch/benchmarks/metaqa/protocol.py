@@ -292,7 +292,7 @@ def score_hop(
 
 
 # ---------------------------------------------------------------------- protocol
-def make_text_stage(skb: SKB, cache_dir: str | Path | None, k: int) -> Callable[[list[Query]], Run]:
+def make_text_stage(skb: SKB, cache_dir: str | Path | None, k: int) -> EntityDocumentAnswerer:
     """BM25 over entity-centric documents (10 triples max); answers = their entities."""
     docs = entity_documents(skb, max_triples=10, seed=0)
     base = Path(skb.path) if skb.path is not None else cache_root(cache_dir) / "metaqa" / "kb-mem"
