@@ -32,7 +32,7 @@ from skbsearch.kb.store import SKB
 
 #: Stage-context keys of values that read node rows, types, names, text fields and edges only
 #: (``retrieve.graph.retriever``); an ``skb`` attribute of theirs is pointed at the new SKB.
-GRAPH_KEYS = ("type-graph", "exact-names", "answer-types")
+GRAPH_KEYS = ("type-graph", "entity-linker", "answer-types")
 
 
 def new_segments(old: SKB, new: SKB, root: Path) -> list[Segment] | None:

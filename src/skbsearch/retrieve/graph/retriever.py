@@ -126,7 +126,7 @@ class SKBGraphRetriever(SpecStage):
         kb = context.kb
         names = context.shared("name-index", lambda: load_or_build_name_index(kb, notify=context.notify))
         tg = context.shared("type-graph", lambda: TypeGraph(kb))
-        exact = context.shared("exact-names", lambda: ExactNames(kb))
+        exact = context.shared("entity-linker", lambda: ExactNames(kb))
         answer_types = context.shared("answer-types", lambda: AnswerTypes(kb))
         model = KGModel.load(context.resolve_path(p.model)) if p.model else None
         text = context.index("bm25")
