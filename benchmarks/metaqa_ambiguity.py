@@ -35,7 +35,7 @@ from skbsearch.benchmarks.metaqa import (
 )
 from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.graph.exact_linker import EntityLinker
+from skbsearch.retrieve.graph.linking import NameLinker
 from skbsearch.retrieve.graph.relpath import label_paths
 
 
@@ -73,7 +73,7 @@ def main() -> None:
     args = ap.parse_args()
     t0 = time.perf_counter()
     skb = load_kb(args.data)
-    linker = EntityLinker(skb)
+    linker = NameLinker(skb)
     eras = Eras(skb)
     groups: dict[str, dict[str, float]] = {}
     for hop in (int(h) for h in args.hops.split(",")):

@@ -30,7 +30,7 @@ from pathlib import Path
 from skbsearch.benchmarks.metaqa import load_kb, read_split
 from skbsearch.benchmarks.metaqa.misses import CAUSES, kfold_misses
 from skbsearch.benchmarks.result import BenchmarkResult
-from skbsearch.retrieve.graph.exact_linker import EntityLinker
+from skbsearch.retrieve.graph.linking import NameLinker
 
 
 def main() -> None:
@@ -49,7 +49,7 @@ def main() -> None:
     args = ap.parse_args()
     t0 = time.perf_counter()
     skb = load_kb(args.data)
-    linker = EntityLinker(skb)
+    linker = NameLinker(skb)
     hops = [int(h) for h in args.hops.split(",")]
     questions = {h: read_split(args.data, h, "dev")[: args.limit] for h in hops}
 

@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 
 from skbsearch.core.errors import InputError
-from skbsearch.core.stage import SpecStage, format_value, is_stage_context
+from skbsearch.core.stage import (
+    SpecStage,
+    device_param,
+    format_value,
+    is_stage_context,
+    precision_param,
+)
 from skbsearch.core.types import Query, Run
 
 
@@ -111,3 +117,25 @@ def test_a_stage_without_a_context_says_how_to_bind_one() -> None:
     assert is_stage_context(ctx) and not is_stage_context(object())
     assert stage.bind(ctx).context is ctx and stage.bind(other).context is ctx  # kept once bound
     assert stage([Query("q", "x")], Run({"q": {"d": 1.5}})) == {"q": {"d": 3.0}}
+
+
+class OnDevice(SpecStage):
+    """A model stage of this test: device and precision parameters, no check of its own."""
+
+    name = "on-device"
+
+    @dataclass
+    class Params:
+        k: int = 10
+        device: str | None = device_param()
+        precision: str | None = precision_param()
+
+
+def test_a_model_stages_device_and_precision_are_checked_once_for_every_stage() -> None:
+    stage = OnDevice(device="CPU", precision="BF16")
+    assert (stage.params.device, stage.params.precision) == ("cpu", "bf16")
+    assert repr(stage) == "on-device(device='cpu', precision='bf16')"
+    with pytest.raises(InputError, match="unknown device 'tpu'"):
+        OnDevice(device="tpu")
+    with pytest.raises(InputError, match="precision"):
+        OnDevice(precision="fp7")

@@ -13,14 +13,14 @@ from skbsearch.benchmarks.metaqa import run_metaqa
 from skbsearch.benchmarks.metaqa.protocol import load_kb, read_split
 from skbsearch.benchmarks.metaqa.spec import training_data
 from skbsearch.core.errors import InputError
-from skbsearch.retrieve.graph.exact_linker import EntityLinker
+from skbsearch.retrieve.graph.linking import NameLinker
 
 
 def test_training_data_has_answers_but_no_question_types(tmp_path: Path) -> None:
     data = write_folder(tmp_path / "metaqa")
     kb = load_kb(data, tmp_path / "cache")
     qs = read_split(data, 1, "dev")[:3]
-    queries, qrels = training_data(kb, EntityLinker(kb), qs, brackets=False)
+    queries, qrels = training_data(kb, NameLinker(kb), qs, brackets=False)
     assert [q.text for q in queries] == [q.text.replace("[", "").replace("]", "") for q in qs]
     assert all(not q.meta for q in queries)  # nothing of the qtype
     assert qrels[qs[0].id] == {"William Dieterle": 1}

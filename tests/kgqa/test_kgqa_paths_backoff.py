@@ -7,7 +7,7 @@ import pytest
 
 from skbsearch.benchmarks.metaqa.paths import RelationPathRetriever
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.graph.exact_linker import EntityLinker
+from skbsearch.retrieve.graph.linking import NameLinker
 from skbsearch.retrieve.graph.relpath import RelationPathModel
 
 WROTE = ("written_by",)
@@ -38,7 +38,7 @@ def stage(skb: SKB, **kw: object) -> RelationPathRetriever:
     texts = [f"who wrote [{m}]" for m in ("M1", "M2")] + [f"who directed [{m}]" for m in ("M1", "M2")] + \
         [f"what genre is [{m}]" for m in ("M1", "M2")]
     model = RelationPathModel(min_df=1).fit(texts, [WROTE, WROTE, DIRECTED, DIRECTED, GENRE, GENRE])
-    return RelationPathRetriever(skb, model, EntityLinker(skb), link_mode="brackets", **kw)  # type: ignore[arg-type]
+    return RelationPathRetriever(skb, model, NameLinker(skb), link_mode="brackets", **kw)  # type: ignore[arg-type]
 
 
 def top_name(g: RelationPathRetriever, text: str) -> str | None:

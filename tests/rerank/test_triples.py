@@ -12,6 +12,7 @@ import skbsearch.rerank.triples as triples
 from skbsearch.benchmarks.metaqa.paths import RelationPathRetriever
 from skbsearch.kb.store import SKB
 from skbsearch.rerank.triples import PathAnswers, TripleRetriever
+from skbsearch.retrieve.graph.linking import NameLinker
 from skbsearch.retrieve.graph.relpath import RelationPathModel
 from skbsearch.verbalise import entity_documents
 
@@ -55,3 +56,14 @@ def test_path_answers_are_the_retrievers_own_scores_and_give_last_hop_triples() 
     (first,), (second,) = retriever.path_triples(texts)
     assert (int(skb.edge_src[first[0]]), first[1]) == (skb.index_of("M1"), skb.index_of("P1"))
     assert (int(skb.edge_src[second[0]]), second[1]) == (skb.index_of("M2"), skb.index_of("Drama"))
+
+
+def test_topics_come_from_the_one_linker_shared_with_the_path_retriever() -> None:
+    skb = _films()
+    graph = RelationPathRetriever(skb, RelationPathModel(min_df=1).fit(["who directed ENT"], [("directed_by",)]))
+    docs = entity_documents(skb, max_triples=10)
+    retriever = TripleRetriever(skb, docs, None, graph, link_mode="brackets")
+    assert isinstance(graph.linker, NameLinker) and retriever.linker is graph.linker
+    assert retriever.topics("who directed [M1]") == [skb.index_of("M1")]
+    own = TripleRetriever(skb, docs, None, graph, linker=NameLinker(skb), link_mode="ngram")
+    assert own.topics("who directed m2") == [skb.index_of("M2")] and own.topics("who directed") == []

@@ -133,7 +133,8 @@ def save_dir_param() -> Any:
 
 def check_device_params(params: Any) -> None:
     """Check the names of ``params.device`` and ``params.precision`` (no torch needed: a
-    device that is not there is refused when the stage is built)."""
+    device that is not there is refused when the stage is built); :meth:`SpecStage.make_params`
+    does it for every stage whose parameters have both."""
     params.device = check_device_name(params.device)
     params.precision = check_precision_name(params.precision)
 
@@ -198,6 +199,8 @@ class SpecStage(StageBase):
                        and f.default_factory is dataclasses.MISSING]
             raise InputError(f"stage {cls.name!r} needs parameter(s) {', '.join(missing)}",
                              field=missing[0] if missing else None) from e
+        if {"device", "precision"} <= fields.keys():
+            check_device_params(p)  # every model stage's, here (its own check need not)
         check = getattr(p, "check", None)
         if check is not None:
             check()

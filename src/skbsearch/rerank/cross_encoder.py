@@ -34,7 +34,6 @@ from skbsearch.core.registry import register_stage
 from skbsearch.core.stage import (
     Context,
     SpecStage,
-    check_device_params,
     device_param,
     is_stage_context,
     precision_param,
@@ -136,7 +135,6 @@ class CrossEncoderReranker(SpecStage, PairwiseReranker):
         precision: str | None = precision_param()
 
         def check(self) -> None:
-            check_device_params(self)
             if self.top_k < 1:
                 raise InputError("top_k must be >= 1", field="top_k")
             if self.backend not in BACKENDS:

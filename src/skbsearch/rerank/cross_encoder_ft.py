@@ -19,7 +19,6 @@ from skbsearch.core.registry import register_stage
 from skbsearch.core.stage import (
     Context,
     FittedStage,
-    check_device_params,
     device_param,
     precision_param,
     save_dir_param,
@@ -69,7 +68,6 @@ class FineTunedCrossEncoderReranker(FittedStage, PairwiseReranker):
         precision: str | None = precision_param()
 
         def check(self) -> None:
-            check_device_params(self)
             if self.negatives not in ("judged", "run", "unjudged"):
                 raise InputError("negatives must be judged, run or unjudged", field="negatives")
             if self.negatives == "unjudged" and not self.teacher:

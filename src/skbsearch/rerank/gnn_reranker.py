@@ -17,7 +17,6 @@ from skbsearch.core.registry import register_stage
 from skbsearch.core.stage import (
     Context,
     SpecStage,
-    check_device_params,
     device_param,
     is_stage_context,
     precision_param,
@@ -54,9 +53,6 @@ class GNNReranker(SpecStage):
         top_k: int = 100
         device: str | None = device_param()
         precision: str | None = precision_param()
-
-        def check(self) -> None:
-            check_device_params(self)
 
     def __init__(self, source: Any = None, doc_text: Any = None, featurizer: Any = None, *,
                  k: int | None = None, **params: Any) -> None:

@@ -19,7 +19,6 @@ from skbsearch.core.registry import register_stage
 from skbsearch.core.stage import (
     Context,
     FittedStage,
-    check_device_params,
     device_param,
     precision_param,
     save_dir_param,
@@ -74,7 +73,6 @@ class GNNRowReranker(FittedStage):
         precision: str | None = precision_param()
 
         def check(self) -> None:
-            check_device_params(self)
             self.row = _ROW_NAMES.get(row_name(self.row), self.row)
             if self.min_common < 1 or self.epochs < 1 or self.hidden < 1:
                 raise InputError("min_common, epochs and hidden must be >= 1", field="gnn-row")

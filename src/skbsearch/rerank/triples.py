@@ -31,7 +31,8 @@ from skbsearch.kb.store import SKB
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
 from skbsearch.rerank.labels import IncidentEdges
 from skbsearch.rerank.pairwise import PairwiseReranker
-from skbsearch.retrieve.graph.exact_linker import EntityLinker, strip_brackets
+from skbsearch.retrieve.graph.exact_linker import strip_brackets
+from skbsearch.retrieve.graph.linking import NameLinker
 from skbsearch.retrieve.sparse import BM25Retriever
 from skbsearch.verbalise import EntityDocument, document_of_edge
 
@@ -82,11 +83,12 @@ class PathAnswers:
 
 class PathSource(Protocol):
     """What :class:`TripleRetriever` needs of a relation-path retriever (MetaQA's
-    :class:`~skbsearch.benchmarks.metaqa.paths.RelationPathRetriever` is one): its linker (the
-    default topic linker), each question's :class:`PathAnswers`, and its walks."""
+    :class:`~skbsearch.benchmarks.metaqa.paths.RelationPathRetriever` is one): its
+    :class:`~skbsearch.retrieve.graph.linking.NameLinker` (the default topic linker), each
+    question's :class:`PathAnswers`, and its walks."""
 
     @property
-    def linker(self) -> EntityLinker: ...
+    def linker(self) -> NameLinker: ...
 
     def path_answers(self, texts: Sequence[str]) -> list[PathAnswers]:
         """Per question, its seeds, followed paths and scored answers."""
@@ -119,21 +121,23 @@ class TripleRetriever:
         index: a BM25 index over ``documents`` (ids = document ids); ``None``: no BM25.
         graph: a relation-path retriever for path triples (:class:`PathSource`); ``None``:
             documents only.
-        linker: finds the topic entity (default: the graph retriever's, else a new one).
+        linker: finds the topic entity by whole names (:meth:`NameLinker.link_exact
+            <skbsearch.retrieve.graph.linking.NameLinker.link_exact>`; default: the graph
+            retriever's, else one over ``skb``).
         k_docs: BM25 documents per question.
         k_paths: graph answers per question that contribute their last-hop triple.
         link_mode: how the topic is found (``auto``: brackets when present).
     """
 
     def __init__(self, skb: SKB, documents: Sequence[EntityDocument], index: BM25Index | None = None,
-                 graph: PathSource | None = None, *, linker: EntityLinker | None = None, k_docs: int = 2,
+                 graph: PathSource | None = None, *, linker: NameLinker | None = None, k_docs: int = 2,
                  k_paths: int = 15, link_mode: str = "auto") -> None:
         if index is None and graph is None:
             raise ValueError("TripleRetriever needs a BM25 index, a graph retriever or both")
         self.skb = skb
         self.documents = list(documents)
         self.graph = graph
-        self.linker = linker or (graph.linker if graph is not None else EntityLinker(skb))
+        self.linker = linker or (graph.linker if graph is not None else NameLinker(skb))
         self.k_docs, self.k_paths, self.link_mode = k_docs, k_paths, link_mode
         self.doc_of_edge = document_of_edge(self.documents, skb.num_edges)
         self.pos_of_edge = np.full(skb.num_edges, -1, np.int64)
@@ -147,7 +151,7 @@ class TripleRetriever:
 
     def topics(self, text: str) -> list[int]:
         """Nodes of the question's best mention (exact-name matches when there are any)."""
-        best = self.linker.link(text, self.link_mode, 1).best
+        best = self.linker.link_exact(text, self.link_mode, 1).best
         if best is None:
             return []
         exact = [c.node for c in best.candidates if c.exact]

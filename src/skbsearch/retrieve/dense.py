@@ -17,7 +17,7 @@ import numpy as np
 
 from skbsearch.core.errors import InputError
 from skbsearch.core.registry import register_stage
-from skbsearch.core.stage import check_device_params, device_param, precision_param
+from skbsearch.core.stage import device_param, precision_param
 from skbsearch.core.types import Query, Run
 from skbsearch.encoders import encode_texts, load_encoder
 from skbsearch.encoders.cache import as_cache
@@ -42,10 +42,6 @@ class EncoderParams(RetrieverParams):
         "help": "encoder name/path (default: the one the index was built with)"})
     device: str | None = device_param()
     precision: str | None = precision_param()
-
-    def check(self) -> None:
-        RetrieverParams.check(self)
-        check_device_params(self)
 
 
 class EmbeddingRetriever(IndexRetriever):

@@ -13,7 +13,7 @@ from skbsearch.benchmarks.metaqa.misses import CAUSES, classify, fold_of, kfold_
 from skbsearch.benchmarks.metaqa.paths import RelationPathRetriever
 from skbsearch.core.errors import InputError
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.graph.exact_linker import EntityLinker
+from skbsearch.retrieve.graph.linking import NameLinker
 from skbsearch.retrieve.graph.relpath import RelationPathModel
 
 
@@ -45,7 +45,7 @@ def test_fold_of_is_deterministic_and_in_range() -> None:
 
 def test_classify_each_cause() -> None:
     skb = two_smiths()
-    linker = EntityLinker(skb)
+    linker = NameLinker(skb)
     stage = RelationPathRetriever(skb, RelationPathModel(), linker)
     films = ("starred_actors^-1",)
     q = question("what films did [John Smith] act in", ("Alpha",), "actor_to_movie")
@@ -68,7 +68,7 @@ def test_classify_each_cause() -> None:
 
 def test_classify_tie_and_ranking() -> None:
     skb = two_smiths()
-    linker = EntityLinker(skb)
+    linker = NameLinker(skb)
     stage = RelationPathRetriever(skb, RelationPathModel(), linker)
     q = question("who acted in [Alpha]", ("Ann Lee",), "movie_to_actor")
     smith, lee = node(skb, "p1"), node(skb, "p3")
@@ -85,7 +85,7 @@ def test_classify_tie_and_ranking() -> None:
 def test_kfold_misses_on_a_synthetic_folder(tmp_path: Path) -> None:
     data = write_folder(tmp_path / "metaqa")
     skb = load_kb(data, tmp_path / "cache")
-    linker = EntityLinker(skb)
+    linker = NameLinker(skb)
     questions = {h: read_split(data, h, "dev") for h in (1, 2)}
     groups, misses = kfold_misses(skb, linker, questions, k=3, cache_dir=tmp_path / "cache")
     assert set(groups) == {"1-hop", "2-hop"}
@@ -104,7 +104,7 @@ def test_kfold_misses_with_backoff(tmp_path: Path) -> None:
     data = write_folder(tmp_path / "metaqa")
     skb = load_kb(data, tmp_path / "cache")
     questions = {1: read_split(data, 1, "dev")}
-    groups, _ = kfold_misses(skb, EntityLinker(skb), questions, k=2, backoff=True, cache_dir=tmp_path / "cache")
+    groups, _ = kfold_misses(skb, NameLinker(skb), questions, k=2, backoff=True, cache_dir=tmp_path / "cache")
     assert groups["1-hop"]["hits@1"] + sum(groups["1-hop"][c] for c in CAUSES) == pytest.approx(1.0)
 
 

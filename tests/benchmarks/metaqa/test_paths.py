@@ -11,7 +11,7 @@ from kgqa_fixtures import movie_kb, random_kb
 from skbsearch.benchmarks.metaqa.paths import RelationPathRetriever
 from skbsearch.core.types import Query
 from skbsearch.kb.schema import split_direction
-from skbsearch.retrieve.graph.exact_linker import EntityLinker
+from skbsearch.retrieve.graph.linking import NameLinker
 from skbsearch.retrieve.graph.relpath import RelationPathModel
 
 
@@ -30,7 +30,7 @@ def brute_force(skb, seed: int, path: list[str], no_return: bool) -> set[int]:  
 @pytest.mark.parametrize("no_return", [False, True])
 def test_follow_matches_brute_force(no_return: bool) -> None:
     skb = random_kb(n=25, m=90, seed=5)
-    stage = RelationPathRetriever(skb, RelationPathModel(), EntityLinker(skb), no_return=no_return)
+    stage = RelationPathRetriever(skb, RelationPathModel(), NameLinker(skb), no_return=no_return)
     steps = ["a", "b", "c", "a^-1", "b^-1", "c^-1"]
     paths = [list(p) for n in (1, 2, 3) for p in itertools.islice(itertools.product(steps, repeat=n), 0, None, 7)]
     seeds = list(range(skb.num_nodes))
@@ -63,9 +63,12 @@ def test_graph_retriever_end_to_end() -> None:
     assert top3 == {"Marlene Dietrich", "Greer Garson"}  # the topic itself is excluded
     assert "Ronald Colman" not in run["q3"]
     assert run["q4"] == {}
-    ex = stage.explain("when was Kismet released")  # no brackets: n-gram linking
+    ex = stage.trace("when was Kismet released")  # no brackets: n-gram linking
     assert ex.paths[0][0] == ("release_year",)
     assert ex.answers[0][0] == "1944"
+    assert ex.link == stage.linker.link_exact("when was Kismet released", "auto", 1)
+    # ``explain`` keeps the stage protocol's meaning: evidence lines for one returned node
+    assert isinstance(stage.explain("when was [Kismet] released", "1944"), list)
 
 
 def test_graph_retriever_filters_by_run() -> None:

@@ -1,4 +1,4 @@
-"""Vectorised name normalisation and the Arrow-grouped name table of the entity linker."""
+"""Vectorised name normalisation and the Arrow-grouped name tables of the linker's exact-name part."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def test_colliding_hashes_compare_the_keys() -> None:
 
 def test_tables_persist_beside_the_skb_and_rebuild_when_stale(tmp_path) -> None:
     from skbsearch.kb import SKBBuilder
-    from skbsearch.retrieve.graph.exact_linker import EntityLinker
+    from skbsearch.retrieve.graph.exact_linker import ExactNames
     from skbsearch.retrieve.graph.name_table import load_or_build_name_tables
 
     b = SKBBuilder()
@@ -62,11 +62,11 @@ def test_tables_persist_beside_the_skb_and_rebuild_when_stale(tmp_path) -> None:
     from skbsearch.kb import SKB
 
     kb = SKB.load(tmp_path / "kb")
-    linker = EntityLinker(kb)
+    exact = ExactNames(kb)
     d = tmp_path / "kb" / "indexes" / "linker"
     assert (d / "manifest.json").is_file() and (d / "norm.keys.arrow").is_file()
-    assert sorted(c.node for c in linker.lookup("heat")) == [0, 1, 3]
-    assert [c.node for c in EntityLinker(SKB.load(tmp_path / "kb")).lookup("cafe society")] == [2]
+    assert sorted(c.node for c in exact.lookup("heat")) == [0, 1, 3]
+    assert [c.node for c in ExactNames(SKB.load(tmp_path / "kb")).lookup("cafe society")] == [2]
     (d / "norm.nodes.npy").write_bytes(b"")  # damaged: rebuilt, with a note
     notes: list[str] = []
     exact, norm, longest = load_or_build_name_tables(kb, notify=notes.append)

@@ -52,7 +52,7 @@ from skbsearch.benchmarks.metaqa.protocol import (
 )
 from skbsearch.core.errors import InputError
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.graph.exact_linker import EntityLinker
+from skbsearch.retrieve.graph.linking import NameLinker
 from skbsearch.retrieve.graph.relpath import RelationPathModel, label_paths
 
 CAUSES = ("kb gap", "linking", "relation path", "tie", "ranking")
@@ -76,7 +76,7 @@ class Miss:
     within_hops: bool = True
 
 
-def classify(retriever: RelationPathRetriever, linker: EntityLinker, q: MetaQAQuestion,
+def classify(retriever: RelationPathRetriever, linker: NameLinker, q: MetaQAQuestion,
              top_path: tuple[str, ...] | None, nodes: np.ndarray, scores: np.ndarray) -> Miss:
     """The cause of one question's miss (see the module docstring), or ``cause=None``.
 
@@ -96,7 +96,7 @@ def classify(retriever: RelationPathRetriever, linker: EntityLinker, q: MetaQAQu
     gold = set(answer_nodes(skb, linker, q.answers))
     if not gold:
         return Miss(q, "kb gap", f"no gold answer is a KB node ({'|'.join(q.answers)})", within_hops=False)
-    link = linker.link(q.text, "brackets")
+    link = linker.link_exact(q.text, "brackets")
     cands = [c.node for m in link.mentions for c in m.candidates]
     if not cands:  # checked by hand: such names occur nowhere in kb.tsv (facts the rebuilt KB lost)
         mention = link.mentions[0].text if link.mentions else "?"
@@ -154,7 +154,7 @@ def summarise(misses: Sequence[Miss], ceiling_path: np.ndarray, ceiling_hops: np
 
 def kfold_misses(
     skb: SKB,
-    linker: EntityLinker,
+    linker: NameLinker,
     questions: dict[int, list[MetaQAQuestion]],
     k: int = 5,
     *,

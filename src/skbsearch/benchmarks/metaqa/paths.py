@@ -29,7 +29,8 @@ from skbsearch.core.operators import StageBase
 from skbsearch.core.types import Query, Run
 from skbsearch.kb.store import SKB
 from skbsearch.rerank.triples import PathAnswers
-from skbsearch.retrieve.graph.exact_linker import EntityLinker, LinkResult
+from skbsearch.retrieve.graph.exact_linker import LinkResult
+from skbsearch.retrieve.graph.linking import NameLinker
 from skbsearch.retrieve.graph.relpath import RelationPathModel
 
 
@@ -49,7 +50,8 @@ class RelationPathRetriever(StageBase):
     Args:
         skb: the knowledge base.
         model: a trained :class:`RelationPathModel`.
-        linker: an :class:`EntityLinker` (default: one over all nodes of ``skb``).
+        linker: the :class:`~skbsearch.retrieve.graph.linking.NameLinker` that finds the topic
+            entity by whole names (its ``link_exact``; default: one over ``skb``).
         link_mode: ``auto`` (brackets when present, else n-grams), ``brackets``, ``ngram``.
         top_paths: follow the ``top_paths`` most probable paths.
         min_path_prob: skip paths less probable than this.
@@ -68,7 +70,7 @@ class RelationPathRetriever(StageBase):
 
     skb: SKB
     model: RelationPathModel
-    linker: EntityLinker = None  # type: ignore[assignment]  # None: one over all nodes
+    linker: NameLinker = None  # type: ignore[assignment]  # None: one over all nodes
     _: KW_ONLY
     link_mode: str = "auto"
     top_paths: int = 3
@@ -85,7 +87,7 @@ class RelationPathRetriever(StageBase):
         default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
-        self.linker = self.linker or EntityLinker(self.skb)
+        self.linker = self.linker or NameLinker(self.skb)
         deg = np.log1p(self.skb.graph.degree(direction="both").astype(float))
         #: a tiny popularity bonus that orders otherwise tied answers (more linked first)
         self._tie = 1e-6 * deg / max(float(deg.max()), 1.0) if len(deg) else deg
@@ -112,7 +114,7 @@ class RelationPathRetriever(StageBase):
 
     def score(self, texts: Sequence[str]) -> tuple[list[LinkResult], list, list[tuple[np.ndarray, np.ndarray]]]:
         """Links, predicted paths and ``(answer node indices, scores)`` per question."""
-        links = self.linker.link_many(texts, self.link_mode, max(self.max_mentions, 1))
+        links = self.linker.link_exact_many(texts, self.link_mode, max(self.max_mentions, 1))
         ranked = self.model.predict([lk.masked for lk in links], self.top_paths + max(self.backoff, 0))
         preds = [p[: self.top_paths] for p in ranked]
         seeds = [self._seeds(lk) for lk in links]
@@ -203,7 +205,7 @@ class RelationPathRetriever(StageBase):
         if len(texts) != len(paths) or (not callable(answers) and len(answers) != len(texts)):
             raise ValueError("need as many paths and answer lists as questions")
         answers_of = answers if callable(answers) else answers.__getitem__
-        links = self.linker.link_many(texts, self.link_mode, max(self.max_mentions, 1))
+        links = self.linker.link_exact_many(texts, self.link_mode, max(self.max_mentions, 1))
         seeds = [self._seeds(lk) for lk in links]
         labelled = [tuple(p) for p in paths]
         parts: list[list[tuple[np.ndarray, float]]] = [[] for _ in texts]
@@ -239,8 +241,9 @@ class RelationPathRetriever(StageBase):
             result[q.id] = docs
         return result
 
-    def explain(self, text: str, k: int = 10) -> Explanation:
-        """Links, predicted paths and top answers for one question (for debugging/CLI)."""
+    def trace(self, text: str, k: int = 10) -> Explanation:
+        """Links, predicted paths and top answers for one question, for debugging (a stage's
+        ``explain(query, doc_id)`` is the pipeline's evidence lines: not overridden here)."""
         links, preds, scored = self.score([text])
         nodes, s = scored[0]
         ids = self.skb.ids_array

@@ -23,7 +23,8 @@ from skbsearch.eval.evaluate import evaluate
 from skbsearch.kb.loaders.triples import load_triples
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.entity_docs import EntityDocumentAnswerer, document_index
-from skbsearch.retrieve.graph.exact_linker import EntityLinker, bracket_mentions
+from skbsearch.retrieve.graph.exact_linker import bracket_mentions
+from skbsearch.retrieve.graph.linking import NameLinker
 from skbsearch.retrieve.graph.relpath import RelationPathModel, accuracy, label_paths
 from skbsearch.verbalise import entity_documents
 
@@ -116,7 +117,7 @@ def load_kb(data_dir: str | Path, cache_dir: str | Path | None = None) -> SKB:
 
 
 # ---------------------------------------------------------------------- gold answers
-def answer_nodes(skb: SKB, linker: EntityLinker, answers: Sequence[str]) -> list[int]:
+def answer_nodes(skb: SKB, linker: NameLinker, answers: Sequence[str]) -> list[int]:
     """Node indices of gold answer names (exact name, else the normalised name)."""
     out: list[int] = []
     for a in answers:
@@ -126,7 +127,7 @@ def answer_nodes(skb: SKB, linker: EntityLinker, answers: Sequence[str]) -> list
     return sorted(set(out))
 
 
-def topic_nodes(linker: EntityLinker, question: str) -> list[int]:
+def topic_nodes(linker: NameLinker, question: str) -> list[int]:
     """Nodes named by the bracketed topic mention (exact matches preferred)."""
     out: list[int] = []
     for m in bracket_mentions(question):
@@ -144,7 +145,7 @@ def path_answers(skb: SKB, topic: Sequence[int], path: Sequence[str]) -> np.ndar
 
 
 def reachable(
-    skb: SKB, linker: EntityLinker, questions: Sequence[MetaQAQuestion], gold: Sequence[list[int]]
+    skb: SKB, linker: NameLinker, questions: Sequence[MetaQAQuestion], gold: Sequence[list[int]]
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per question: is a gold answer reachable from the topic (gold path, else h hops)?
 
@@ -178,7 +179,7 @@ def reachable(
 # ---------------------------------------------------------------------- training
 def train_path_model(
     skb: SKB,
-    linker: EntityLinker,
+    linker: NameLinker,
     questions: Sequence[MetaQAQuestion],
     cache_dir: str | Path | None = None,
 ) -> RelationPathModel:
@@ -187,7 +188,7 @@ def train_path_model(
     if not labelled:
         raise InputError("no questions with a qtype to train the relation-path model on; "
                          "the folder needs {h}-hop/qa_dev.txt and qa_dev_qtype.txt")
-    texts = [linker.link(q.text, "brackets").masked for q in labelled]
+    texts = [linker.link_exact(q.text, "brackets").masked for q in labelled]
     paths = label_paths([q.qtype or "" for q in labelled], skb.schema)
     key = content_digest(*(f"{t}\t{'|'.join(p)}".encode() for t, p in zip(texts, paths, strict=True)))
     target = cache_root(cache_dir) / "metaqa" / f"relpath-{key}"
@@ -198,7 +199,7 @@ def train_path_model(
     return model
 
 
-def fit_backoff(skb: SKB, linker: EntityLinker, stage: RelationPathRetriever,
+def fit_backoff(skb: SKB, linker: NameLinker, stage: RelationPathRetriever,
                 questions: Sequence[MetaQAQuestion]) -> dict[tuple[str, ...], list[tuple[str, ...]]]:
     """Fit the graph stage's back-off paths (:meth:`RelationPathRetriever.fit_backoff`) on the
     labelled training questions: their qtype paths and gold answer nodes (looked up only
@@ -265,7 +266,7 @@ def run_pipeline(
 
 def score_hop(
     skb: SKB,
-    linker: EntityLinker,
+    linker: NameLinker,
     questions: Sequence[MetaQAQuestion],
     run: Run,
     model: RelationPathModel | None = None,
@@ -285,13 +286,13 @@ def score_hop(
     metrics["answer_in_kb"] = float(np.mean([bool(g) for g in gold]))
     labelled = [q for q in questions if q.qtype]
     if model is not None and labelled:
-        texts = [linker.link(q.text, "brackets").masked for q in labelled]
+        texts = [linker.link_exact(q.text, "brackets").masked for q in labelled]
         metrics["path_acc"] = accuracy(model, texts, label_paths([q.qtype or "" for q in labelled], skb.schema))
     return metrics
 
 
 # ---------------------------------------------------------------------- protocol
-def make_text_stage(skb: SKB, cache_dir: str | Path | None, k: int) -> Callable[[list[Query]], Run]:
+def make_text_stage(skb: SKB, cache_dir: str | Path | None, k: int) -> EntityDocumentAnswerer:
     """BM25 over entity-centric documents (10 triples max); answers = their entities."""
     docs = entity_documents(skb, max_triples=10, seed=0)
     base = Path(skb.path) if skb.path is not None else cache_root(cache_dir) / "metaqa" / "kb-mem"

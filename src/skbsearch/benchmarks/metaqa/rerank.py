@@ -34,7 +34,7 @@ from skbsearch.core.errors import InputError
 from skbsearch.kb.store import SKB
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
 from skbsearch.rerank.triples import TripleRetriever
-from skbsearch.retrieve.graph.exact_linker import EntityLinker
+from skbsearch.retrieve.graph.linking import NameLinker
 from skbsearch.train.triples import (
     KGQAExample,
     TripleTrainConfig,
@@ -74,7 +74,7 @@ def sample_per_hop(questions: Sequence[MetaQAQuestion], n: int | None, seed: int
     return out
 
 
-def as_examples(skb: SKB, linker: EntityLinker, questions: Sequence[MetaQAQuestion]) -> list[KGQAExample]:
+def as_examples(skb: SKB, linker: NameLinker, questions: Sequence[MetaQAQuestion]) -> list[KGQAExample]:
     """Questions with their topic and gold answer nodes (questions without both are dropped)."""
     out = []
     for q in questions:
@@ -93,7 +93,7 @@ class MetaQAComponents:
         report("load kb and documents", 0, 1)
         self.data_dir, self.scope, self.cache_dir = Path(data_dir), scope, cache_dir
         self.skb = load_kb(data_dir, cache_dir)
-        self.linker = EntityLinker(self.skb)
+        self.linker = NameLinker(self.skb)
         text = make_text_stage(self.skb, cache_dir, 10)
         self.documents = list(text.documents.values())
         self.index = text.index

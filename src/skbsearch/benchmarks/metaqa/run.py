@@ -25,7 +25,8 @@ from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.core.errors import InputError
 from skbsearch.core.types import Query, Run
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.graph.exact_linker import EntityLinker, strip_brackets
+from skbsearch.retrieve.graph.exact_linker import strip_brackets
+from skbsearch.retrieve.graph.linking import NameLinker
 from skbsearch.stages import parse
 
 Report = Callable[[str, int, int], None]
@@ -111,7 +112,7 @@ def run_metaqa(
     t_start = time.perf_counter()
     report("load kb", 0, 1)
     skb = load_kb(s.data_dir, cache_dir)
-    linker = EntityLinker(skb)
+    linker = NameLinker(skb)
     report("load kb", 1, 1)
     stages, info, n_train = _fit_stages(s, skb, linker, spec, report)
     scores = _score_hops(s, skb, linker, stages, report)
@@ -135,7 +136,7 @@ def _dev_train(s: MetaQASettings, hop_list: Sequence[int]) -> list[MetaQAQuestio
     return out
 
 
-def _fit_stages(s: MetaQASettings, skb: SKB, linker: EntityLinker, spec: str, report: Report
+def _fit_stages(s: MetaQASettings, skb: SKB, linker: NameLinker, spec: str, report: Report
                 ) -> tuple[dict[int, Callable[[list[Query]], Run]], dict[str, Any], dict[str, int]]:
     """The fitted pipeline that answers each hop (one for all hops unless ``train_on='hop'``),
     what to record of it, and the training questions per hop."""
@@ -165,7 +166,7 @@ def _test_questions(s: MetaQASettings, h: int) -> tuple[list[MetaQAQuestion], li
     return qs, [MetaQAQuestion(q.id, strip_brackets(q.text), q.answers, q.hop, q.qtype) for q in qs]
 
 
-def _score_hops(s: MetaQASettings, skb: SKB, linker: EntityLinker,
+def _score_hops(s: MetaQASettings, skb: SKB, linker: NameLinker,
                 stage_for: dict[int, Callable[[list[Query]], Run]], report: Report) -> _Scores:
     """Answer and score every hop; the overall metrics are means weighted by question count."""
     out = _Scores()

@@ -24,12 +24,13 @@ from skbsearch.benchmarks.metaqa.protocol import (
 from skbsearch.core.stage import SpecStage
 from skbsearch.core.types import Qrels, Query
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.graph.exact_linker import EntityLinker, strip_brackets
+from skbsearch.retrieve.graph.exact_linker import strip_brackets
+from skbsearch.retrieve.graph.linking import NameLinker
 from skbsearch.stages import fit, pipeline
 from skbsearch.stages.context import StageContext
 
 
-def training_data(skb: SKB, linker: EntityLinker, questions: Sequence[MetaQAQuestion],
+def training_data(skb: SKB, linker: NameLinker, questions: Sequence[MetaQAQuestion],
                   brackets: bool = True) -> tuple[list[Query], Qrels]:
     """Judged queries from MetaQA questions: answer names -> answer nodes (no qtype)."""
     ids = skb.ids
@@ -38,7 +39,7 @@ def training_data(skb: SKB, linker: EntityLinker, questions: Sequence[MetaQAQues
     return queries, qrels
 
 
-def spec_stage(skb: SKB, linker: EntityLinker, spec: str, train: Sequence[MetaQAQuestion], *,
+def spec_stage(skb: SKB, linker: NameLinker, spec: str, train: Sequence[MetaQAQuestion], *,
                brackets: bool = True, cache_dir: str | Path | None = None,
                report: Callable[[str, int, int], None] | None = None) -> tuple[Any, dict[str, Any]]:
     """The pipeline of ``spec`` on ``skb``, fitted on ``train``; and what to record of it."""

@@ -1,6 +1,8 @@
-"""Entity linking: query mentions -> SKB nodes.
+"""The exact-name part of the graph stage's linker: query mentions -> nodes by whole names.
 
-Two modes:
+:class:`ExactNames` is a part of :class:`~skbsearch.retrieve.graph.linking.NameLinker` (the
+one linker: build a ``NameLinker`` and call its ``link``, ``link_exact`` or ``lookup``), not a
+linker of its own. It holds the name tables and finds mentions in two modes:
 
 - ``brackets``: the mention is given, ``what movies did [Temuera Morrison] act in``;
 - ``ngram``: no markup; the longest n-grams of the normalised question that are node
@@ -85,8 +87,10 @@ class LinkResult:
         return self.mentions[0] if self.mentions else None
 
 
-class EntityLinker:
-    """Dictionary linker over node names.
+class ExactNames:
+    """The exact-name part of :class:`~skbsearch.retrieve.graph.linking.NameLinker`: its name
+    tables (exact and normalised names -> nodes), template-word weights, and mentions found by
+    whole names (see the module docstring). ``NameLinker`` builds or shares one; link through it.
 
     Args:
         skb: the knowledge base.
@@ -133,7 +137,7 @@ class EntityLinker:
         ranked = sorted(raw, key=lambda n: (-raw[n], n))
         return [Candidate(n, raw[n] / total, n in exact) for n in ranked]
 
-    def fit_background(self, questions: Iterable[str]) -> EntityLinker:
+    def fit_background(self, questions: Iterable[str]) -> ExactNames:
         """Learn template words from questions (bracketed mentions are ignored).
 
         A token's weight is its inverse document frequency over these questions,
@@ -170,17 +174,15 @@ class EntityLinker:
 
     # ------------------------------------------------------------------ linking
     def link(self, text: str, mode: str = "auto", max_mentions: int = 3) -> LinkResult:
-        """Link one question. ``mode``: ``brackets``, ``ngram`` or ``auto`` (brackets if any)."""
+        """Mentions of one question by whole names (:meth:`NameLinker.link_exact
+        <skbsearch.retrieve.graph.linking.NameLinker.link_exact>`). ``mode``: ``brackets``,
+        ``ngram`` or ``auto`` (brackets if any)."""
         if mode not in ("auto", "brackets", "ngram"):
             raise ValueError("mode must be 'auto', 'brackets' or 'ngram'")
         given = bracket_mentions(text)
         if mode == "brackets" or (mode == "auto" and given):
             return self._link_brackets(text, given)
         return self._link_ngrams(normalise(strip_brackets(text)), max_mentions)
-
-    def link_many(self, texts: Sequence[str], mode: str = "auto", max_mentions: int = 3) -> list[LinkResult]:
-        """:meth:`link` for many questions."""
-        return [self.link(t, mode, max_mentions) for t in texts]
 
     def _link_brackets(self, text: str, given: list[str]) -> LinkResult:
         mentions = []

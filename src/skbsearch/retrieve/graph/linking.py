@@ -5,7 +5,7 @@ Three kinds of evidence, merged per node (a node keeps its strongest link):
 - ``bracket``: a ``[bracketed]`` mention names the node exactly or after normalising
   (a strong hint when present, never required);
 - ``exact``: an n-gram of the normalised query is a node's whole name
-  (:class:`~skbsearch.retrieve.graph.exact_linker.EntityLinker`; template words weigh little once
+  (:class:`~skbsearch.retrieve.graph.exact_linker.ExactNames`; template words weigh little once
   :meth:`NameLinker.fit_background` has seen training queries);
 - ``fuzzy``: BM25 over node names finds partial mentions ("the Ranger Pro mug" for
   "Coralhaus Ranger Pro Insulated Mug"); the link's confidence is the squared idf-weighted
@@ -32,12 +32,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from skbsearch.index.names import load_or_build_name_index
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.store import SKB, positions
 from skbsearch.retrieve.graph.commonness import NameShare
 from skbsearch.retrieve.graph.exact_linker import (
-    EntityLinker,
+    Candidate,
+    ExactNames,
+    LinkResult,
     bracket_mentions,
     normalise,
     strip_brackets,
@@ -68,28 +71,36 @@ def _trigrams(word: str) -> set[str]:
 
 
 class NameLinker:
-    """Links query mentions to SKB nodes by name (see the module docstring).
+    """Links query mentions to SKB nodes by name (see the module docstring): the one linker.
+
+    :meth:`link` gives a query's anchors from every kind of evidence; :meth:`link_exact`
+    gives its mentions by whole names only (brackets or n-grams, as MetaQA's relation-path
+    retriever and the triple re-ranker find a question's topic) and :meth:`lookup` the nodes
+    of one name, both from the exact-name part ``exact``
+    (:class:`~skbsearch.retrieve.graph.exact_linker.ExactNames`).
 
     Args:
         skb: the knowledge base.
-        name_index: BM25 over node names, row ``i`` = node ``i`` (as the stages build it).
+        name_index: BM25 over node names, row ``i`` = node ``i`` (as the stages build it;
+            default: the SKB's saved name index, built when missing).
         n_fuzzy: name hits looked at per query.
         fuzzy_min: a fuzzy link needs at least this share of its name in the query.
         max_anchors: keep at most this many anchors per query (strongest first; every
             bracketed mention's candidates are kept).
         min_conf: drop weaker links.
         typo_min: trigram Jaccard similarity for correcting an unknown word.
-        exact: an :class:`EntityLinker` of ``skb`` to share (its name dictionaries are
-            big on large SKBs); built when omitted.
+        exact: the :class:`ExactNames` of ``skb`` to share (its name tables are big on
+            large SKBs); built when omitted.
         text_index: the SKB's BM25 index of node documents: a one-word link's confidence
             is weighed by how often that word is a name in the nodes' own text
             (:class:`~skbsearch.retrieve.graph.commonness.NameShare`; ``None``: not weighed).
     """
 
-    def __init__(self, skb: SKB, name_index: BM25Index, *, n_fuzzy: int = 30, fuzzy_min: float = 0.5,
+    def __init__(self, skb: SKB, name_index: BM25Index | None = None, *, n_fuzzy: int = 30, fuzzy_min: float = 0.5,
                  max_anchors: int = 8, min_conf: float = 0.05, typo_min: float = 0.6,
-                 exact: EntityLinker | None = None, text_index: BM25Index | None = None) -> None:
+                 exact: ExactNames | None = None, text_index: BM25Index | None = None) -> None:
         self.skb = skb
+        name_index = name_index if name_index is not None else load_or_build_name_index(skb)
         self.names = name_index
         self.n_fuzzy = n_fuzzy
         self.fuzzy_min = fuzzy_min
@@ -97,7 +108,7 @@ class NameLinker:
         self.min_conf = min_conf
         self.typo_min = typo_min
         # a shallow copy shares the name dictionaries but keeps its own template words
-        self.exact = copy.copy(exact) if exact is not None else EntityLinker(skb)
+        self.exact = copy.copy(exact) if exact is not None else ExactNames(skb)
         tok = name_index.tokenizer
         self._stop = set(tok.stopwords or ())
         self._stem = tok.stemmer
@@ -123,6 +134,23 @@ class NameLinker:
         """Learn template words from training queries (they then weigh little as mentions)."""
         self.exact.fit_background(texts)
         return self
+
+    def lookup(self, name: str) -> list[Candidate]:
+        """Every node named ``name`` (exactly or after normalising), best first; the
+        candidates' scores sum to 1."""
+        return self.exact.lookup(name)
+
+    def link_exact(self, text: str, mode: str = "auto", max_mentions: int = 3) -> LinkResult:
+        """Mentions of one question by whole names only, best first, and the question with
+        the best one masked. ``mode``: ``brackets`` (the ``[bracketed]`` mentions),
+        ``ngram`` (the longest n-grams that are names, template words weighing little),
+        ``auto`` (brackets when there are any)."""
+        return self.exact.link(text, mode, max_mentions)
+
+    def link_exact_many(self, texts: Sequence[str], mode: str = "auto",
+                        max_mentions: int = 3) -> list[LinkResult]:
+        """:meth:`link_exact` for many questions."""
+        return [self.exact.link(t, mode, max_mentions) for t in texts]
 
     # ------------------------------------------------------------------ words
     def word_id(self, word: str, *, correct: bool = True) -> int | None:
