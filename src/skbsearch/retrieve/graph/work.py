@@ -36,7 +36,7 @@ from skbsearch.retrieve.graph.bounds import parse_attribute_bounds
 from skbsearch.retrieve.graph.exact_linker import strip_brackets
 from skbsearch.retrieve.graph.linking import Anchor, NameLinker, bm25_top_k
 from skbsearch.retrieve.graph.metapaths import Metapath, TypeGraph
-from skbsearch.retrieve.graph.model import FEATURES, KGModel, prepare_zero_shot
+from skbsearch.retrieve.graph.model import FEATURES, KGModel
 from skbsearch.retrieve.graph.plan import (
     GraphParams,
     Plan,
@@ -46,6 +46,7 @@ from skbsearch.retrieve.graph.plan import (
     walk_confidence,
 )
 from skbsearch.retrieve.graph.planner import Planner
+from skbsearch.retrieve.graph.zero_shot import prepare_zero_shot
 
 
 class GraphWork:
