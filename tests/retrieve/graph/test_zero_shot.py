@@ -3,6 +3,8 @@ nothing itself; an importer's position-phrase type names no path's end."""
 
 from __future__ import annotations
 
+import pytest
+
 from skbsearch.kb import SKBBuilder
 from skbsearch.retrieve.graph import zero_shot as zs
 from skbsearch.retrieve.graph.metapaths import TypeGraph
@@ -49,3 +51,33 @@ def test_a_position_phrase_type_names_no_path_end():
     # that path (counted, it would tie has_part at k = 1)
     paths = dict(zs.zero_shot_paths(tg, "country", ["what", "part", "is", "it"], None, 1))
     assert paths[("country", "has_part")] > paths[("country", "borders")]
+
+
+def _nested():
+    """A country's parts have parts of their own (regions, then towns)."""
+    b = SKBBuilder()
+    b.add_node("fr", "country", "France")
+    b.add_node("nor", "region", "Normandy")
+    b.add_node("rou", "town", "Rouen")
+    b.add_node("be", "country", "Belgium")
+    b.add_edge("fr", "has_part", "nor")
+    b.add_edge("nor", "has_part", "rou")
+    b.add_edge("be", "has_part", "nor")  # (so that has_part^-1 leads somewhere from a region)
+    return b.build()
+
+
+def test_a_relation_word_said_twice_names_the_step_taken_twice():
+    tg = TypeGraph(_nested())
+    once = dict(zs.zero_shot_paths(tg, "country", "which places are part of it".split(), None, 2))
+    twice = dict(zs.zero_shot_paths(
+        tg, "country", "which places are part of a place that is part of it".split(), None, 2))
+    chain, one = ("country", "has_part", "has_part"), ("country", "has_part")
+    back = ("country", "has_part", "has_part^-1")
+    assert once[one] == 1.0 and once[chain] == pytest.approx(0.25)  # (1 + 2) / 2^2 of 3
+    # said twice: the chain's repeat is a named word and no hop, (1 + 2 * 2) / 1 against 3
+    assert twice[chain] == 1.0 and twice[one] == pytest.approx(3 / 5)
+    # a step back up the relation is no repeat of it: as with the word said once
+    assert twice[back] == pytest.approx(0.75 / 5)
+    # the pruned search (a repeat adds a word and no hop: its bound allows for it) finds it too
+    words = "which places are part of a place that is part of it".split()
+    assert zs.zero_shot_paths(tg, "country", words, None, 2, limit=1) == [(chain, 1.0)]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import heapq
 import re
+from collections import Counter
 from collections.abc import Collection, Sequence
 
 from skbsearch.kb.loaders.kg_type_names import is_position_phrase
@@ -79,7 +80,9 @@ def zero_shot_paths(tg: TypeGraph, start: str, query_words: Collection[str], tar
 
     ``score = (1 + 2 * named words) / hops^2`` over paths ending in a target type (any
     type if none fits), divided by the best score (the likeliest path weighs 1); ties keep
-    the schema's walk order. With ``limit``, only the ``limit`` best are returned, and a
+    the schema's walk order. A relation word the query says more than once names a chain
+    that takes its step as many times ("part of a city that is part of France": ``has_part,
+    has_part``): each repeat of the step counts as a named word and as no hop. With ``limit``, only the ``limit`` best are returned, and a
     branch whose best possible score cannot reach them is never walked (on a schema of
     hundreds of relations there are 10^5 two-hop paths, a handful of which the query names).
     ``first``: the steps the anchor node itself has (:meth:`TypeGraph.node_steps`); paths
@@ -87,12 +90,14 @@ def zero_shot_paths(tg: TypeGraph, start: str, query_words: Collection[str], tar
     says the schema words :func:`_said_by` gives; an end type's name counts only when it
     is a noun phrase (:func:`nameable_types`).
     """
-    spoken = frozenset().union(*(_said_by(tg, w) for w in set(query_words)))
+    times = Counter(v for w in query_words for v in _said_by(tg, w))
+    spoken = frozenset(times)
+    again = {v: n for v, n in times.items() if n > 1}
 
     ends = set(targets) if targets is not None else None
-    found = _walk_paths(tg, start, max_hops, ends, spoken, limit, first)
+    found = _walk_paths(tg, start, max_hops, ends, spoken, limit, first, again)
     if not found and ends is not None:
-        found = _walk_paths(tg, start, 1, None, spoken, limit, first)
+        found = _walk_paths(tg, start, 1, None, spoken, limit, first, again)
     found.sort(key=lambda x: (-x[1], x[2]))
     if limit is not None:
         found = found[:limit]
@@ -123,14 +128,16 @@ def _said_by(tg: TypeGraph, word: str) -> frozenset[str]:
 
 def _walk_paths(tg: TypeGraph, start: str, max_hops: int, ends: set[str] | None,
                 spoken: frozenset[str], limit: int | None, first: frozenset[str] | None = None,
-                ) -> list[tuple[Metapath, float, int]]:
+                again: dict[str, int] | None = None) -> list[tuple[Metapath, float, int]]:
     """Depth-first over metapaths in the schema's order: ``(path, score, order)``, pruned
     by an upper bound on the named words a longer path can add (see :func:`zero_shot_paths`).
 
     A path's named words are the ``spoken`` words among its steps' and its end types' words,
     carried down the walk step by step (the query's few spoken words, not every path's words:
     a schema has 10^5 two-hop paths, so the first query would otherwise compute what no cache
-    of them holds)."""
+    of them holds). ``again``: the spoken words the query says more than once, and how often:
+    a step taken again that says one of them, up to that many times, is a repeat (a named
+    word and no hop)."""
     out: list[tuple[Metapath, float, int]] = []
     best: list[float] = []  # a min-heap of the ``limit`` best scores so far
     # the most named words one step (with the types it leads to) can add
@@ -142,7 +149,15 @@ def _walk_paths(tg: TypeGraph, start: str, max_hops: int, ends: set[str] | None,
     def floor() -> float:
         return best[0] if limit is not None and len(best) >= limit else -1.0
 
-    def walk(path: Metapath, cur: frozenset[str], said: frozenset[str]) -> None:
+    again = again or {}
+
+    def bound(k: int, hops: int, reps: int) -> float:
+        """The best score a longer path can reach (a repeat adds a word and no hop)."""
+        if not again:
+            return (1.0 + 2.0 * (k + step_max)) / (hops + 1) ** 2
+        return (1.0 + 2.0 * (k + (max_hops - hops) * (step_max + 1))) / max(1, hops - reps) ** 2
+
+    def walk(path: Metapath, cur: frozenset[str], said: frozenset[str], reps: int) -> None:
         for step, nxt in tg.next_steps(cur):
             if first is not None and len(path) == 1 and step not in first:
                 continue
@@ -152,19 +167,21 @@ def _walk_paths(tg: TypeGraph, start: str, max_hops: int, ends: set[str] | None,
             if sw is None:
                 sw = said_step[step] = _step_words(step) & spoken
             now = said | sw if sw else said
+            # the same step again, by a word the query says again ("part ... part")
+            r = reps + bool(again and step in path[1:] and any(path.count(step) < again.get(w, 0) for w in sw))
             ew = said_ends.get(nxt)
             if ew is None:
                 ew = said_ends[nxt] = _ends_words(nxt & nouns) & spoken
-            k = len(now | ew) if ew else len(now)
+            k = (len(now | ew) if ew else len(now)) + r
             if ends is None or nxt & ends:
-                sc = (1.0 + 2.0 * k) / hops ** 2
+                sc = (1.0 + 2.0 * k) / (hops - r) ** 2
                 out.append((new, sc, len(out)))
                 if limit is not None:
                     (heapq.heappush if len(best) < limit else heapq.heappushpop)(best, sc)
-            if hops < max_hops and (1.0 + 2.0 * (k + step_max)) / (hops + 1) ** 2 >= floor():
-                walk(new, nxt, now)  # noqa: F821 - (cleared below, after the walk)
+            if hops < max_hops and bound(k, hops, r) >= floor():
+                walk(new, nxt, now, r)  # noqa: F821 - (cleared below, after the walk)
 
-    walk((start,), frozenset([start]), frozenset())
+    walk((start,), frozenset([start]), frozenset(), 0)
     del walk  # the closure refers to itself: a cycle (holding ``tg``, its SKB) until cleared
     return out
 
