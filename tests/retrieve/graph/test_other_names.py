@@ -11,7 +11,12 @@ from skbsearch.index.sparse import BM25Index
 from skbsearch.kb import SKBBuilder
 from skbsearch.kb.profile import FUNCTION_WORDS
 from skbsearch.retrieve.graph.linking import NameLinker
-from skbsearch.retrieve.graph.name_table import NameTable, acronym_table, initials_array, normalise_array
+from skbsearch.retrieve.graph.name_table import (
+    NameTable,
+    acronym_table,
+    initials_array,
+    normalise_array,
+)
 from skbsearch.retrieve.graph.other_names import acronyms
 
 PARTS = ["toulon", "lyons", "brittany", "normandy", "bordeaux", "alsace"]
