@@ -104,10 +104,15 @@ def evaluate_pipeline(kb: Any, spec: str, queries: list[Any], qrels: Any) -> dic
         run.update(p.run([q]))
         ms.append((time.perf_counter() - t0) * 1000)
         cpu.append((time.process_time() - c0) * 1000)
-    m = evaluate(run, qrels, list(METRICS))
-    m = dict(getattr(m, "aggregate", m))
+    m = aggregate(evaluate(run, qrels, list(METRICS)))
     return {**{k: round(float(v), 4) for k, v in m.items()}, **latency(ms, cpu), "queries": len(queries),
             "ranks": first_answer_ranks(run, qrels)}
+
+
+def aggregate(scores: Any) -> dict[str, Any]:
+    """The metrics averaged over the queries (:func:`~skbsearch.eval.evaluate.evaluate`'s
+    ``aggregate``, or the scores themselves when they are a plain mapping)."""
+    return dict(getattr(scores, "aggregate", scores))
 
 
 def first_answer_ranks(run: Any, qrels: Any) -> dict[str, int | None]:
@@ -158,8 +163,7 @@ def evaluate_own_text(kb: Any, queries: list[Any], qrels: Any) -> dict[str, Any]
         rows, scores = index.top_rows(index.tokenize([q.text])[0], 100)
         run[q.id] = {index.doc_ids[int(r)]: float(v) for r, v in zip(rows, scores, strict=True)}
         ms.append((time.perf_counter() - t0) * 1000)
-    m = evaluate(run, qrels, list(METRICS))
-    m = dict(getattr(m, "aggregate", m))
+    m = aggregate(evaluate(run, qrels, list(METRICS)))
     return {**{k: round(float(v), 4) for k, v in m.items()},
             "p50_ms": round(float(np.percentile(ms, 50)), 1), "p95_ms": round(float(np.percentile(ms, 95)), 1),
             "queries": len(queries), "build_s": round(build_s, 2)}
