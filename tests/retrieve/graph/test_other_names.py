@@ -87,7 +87,7 @@ def test_a_proper_noun_links_the_node_its_uses_in_the_text_are_near(linker):
     # "franc", which the stemmer folds "france" into) are next to it
     assert kb.ids[node] == "fr" and conf == pytest.approx((6 / 9) ** 0.5)
     got = _links(kb, linker, "Which cities are part of France?")
-    assert got["fr"].source == "text" and got["fr"].whole and got["fr"].words == (5,)
+    assert got["fr"].source == "text-alias" and got["fr"].whole and got["fr"].words == (5,)
     # lower case: no proper noun, no alias (the stem's currency "franc" is not the word said)
     assert "fr" not in _links(kb, linker, "which cities are part of france?")
 
@@ -99,4 +99,4 @@ def test_a_word_spread_over_the_graph_or_named_whole_gets_no_alias(linker):
     assert linker.name_share.text_alias("europe") is None  # users next to nothing in common
     # a word that is a node's whole name is linked by it, never by another name
     got = _links(kb, linker, "Which wines come from Bordeaux?")
-    assert got["bordeaux"].source == "exact" and all(a.source != "text" for a in got.values())
+    assert got["bordeaux"].source == "exact" and all(a.source != "text-alias" for a in got.values())

@@ -80,3 +80,11 @@ def test_the_graph_stage_ranks_the_parts_that_lie_in_the_south_first(spain):
     stage = SKBGraphRetriever(kb, text, names, k=10)
     ranked = [d for d, _ in stage([Query("q", "Which parts of Spain lie in the south?")]).ranked("q")]
     assert set(ranked[:3]) == {"malaga", "granada", "seville"}
+
+
+def test_explain_names_the_derived_forms_evidence(spain):
+    kb, text = spain
+    stage = SKBGraphRetriever(kb, text, build_name_index(kb), k=10)
+    q = Query("q", "Which parts of Spain lie in the south?")
+    assert any("derived forms" in line for line in stage.explain(q, "malaga"))
+    assert not any("derived forms" in line for line in stage.explain(q, "castile"))  # "central"

@@ -33,7 +33,8 @@ from skbsearch.retrieve.graph.name_table import (
 #: a word in capitals long enough to be read as an acronym
 _CAPS = re.compile(rf"\b[A-Z]{{{MIN_ACRONYM_WORDS},}}\b")
 
-#: one link of another name: (node, confidence, the query word's position, source)
+#: one link of another name: (node, confidence, the query word's position, source:
+#: ``acronym`` or ``text-alias``)
 OtherLink = tuple[int, float, int, str]
 
 
@@ -85,5 +86,5 @@ class OtherNames:
             if 0 < len(nodes) <= self.max_nodes:
                 out.extend((int(n), 1.0 / len(nodes), pos, "acronym") for n in nodes)
             elif word in proper and (got := self.name_share.text_alias(word)) is not None:
-                out.append((got[0], got[1], pos, "text"))
+                out.append((got[0], got[1], pos, "text-alias"))
         return out
