@@ -10,7 +10,8 @@ Protocol:
 3. **Synthesised queries**: ``skb synth queries SKB OUT --n N`` with defaults (time, RSS);
    their answers are the synthesiser's.
 4. **Pipelines** (untrained) on both sets: every query answered alone (after one warm-up
-   query), Hit@1/5/10, MRR, p50/p95 ms a query.
+   query), Hit@1/5/10, MRR, p50/p95 ms a query; ``--json`` also keeps each question's rank of
+   its first answer (``first_answer_ranks``: which questions a change moved).
 5. **Fitted rows**: ``--folds`` folds over the questions, as ``skb fit`` decides: each
    fold's pipeline is fitted on the other folds (every trainable stage, a fusion's children
    first) and scored on the held-out fold; the untrained pipeline on the same queries beside
@@ -103,9 +104,25 @@ def evaluate_pipeline(kb: Any, spec: str, queries: list[Any], qrels: Any) -> dic
         run.update(p.run([q]))
         ms.append((time.perf_counter() - t0) * 1000)
         cpu.append((time.process_time() - c0) * 1000)
-    m = evaluate(run, qrels, list(METRICS))
-    m = dict(getattr(m, "aggregate", m))
-    return {**{k: round(float(v), 4) for k, v in m.items()}, **latency(ms, cpu), "queries": len(queries)}
+    m = aggregate(evaluate(run, qrels, list(METRICS)))
+    return {**{k: round(float(v), 4) for k, v in m.items()}, **latency(ms, cpu), "queries": len(queries),
+            "ranks": first_answer_ranks(run, qrels)}
+
+
+def aggregate(scores: Any) -> dict[str, Any]:
+    """The metrics averaged over the queries (:func:`~skbsearch.eval.evaluate.evaluate`'s
+    ``aggregate``, or the scores themselves when they are a plain mapping)."""
+    return dict(getattr(scores, "aggregate", scores))
+
+
+def first_answer_ranks(run: Any, qrels: Any) -> dict[str, int | None]:
+    """Each query's rank of its first answer (1-based; ``None``: none retrieved): the
+    per-question view behind the metrics (which questions a change moved)."""
+    out: dict[str, int | None] = {}
+    for qid, rel in qrels.items():
+        ranked = sorted(run.get(qid, {}).items(), key=lambda x: -x[1])
+        out[qid] = next((i + 1 for i, (d, _) in enumerate(ranked) if rel.get(d, 0) > 0), None)
+    return out
 
 
 def latency(wall_ms: list[float], cpu_ms: list[float]) -> dict[str, float]:
@@ -146,8 +163,7 @@ def evaluate_own_text(kb: Any, queries: list[Any], qrels: Any) -> dict[str, Any]
         rows, scores = index.top_rows(index.tokenize([q.text])[0], 100)
         run[q.id] = {index.doc_ids[int(r)]: float(v) for r, v in zip(rows, scores, strict=True)}
         ms.append((time.perf_counter() - t0) * 1000)
-    m = evaluate(run, qrels, list(METRICS))
-    m = dict(getattr(m, "aggregate", m))
+    m = aggregate(evaluate(run, qrels, list(METRICS)))
     return {**{k: round(float(v), 4) for k, v in m.items()},
             "p50_ms": round(float(np.percentile(ms, 50)), 1), "p95_ms": round(float(np.percentile(ms, 95)), 1),
             "queries": len(queries), "build_s": round(build_s, 2)}
@@ -236,6 +252,8 @@ def run_kg(data: str, questions: Path | None, work: Path, a: argparse.Namespace)
         for name, (qs, qr) in sets.items():
             log(f"{name}: {spec}")
             result[name][spec] = evaluate_pipeline(kb, spec, qs, qr)
+            # (ranks kept beside the metrics, out of the common-shape table)
+            result.setdefault("first_answer_ranks", {}).setdefault(name, {})[spec] = result[name][spec].pop("ranks")
     if a.baseline:
         for name, (qs, qr) in sets.items():
             log(f"{name}: {BASELINE}")

@@ -51,3 +51,12 @@ def test_latency_reports_wall_and_cpu_percentiles(bench_script) -> None:
     mod = bench_script("real_kg")
     got = mod.latency([float(x) for x in range(1, 101)], [2.0] * 99 + [50.0])
     assert got == {"p50_ms": 50.5, "p95_ms": 95.0, "cpu_p50_ms": 2.0, "cpu_p95_ms": 2.0}
+
+
+def test_first_answer_ranks_per_question(bench_script) -> None:
+    from skbsearch.core.types import Run
+
+    mod = bench_script("real_kg")
+    run = Run({"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"a": 1.0}})
+    got = mod.first_answer_ranks(run, {"q1": {"c": 1, "b": 0}, "q2": {"z": 1}, "q3": {"a": 1}})
+    assert got == {"q1": 3, "q2": None, "q3": None}  # b is judged not relevant; q3 not run

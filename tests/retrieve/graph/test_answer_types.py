@@ -56,7 +56,7 @@ def test_a_head_noun_for_people_outweighs_an_earlier_type_word():
 
 def test_types_that_do_not_inform_are_never_guessed():
     """One type for nearly every node, or a name ending in a function word, restricts nothing."""
-    from skbsearch.retrieve.graph.model import zero_shot_types
+    from skbsearch.retrieve.graph.zero_shot import zero_shot_types
 
     b = SKBBuilder()
     for i in range(40):

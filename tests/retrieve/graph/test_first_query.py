@@ -20,7 +20,7 @@ from skbsearch.core.stage import SpecStage, prepare
 from skbsearch.core.types import Query, Run
 from skbsearch.eval.experiment import Experiment
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.graph import model
+from skbsearch.retrieve.graph import zero_shot
 from skbsearch.stages import pipeline
 from skbsearch.synth.catalogue import generate_catalogue
 
@@ -81,11 +81,11 @@ def test_set_up_builds_the_in_memory_lookups(indexed) -> None:
     assert graph.linker._grams is not None  # typo table: built at set-up, not by a query
     text = graph.linker.name_share.text
     assert text is not None and text._term_stats is not None  # term counts read at set-up
-    before = model._ends_words.cache_info(), model._path_words.cache_info()
+    before = zero_shot._ends_words.cache_info(), zero_shot._path_words.cache_info()
     stage.run(ds.queries[:1])
     # no type words computed, no path's words: a walk carries the few words the query says
-    assert model._ends_words.cache_info().misses == before[0].misses
-    assert model._path_words.cache_info().misses == before[1].misses
+    assert zero_shot._ends_words.cache_info().misses == before[0].misses
+    assert zero_shot._path_words.cache_info().misses == before[1].misses
 
 
 @dataclass

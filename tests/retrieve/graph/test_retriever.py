@@ -12,7 +12,8 @@ from skbsearch.core.errors import ArtefactError, InputError
 from skbsearch.core.types import Qrels, Query
 from skbsearch.index.sparse import BM25Index
 from skbsearch.retrieve.graph.fit import fit_kg_model
-from skbsearch.retrieve.graph.model import KGModel, text_types, zero_shot_paths, zero_shot_types
+from skbsearch.retrieve.graph.model import KGModel, text_types
+from skbsearch.retrieve.graph.zero_shot import zero_shot_paths, zero_shot_types
 from skbsearch.retrieve.graph.retriever import SKBGraphRetriever
 from skbsearch.retrieve.lbfgs import minimize_lbfgs
 
@@ -79,17 +80,17 @@ def test_zero_shot_paths_limited_are_the_best_of_all(kb):
 def _zero_shot_by_the_formula(tg, start, words, max_hops):
     """Every metapath scored as written: (1 + 2 * the query-said words of its steps' and
     end types' names) / hops^2, best first (ties in walk order), scaled to the best."""
-    from skbsearch.retrieve.graph import model as m
+    from skbsearch.retrieve.graph import zero_shot as m
 
-    said = set(words).union(*(m.DERIVED.get(w, ()) for w in words))
-    spoken = {w for w in m._step_vocab(tg) if m._names_word(w, said)}
+    spoken = set().union(*(m._said_by(tg, w) for w in words))
+    nouns = m.nameable_types(tg)
     out = []
 
     def rec(path, cur):
         for step, nxt in tg.next_steps(cur):
             new = (*path, step)
             hops = len(new) - 1
-            out.append((new, (1.0 + 2.0 * len(m._path_words(new, nxt) & spoken)) / hops ** 2))
+            out.append((new, (1.0 + 2.0 * len(m._path_words(new, nxt & nouns) & spoken)) / hops ** 2))
             if hops < max_hops:
                 rec(new, nxt)
 

@@ -47,6 +47,11 @@ NAME_SHARE_POWER = 0.5
 MAX_PROPER_NAMED = 1000
 #: the field of relation lines (neighbours' names: not a node's own text)
 RELATION_FIELD = "relations"
+#: a proper noun that is no node's name refers to the node its uses are near when that
+#: node's association with them (:meth:`NameShare.text_alias`) is at least this ...
+ALIAS_MIN = 0.3
+#: ... and this many times the next node's
+ALIAS_MARGIN = 2.0
 
 
 class NameShare:
@@ -84,6 +89,8 @@ class NameShare:
                 key = self._key(words[0])
                 self._type_size[key] = max(self._type_size.get(key, 0), int(n))
         self._cache: dict[tuple[str, bool], float] = {}
+        self._alias_cache: dict[str, tuple[int, float] | None] = {}
+        self._degree: np.ndarray | None = None  # every node's degree, when an alias is first measured
 
     def _key(self, word: str) -> str:
         return self._stem(word) if self._stem is not None else word
@@ -115,6 +122,49 @@ class NameShare:
         if not proper or share >= 1.0 or not len(users) or df_name > MAX_PROPER_NAMED:
             return share
         return max(share, self._neighbour_share(sid, users))
+
+    def text_alias(self, word: str) -> tuple[int, float] | None:
+        """The node a proper noun that names no node refers to, read off the KG's own text:
+        ``(node, confidence)``, or ``None``.
+
+        The nodes whose own text uses the word (its *users*: "a port city in southern
+        France") cluster around the node it is another name of (WN18RR's *french republic*,
+        which they are parts of). For each node ``N`` next to a user, with ``c`` the users
+        next to it: ``precision = c / |users|``, ``coverage = c / degree(N)``; the node of
+        the largest ``sqrt(precision * coverage)`` (a hub such as a class of thousands of
+        members covers little of its neighbourhood) is the alias's when that is at least
+        :data:`ALIAS_MIN` and :data:`ALIAS_MARGIN` times the next node's. Its confidence is
+        ``precision ** NAME_SHARE_POWER``, as a proper noun's exact link is weighed by the
+        share of its uses near the node (:meth:`weight`). A word used by more than
+        :data:`MAX_PROPER_NAMED` nodes, or by fewer than two, names nothing here."""
+        if word in self._alias_cache:
+            return self._alias_cache[word]
+        got = self._measure_alias(word)
+        if len(self._alias_cache) < 100_000:
+            self._alias_cache[word] = got
+        return got
+
+    def _measure_alias(self, word: str) -> tuple[int, float] | None:
+        users = self._text_users(word)
+        if not 2 <= len(users) <= MAX_PROPER_NAMED:
+            return None
+        n = self.skb.num_nodes
+        offsets, nbrs = self.skb.graph.neighbors(users, None, "both")
+        owner = np.repeat(np.arange(len(users), dtype=np.int64), np.diff(offsets))
+        pairs = np.unique(owner * n + nbrs.astype(np.int64))  # each user counts once per neighbour
+        nodes, c = np.unique(pairs % n, return_counts=True)
+        if not len(nodes):
+            return None
+        if self._degree is None:
+            self._degree = self.skb.graph.degree(direction="both")
+        precision = c / len(users)
+        assoc = np.sqrt(precision * c / np.maximum(self._degree[nodes], 1))
+        order = np.argsort(-assoc, kind="stable")
+        best = int(order[0])
+        runner_up = float(assoc[order[1]]) if len(order) > 1 else 0.0
+        if assoc[best] < ALIAS_MIN or assoc[best] < ALIAS_MARGIN * runner_up:
+            return None
+        return int(nodes[best]), float(precision[best] ** NAME_SHARE_POWER)
 
     def _neighbour_share(self, sid: int, users: np.ndarray) -> float:
         """Share of ``users`` (nodes whose own text has the word) that are the named nodes

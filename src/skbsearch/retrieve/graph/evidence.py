@@ -32,7 +32,8 @@ def explain_node(retriever: GraphWork, query: Query, doc_id: str) -> list[str]:
     plan, walks = got
     names = skb.column("name")
     lines = []
-    for ai, path, prob, reached in sorted(retriever.walks(plan, walks), key=lambda x: -x[2]):
+    followed = sorted(retriever.walks(plan, walks), key=lambda x: -x[2])
+    for ai, path, prob, reached in followed:
         a = plan.anchors[ai]  # (walks: the query's, shared by its results)
         chain = None
         if bool(np.any(reached == node)):
@@ -52,4 +53,10 @@ def explain_node(retriever: GraphWork, query: Query, doc_id: str) -> list[str]:
         t = float(retriever.text_index.score_docs(toks, np.array([row]))[0])
         if t > 0:
             lines.append(f"text: BM25 {t:.2f} on its own document")
+    if row >= 0 and followed:  # (the reached nodes' rows: where a word's derived forms count)
+        reached_rows = retriever.row_of_node[np.unique(np.concatenate([r for *_, r in followed]))]
+        extra = float(retriever.word_forms.back_off(plan.words, reached_rows[reached_rows >= 0],
+                                                    np.array([row]))[0])
+        if extra > 0:
+            lines.append(f"text: BM25 {extra:.2f} from derived forms of words no reached node says")
     return lines

@@ -1,6 +1,6 @@
 """Mention linking over the names of every node type, for the general graph stage.
 
-Three kinds of evidence, merged per node (a node keeps its strongest link):
+Kinds of evidence, merged per node (a node keeps its strongest link):
 
 - ``bracket``: a ``[bracketed]`` mention names the node exactly or after normalising
   (a strong hint when present, never required);
@@ -12,6 +12,10 @@ Three kinds of evidence, merged per node (a node keeps its strongest link):
   share of the name's words the query contains. Query words unknown to the names and to the
   nodes' text are first corrected to the closest name word by character trigrams (typos; a
   word of the KG's text, "genera", is not a misspelt name, "general").
+
+A word no node is named by whole may name one by another name the KG itself shows: an
+acronym in capitals ("NATO"), or a proper noun the nodes' own text uses around one node
+("France" for *french republic*; :mod:`~skbsearch.retrieve.graph.other_names`).
 
 Trained, the linker also knows *aliases* (:func:`learn_aliases`): words of training
 queries that reliably name a node without saying its name ("cup" for the category Mugs).
@@ -45,6 +49,7 @@ from skbsearch.retrieve.graph.exact_linker import (
     normalise,
     strip_brackets,
 )
+from skbsearch.retrieve.graph.other_names import OtherNames
 
 _WORD = re.compile(r"^\w\w+$")
 #: sources of links whose mention is the node's whole name
@@ -127,6 +132,8 @@ class NameLinker:
             self._node_of_row = positions(name_index.doc_ids, skb.nodes.column("id"))
         #: how much a one-word mention is a name on this SKB (common words need more evidence)
         self.name_share = NameShare(skb, name_index, text_index)
+        #: names the KG does not list: acronyms, proper nouns its text uses for a node
+        self.other_names = OtherNames(skb, self.name_share)
         #: learned aliases: a query word or bigram -> [(node, strength)] (see :func:`learn_aliases`)
         self.aliases: dict[str, list[tuple[int, float]]] = {}
 
@@ -172,8 +179,9 @@ class NameLinker:
         return (stem(word) if stem is not None else word) in vocab
 
     def prepare(self) -> NameLinker:
-        """Build the typo-correction table (the name vocabulary's trigrams) now, at the
-        stage's set-up, not on the first query that has an unknown word."""
+        """Build the typo-correction table (the name vocabulary's trigrams) and the other
+        names' acronym table now, at the stage's set-up, not on the first query that needs
+        them."""
         if self._grams is None:
             grams: dict[str, list[int]] = {}
             for w, i in self._vocab.items():
@@ -183,6 +191,7 @@ class NameLinker:
             for w, i in self._vocab.items():
                 self._words_by_id[i] = w
             self._grams = grams
+        self.other_names.prepare()
         return self
 
     def _closest(self, key: str) -> int | None:
@@ -294,6 +303,11 @@ class NameLinker:
                     continue
                 for node, strength in self.aliases.get(gram, ()):
                     add(Anchor(node, strength, gram, pos, "alias"))
+        # other names of the words no node is named by whole (a stem's link is not the word
+        # said: "france" stems to the currency "franc")
+        named = {i for a in found.values() if a.source in _NAMED for i in a.words} | resolved
+        for node, conf, at, source in self.other_names.links(strip_brackets(text), words, proper, named):
+            add(Anchor(node, conf, words[at], (at,), source, True))
         ranked = sorted(found.values(), key=lambda a: (a.source != "bracket", -a.conf, a.node))
         return ranked[: max(self.max_anchors, sum(a.source == "bracket" for a in ranked))]
 

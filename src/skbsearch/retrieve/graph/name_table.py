@@ -156,6 +156,15 @@ class NameTable:
         by_hash = np.argsort(h, kind="stable")
         return cls(keys, h[by_hash], by_hash.astype(np.int64), indptr, rows[order].astype(np.int64))
 
+    def rekeyed(self, keys: pa.Array, num_nodes: int) -> NameTable:
+        """The same nodes under new keys: ``keys[c]`` replaces key ``c`` (null: its nodes
+        are left out); keys that fall together merge their nodes."""
+        code_of_node = np.full(num_nodes, -1, np.int64)
+        code_of_node[self._nodes] = np.repeat(np.arange(len(self.keys), dtype=np.int64), np.diff(self._indptr))
+        has = code_of_node >= 0
+        per_node = keys.take(pa.array(np.where(has, code_of_node, 0), mask=~has))
+        return NameTable.build(per_node)
+
     def get(self, key: str, default: Sequence[int] = ()) -> Sequence[int]:
         """Node indices of ``key`` (increasing), or ``default``."""
         c = self._find(key)
@@ -220,6 +229,41 @@ class NameTable:
         if not ok:
             raise ArtefactError(f"{where}: name table arrays do not agree")
         return cls(keys, arrs["hash"], arrs["code"], arrs["indptr"], arrs["nodes"])
+
+
+#: the fewest words (function words aside) of a name whose initials are an acronym of it
+MIN_ACRONYM_WORDS = 3
+
+
+def initials_array(names: pa.Array | pa.ChunkedArray, skip: frozenset[str] = frozenset(),
+                   *, normalised: bool = False) -> pa.Array:
+    """The acronym of every name: the first letters of its :func:`normalise` d words but the
+    words in ``skip`` (function words: "north atlantic treaty organization" -> ``nato``,
+    "federal bureau of investigation" -> ``fbi``); null for names of fewer than
+    :data:`MIN_ACRONYM_WORDS` such words (two letters name too many things to be read as
+    one). ``normalised``: the names are :func:`normalise` d already. Arrow kernels
+    throughout: no Python loop over the names."""
+    norm = names if normalised else normalise_array(names)
+    if isinstance(norm, pa.ChunkedArray):
+        norm = norm.combine_chunks()
+    words = pc.split_pattern(norm, " ")
+    parent = pc.list_parent_indices(words).to_numpy(zero_copy_only=False).astype(np.int64)
+    flat = pc.list_flatten(words)
+    keep = pc.invert(pc.fill_null(pc.is_in(flat, value_set=pa.array(sorted(skip), pa.string())), False))
+    keep = pc.and_(keep, pc.greater(pc.utf8_length(flat), 0)).to_numpy(zero_copy_only=False)
+    firsts = pc.utf8_slice_codeunits(flat.filter(pa.array(keep)), 0, 1)
+    owner = parent[keep]
+    counts = np.bincount(owner, minlength=len(norm))
+    offsets = np.zeros(len(norm) + 1, np.int32)
+    np.cumsum(counts, out=offsets[1:])
+    joined = pc.binary_join(pa.ListArray.from_arrays(pa.array(offsets), firsts), "")
+    return pc.if_else(pa.array(counts >= MIN_ACRONYM_WORDS), joined, pa.scalar(None, pa.string()))
+
+
+def acronym_table(norm: NameTable, num_nodes: int, skip: frozenset[str] = frozenset()) -> NameTable:
+    """``acronym -> nodes`` from a table of :func:`normalise` d names (the linker's ``norm``
+    table: its distinct names' :func:`initials_array`, ``skip`` words left out)."""
+    return norm.rekeyed(initials_array(norm.keys, skip, normalised=True), num_nodes)
 
 
 def build_name_tables(skb: SKB, allowed: np.ndarray | None = None) -> tuple[NameTable, NameTable, int]:

@@ -18,15 +18,9 @@ from skbsearch.retrieve.graph.answer_types import AnswerTypes, answer_phrase, si
 from skbsearch.retrieve.graph.exact_linker import bracket_mentions, normalise, strip_brackets
 from skbsearch.retrieve.graph.linking import Anchor, NameLinker
 from skbsearch.retrieve.graph.metapaths import Metapath, TypeGraph, steps_of
-from skbsearch.retrieve.graph.model import (
-    KGModel,
-    anchor_view,
-    path_view,
-    text_types,
-    zero_shot_paths,
-    zero_shot_types,
-)
+from skbsearch.retrieve.graph.model import KGModel, anchor_view, path_view, text_types
 from skbsearch.retrieve.graph.plan import Plan
+from skbsearch.retrieve.graph.zero_shot import zero_shot_paths, zero_shot_types
 
 
 @dataclass
@@ -96,7 +90,7 @@ class Planner:
                     opts = sorted(((classes[j], float(v)) for j, v in zip(cols, p, strict=True)),
                                   key=lambda x: -x[1])
             if not opts:
-                qwords = {w for i, w in enumerate(plan.words) if i not in set(a.words)}
+                qwords = [w for i, w in enumerate(plan.words) if i not in set(a.words)]
                 found = zero_shot_paths(self.tg, start, qwords, list(plan.types) or None, min(self.max_hops, 2),
                                         limit=self.top_paths, first=self.tg.node_steps(a.node))
                 opts = list({**dict(found), **dict(self._class_paths(a.node, start, plan.types))}.items())

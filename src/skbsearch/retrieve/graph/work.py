@@ -9,7 +9,9 @@ meets them:
 - **plan** (:class:`~skbsearch.retrieve.graph.planner.Planner`): anchors, metapaths, answer types;
 - **walk** (:meth:`GraphWork.follow`, :meth:`GraphWork.walks`): the nodes each planned metapath
   reaches from its anchor, with back-off (:mod:`~skbsearch.retrieve.graph.backoff`);
-- **score** (:meth:`GraphWork.score`): each candidate's evidence (relational, text, bounds, type);
+- **score** (:meth:`GraphWork.score`): each candidate's evidence (relational, text — with the
+  derived forms of a question word the reached nodes' text lacks,
+  :mod:`~skbsearch.retrieve.graph.word_forms` — bounds, type);
 - **combine** (:meth:`GraphWork.combine`): the weighted sum, top ``k``; a fitted model's list
   blended with its untrained twin's (:meth:`GraphWork.untrained`) at the fit's strength.
 
@@ -36,7 +38,7 @@ from skbsearch.retrieve.graph.bounds import parse_attribute_bounds
 from skbsearch.retrieve.graph.exact_linker import strip_brackets
 from skbsearch.retrieve.graph.linking import Anchor, NameLinker, bm25_top_k
 from skbsearch.retrieve.graph.metapaths import Metapath, TypeGraph
-from skbsearch.retrieve.graph.model import FEATURES, KGModel, prepare_zero_shot
+from skbsearch.retrieve.graph.model import FEATURES, KGModel
 from skbsearch.retrieve.graph.plan import (
     GraphParams,
     Plan,
@@ -46,6 +48,8 @@ from skbsearch.retrieve.graph.plan import (
     walk_confidence,
 )
 from skbsearch.retrieve.graph.planner import Planner
+from skbsearch.retrieve.graph.word_forms import WordForms
+from skbsearch.retrieve.graph.zero_shot import prepare_zero_shot
 
 
 class GraphWork:
@@ -90,6 +94,8 @@ class GraphWork:
         # each text row's node type code (-1: a row of no node), for the per-type row masks
         self._row_code = np.where(self._node_of_row >= 0,
                                   np.asarray(self._codes)[np.maximum(self._node_of_row, 0)], -1)
+        #: a question word's derived forms, where the reached nodes' text lacks the word
+        self.word_forms = WordForms(self.text_index)
         self._attrs: dict[str, np.ndarray] = {}
         self._masks: dict[tuple[str, ...], np.ndarray] = {}
         self._is_twin = False
@@ -251,6 +257,8 @@ class GraphWork:
         ok = doc_rows >= 0
         if toks and ok.any():
             t = self.text_index.score_docs(toks, doc_rows[ok]).astype(np.float64)
+            reached = self.row_of_node[g_nodes]
+            t += self.word_forms.back_off(plan.words, reached[reached >= 0], doc_rows[ok])
             F[ok, 1] = t / t.max() if t.max() > 0 else t
         F[:, 2] = self._bounds(q.text, rows)
         if plan.types:
