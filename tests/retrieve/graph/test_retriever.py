@@ -13,8 +13,8 @@ from skbsearch.core.types import Qrels, Query
 from skbsearch.index.sparse import BM25Index
 from skbsearch.retrieve.graph.fit import fit_kg_model
 from skbsearch.retrieve.graph.model import KGModel, text_types
-from skbsearch.retrieve.graph.zero_shot import zero_shot_paths, zero_shot_types
 from skbsearch.retrieve.graph.retriever import SKBGraphRetriever
+from skbsearch.retrieve.graph.zero_shot import zero_shot_paths, zero_shot_types
 from skbsearch.retrieve.lbfgs import minimize_lbfgs
 
 
