@@ -21,7 +21,7 @@ from skbsearch.core.operators import StageBase
 from skbsearch.core.types import Query, Run
 from skbsearch.read.llm import parse_answer
 from skbsearch.rerank.triples import Retrieved, TripleCandidate, TripleReranker, TripleRetriever
-from skbsearch.retrieve.graph.exact_linker import normalise, strip_brackets
+from skbsearch.retrieve.graph.exact_names import normalise, strip_brackets
 
 SYSTEM = "You answer questions from knowledge-graph facts. Reply with the answer entity only."
 TEMPLATE = """Facts:

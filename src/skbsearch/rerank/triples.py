@@ -31,7 +31,7 @@ from skbsearch.kb.store import SKB
 from skbsearch.rerank.cross_encoder import CrossEncoderModel
 from skbsearch.rerank.labels import IncidentEdges
 from skbsearch.rerank.pairwise import PairwiseReranker
-from skbsearch.retrieve.graph.exact_linker import strip_brackets
+from skbsearch.retrieve.graph.exact_names import strip_brackets
 from skbsearch.retrieve.graph.linking import NameLinker
 from skbsearch.retrieve.sparse import BM25Retriever
 from skbsearch.verbalise import EntityDocument, document_of_edge

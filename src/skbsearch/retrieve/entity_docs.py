@@ -22,7 +22,7 @@ from skbsearch.core.operators import StageBase
 from skbsearch.core.types import Query, Run
 from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.graph.exact_linker import normalise, strip_brackets
+from skbsearch.retrieve.graph.exact_names import normalise, strip_brackets
 from skbsearch.retrieve.sparse import BM25Retriever
 from skbsearch.verbalise import EntityDocument
 

@@ -32,7 +32,7 @@ from skbsearch.kb.store import SKB
 
 #: Stage-context keys of values that read node rows, types, names, text fields and edges only
 #: (``retrieve.graph.retriever``); an ``skb`` attribute of theirs is pointed at the new SKB.
-GRAPH_KEYS = ("type-graph", "entity-linker", "answer-types")
+GRAPH_KEYS = ("type-graph", "exact-names", "answer-types")
 #: Those of :data:`GRAPH_KEYS` that read neither names nor text fields.
 NAMELESS_KEYS = ("type-graph",)
 

@@ -52,7 +52,7 @@ def test_colliding_hashes_compare_the_keys() -> None:
 
 def test_tables_persist_beside_the_skb_and_rebuild_when_stale(tmp_path) -> None:
     from skbsearch.kb import SKBBuilder
-    from skbsearch.retrieve.graph.exact_linker import ExactNames
+    from skbsearch.retrieve.graph.exact_names import ExactNames
     from skbsearch.retrieve.graph.name_table import load_or_build_name_tables
 
     b = SKBBuilder()

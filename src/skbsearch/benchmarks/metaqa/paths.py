@@ -29,7 +29,7 @@ from skbsearch.core.operators import StageBase
 from skbsearch.core.types import Query, Run
 from skbsearch.kb.store import SKB
 from skbsearch.rerank.triples import PathAnswers
-from skbsearch.retrieve.graph.exact_linker import LinkResult
+from skbsearch.retrieve.graph.exact_names import LinkResult
 from skbsearch.retrieve.graph.linking import NameLinker
 from skbsearch.retrieve.graph.relpath import RelationPathModel
 

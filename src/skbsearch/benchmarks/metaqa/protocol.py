@@ -23,7 +23,7 @@ from skbsearch.eval.evaluate import evaluate
 from skbsearch.kb.loaders.triples import load_triples
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.entity_docs import EntityDocumentAnswerer, document_index
-from skbsearch.retrieve.graph.exact_linker import bracket_mentions
+from skbsearch.retrieve.graph.exact_names import bracket_mentions
 from skbsearch.retrieve.graph.linking import NameLinker
 from skbsearch.retrieve.graph.relpath import RelationPathModel, accuracy, label_paths
 from skbsearch.verbalise import entity_documents

@@ -25,7 +25,7 @@ from skbsearch.benchmarks.result import BenchmarkResult
 from skbsearch.core.errors import InputError
 from skbsearch.core.types import Query, Run
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.graph.exact_linker import strip_brackets
+from skbsearch.retrieve.graph.exact_names import strip_brackets
 from skbsearch.retrieve.graph.linking import NameLinker
 from skbsearch.stages import parse
 

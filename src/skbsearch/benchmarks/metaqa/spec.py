@@ -24,7 +24,7 @@ from skbsearch.benchmarks.metaqa.protocol import (
 from skbsearch.core.stage import SpecStage
 from skbsearch.core.types import Qrels, Query
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.graph.exact_linker import strip_brackets
+from skbsearch.retrieve.graph.exact_names import strip_brackets
 from skbsearch.retrieve.graph.linking import NameLinker
 from skbsearch.stages import fit, pipeline
 from skbsearch.stages.context import StageContext

@@ -7,7 +7,7 @@ import numpy as np
 
 from skbsearch.core.types import Query
 from skbsearch.retrieve.graph.bounds import parse_attribute_bounds
-from skbsearch.retrieve.graph.exact_linker import strip_brackets
+from skbsearch.retrieve.graph.exact_names import strip_brackets
 from skbsearch.retrieve.graph.metapaths import steps_of
 from skbsearch.retrieve.graph.work import GraphWork
 

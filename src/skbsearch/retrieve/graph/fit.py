@@ -35,7 +35,7 @@ from skbsearch.core.types import Qrels, Query, Run
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.graph.backoff import learn_backoff
 from skbsearch.retrieve.graph.blend import choose_blend, inner_fitted_run
-from skbsearch.retrieve.graph.exact_linker import bracket_mentions, normalise, strip_brackets
+from skbsearch.retrieve.graph.exact_names import bracket_mentions, normalise, strip_brackets
 from skbsearch.retrieve.graph.linking import learn_aliases
 from skbsearch.retrieve.graph.metapaths import Metapath, MinedPath, mine_metapaths, path_text
 from skbsearch.retrieve.graph.model import (

@@ -5,7 +5,7 @@ Kinds of evidence, merged per node (a node keeps its strongest link):
 - ``bracket``: a ``[bracketed]`` mention names the node exactly or after normalising
   (a strong hint when present, never required);
 - ``exact``: an n-gram of the normalised query is a node's whole name
-  (:class:`~skbsearch.retrieve.graph.exact_linker.ExactNames`; template words weigh little once
+  (:class:`~skbsearch.retrieve.graph.exact_names.ExactNames`; template words weigh little once
   :meth:`NameLinker.fit_background` has seen training queries);
 - ``fuzzy``: BM25 over node names finds partial mentions ("the Ranger Pro mug" for
   "Coralhaus Ranger Pro Insulated Mug"); the link's confidence is the squared idf-weighted
@@ -41,7 +41,7 @@ from skbsearch.index.sparse import BM25Index
 from skbsearch.kb.graph import unique_sorted
 from skbsearch.kb.store import SKB, positions
 from skbsearch.retrieve.graph.commonness import NameShare
-from skbsearch.retrieve.graph.exact_linker import (
+from skbsearch.retrieve.graph.exact_names import (
     Candidate,
     ExactNames,
     LinkResult,
@@ -82,7 +82,7 @@ class NameLinker:
     gives its mentions by whole names only (brackets or n-grams, as MetaQA's relation-path
     retriever and the triple re-ranker find a question's topic) and :meth:`lookup` the nodes
     of one name, both from the exact-name part ``exact``
-    (:class:`~skbsearch.retrieve.graph.exact_linker.ExactNames`).
+    (:class:`~skbsearch.retrieve.graph.exact_names.ExactNames`).
 
     Args:
         skb: the knowledge base.

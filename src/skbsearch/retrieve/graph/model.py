@@ -38,7 +38,7 @@ from skbsearch.core.atomic import atomic_dir
 from skbsearch.core.errors import ArtefactError
 from skbsearch.kb.descriptive import descriptive_fields
 from skbsearch.kb.store import SKB, arrow_numpy
-from skbsearch.retrieve.graph.exact_linker import MASK
+from skbsearch.retrieve.graph.exact_names import MASK
 from skbsearch.retrieve.graph.linking import Anchor
 from skbsearch.retrieve.graph.metapaths import Metapath
 from skbsearch.retrieve.graph.relpath import ARRAYS, RelationPathModel, read_model_json

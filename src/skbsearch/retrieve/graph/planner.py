@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from skbsearch.kb.store import SKB
 from skbsearch.retrieve.graph.answer_types import AnswerTypes, answer_phrase, singular
-from skbsearch.retrieve.graph.exact_linker import bracket_mentions, normalise, strip_brackets
+from skbsearch.retrieve.graph.exact_names import bracket_mentions, normalise, strip_brackets
 from skbsearch.retrieve.graph.linking import Anchor, NameLinker
 from skbsearch.retrieve.graph.metapaths import Metapath, TypeGraph, steps_of
 from skbsearch.retrieve.graph.model import KGModel, anchor_view, path_view, text_types

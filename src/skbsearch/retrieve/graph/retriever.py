@@ -48,7 +48,7 @@ from skbsearch.kb.store import SKB
 from skbsearch.retrieve.graph.answer_types import AnswerTypes
 from skbsearch.retrieve.graph.blend import blend_summary
 from skbsearch.retrieve.graph.evidence import explain_node
-from skbsearch.retrieve.graph.exact_linker import ExactNames
+from skbsearch.retrieve.graph.exact_names import ExactNames
 from skbsearch.retrieve.graph.fit import fit_kg_model
 from skbsearch.retrieve.graph.linking import NameLinker
 from skbsearch.retrieve.graph.metapaths import TypeGraph
@@ -126,7 +126,7 @@ class SKBGraphRetriever(SpecStage):
         kb = context.kb
         names = context.shared("name-index", lambda: load_or_build_name_index(kb, notify=context.notify))
         tg = context.shared("type-graph", lambda: TypeGraph(kb))
-        exact = context.shared("entity-linker", lambda: ExactNames(kb))
+        exact = context.shared("exact-names", lambda: ExactNames(kb))
         answer_types = context.shared("answer-types", lambda: AnswerTypes(kb))
         model = KGModel.load(context.resolve_path(p.model)) if p.model else None
         text = context.index("bm25")

@@ -35,7 +35,7 @@ from skbsearch.retrieve.graph.answer_types import AnswerTypes
 from skbsearch.retrieve.graph.backoff import Walk, back_off
 from skbsearch.retrieve.graph.blend import blend_runs
 from skbsearch.retrieve.graph.bounds import parse_attribute_bounds
-from skbsearch.retrieve.graph.exact_linker import strip_brackets
+from skbsearch.retrieve.graph.exact_names import strip_brackets
 from skbsearch.retrieve.graph.linking import Anchor, NameLinker, bm25_top_k
 from skbsearch.retrieve.graph.metapaths import Metapath, TypeGraph
 from skbsearch.retrieve.graph.model import FEATURES, KGModel

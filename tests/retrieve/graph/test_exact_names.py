@@ -10,7 +10,7 @@ import numpy as np
 
 import skbsearch
 from skbsearch.kb.store import SKB
-from skbsearch.retrieve.graph.exact_linker import (
+from skbsearch.retrieve.graph.exact_names import (
     MASK,
     ExactNames,
     bracket_mentions,
