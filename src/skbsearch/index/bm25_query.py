@@ -14,46 +14,24 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from pathlib import Path
 
 import bm25s
 import numpy as np
-from bm25s.tokenization import Tokenizer
 
-from skbsearch.core.csr import check_compressed
-from skbsearch.core.errors import ArtefactError
 from skbsearch.index import kernels
-
-
-def check_scores(path: Path, bm: bm25s.BM25, tokenizer: Tokenizer, num_docs: int, hint: str) -> None:
-    """Validate a loaded CSC score matrix (terms x documents) and the token ids against it;
-    ``hint``: how to rebuild, for the error."""
-    sc = bm.scores
-    indptr, indices, data = (np.asarray(sc[k]) for k in ("indptr", "indices", "data"))
-    if indptr.ndim != 1 or len(indptr) < 1:
-        raise ArtefactError(f"{path}/indptr.csc.index.npy: corrupt sparse matrix (empty indptr); {hint}")
-    n_terms = len(indptr) - 1
-    check_compressed(indptr, indices, n_terms, num_docs, where=f"{path} (BM25 scores)", data=data, hint=hint)
-    ids = [*tokenizer.word_to_id.values(), *tokenizer.stem_to_sid.values()]
-    if not all(type(i) is int and 0 <= i < n_terms for i in ids):
-        raise ArtefactError(f"{path}/vocab.tokenizer.json: token ids outside the {n_terms} terms of the "
-                            f"score matrix; {hint}")
-    nonocc = bm.nonoccurrence_array
-    if nonocc is not None and len(nonocc) != n_terms:
-        raise ArtefactError(f"{path}: {len(nonocc)} non-occurrence scores for {n_terms} terms; {hint}")
-    # min and max propagate NaN (a NaN score never ranks: a damaged index would answer "no
-    # results" silently); two vectorised passes, no temporary (~0.1 ms a million postings)
-    for name, arr in (("data.csc.index.npy", data), ("nonoccurrence_array.index.npy", nonocc)):
-        if arr is not None and len(arr) and not (np.isfinite(arr.max()) and np.isfinite(arr.min())):
-            raise ArtefactError(f"{path}/{name}: damaged bm25 index (scores that are NaN or "
-                                f"infinite); {hint}")
+from skbsearch.index.bm25_checks import PostingChecks
 
 
 class BM25Query:
     """Query-time scoring of :class:`~skbsearch.index.sparse.BM25Index` (a mixin over its
-    ``bm25`` arrays and ``num_docs``)."""
+    ``bm25`` arrays and ``num_docs``). Every path that reads postings reads them through
+    :meth:`_postings_of`, which checks a saved index's terms on their first use
+    (:mod:`~skbsearch.index.bm25_checks`)."""
 
     bm25: bm25s.BM25
+    #: the checks of a saved index's postings, made per term on first use (``None``: an
+    #: index built in this process, nothing to check)
+    _checks: PostingChecks | None = None
 
     @property
     def num_docs(self) -> int:
@@ -66,18 +44,35 @@ class BM25Query:
         sc = self.bm25.scores
         return np.asarray(sc["indptr"]), np.asarray(sc["indices"]), np.asarray(sc["data"])
 
+    def _postings_of(self, toks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`_postings`, once the postings of ``toks`` (valid term ids) are checked."""
+        arrays = self._postings()
+        if self._checks is not None:
+            self._checks.require(*arrays, toks)
+        return arrays
+
+    def check_terms(self, token_ids: Sequence[Sequence[int]]) -> None:
+        """Check the postings of these queries' terms before something other than this class
+        reads them (bm25s's own retrieval; ids outside the vocabulary are ignored): raises
+        :class:`~skbsearch.core.errors.ArtefactError` for a damaged term, as a query would."""
+        if self._checks is not None:
+            indptr = self._postings()[0]
+            self._postings_of(self._flat(token_ids, len(indptr) - 1)[0])
+
     def score_docs(self, token_ids: Sequence[int], rows: np.ndarray) -> np.ndarray:
         """Sparse (matched-term) BM25 scores of the given document rows, without touching others.
 
         Cost is ``O(len(rows) * log df)`` per query term: each term's postings are sorted by
         document, so the rows are binary-searched in them.
         """
-        indptr, indices, data = self._postings()
+        n_terms = len(self.bm25.scores["indptr"]) - 1
+        toks = self._valid(np.asarray(list(token_ids), dtype=np.int64), n_terms)
+        indptr, indices, data = self._postings_of(toks)
         # the rows in the postings' own dtype: searchsorted would otherwise convert (copy)
         # every long posting list it searches
         rows = np.asarray(rows).astype(indices.dtype, copy=False)
         out = np.zeros(len(rows), dtype=np.float32)
-        for t in token_ids:
+        for t in toks.tolist():
             a, b = int(indptr[t]), int(indptr[t + 1])
             if a == b:
                 continue
@@ -101,6 +96,8 @@ class BM25Query:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         if kernels.AVAILABLE:
             return self._top_rows_compiled(toks, k, mask)
+        toks = self._valid(toks, len(self.bm25.scores["indptr"]) - 1)
+        self._postings_of(toks)
         scores = self.bm25.get_scores_from_ids(toks.tolist())
         if mask is not None:
             scores = np.where(mask, scores, np.float32(0))
@@ -115,8 +112,8 @@ class BM25Query:
         """:meth:`top_rows` of many queries: ``(rows, scores, counts)``, row ``i`` of the
         ``(n, k)`` arrays filled up to ``counts[i]``; ``n_threads`` (-1: numba's, 0/1: one)
         work on the queries in parallel. Needs numba (:data:`kernels.AVAILABLE`)."""
-        indptr, indices, data = self._postings()
-        flat, ptr = self._flat(token_ids, len(indptr) - 1)
+        flat, ptr = self._flat(token_ids, len(self.bm25.scores["indptr"]) - 1)
+        indptr, indices, data = self._postings_of(flat)
         nq = len(ptr) - 1
         use_mask = mask is not None
         m = np.asarray(mask, dtype=bool) if use_mask else np.zeros(1, bool)
@@ -154,28 +151,35 @@ class BM25Query:
 
     def warm(self) -> None:
         """Compile the query kernels for this index's array types now, or load them from
-        numba's disk cache (~10 s the first time on a machine, milliseconds after), so that no
-        query pays for it. A no-op without numba."""
+        numba's disk cache (~10 s the first time on a machine, under a second after), so that
+        no query pays for it; reads no posting. A no-op without numba.
+
+        An index built in this process (writeable arrays) also compiles the read-only variant
+        that its saved, memory-mapped copy will use, so that no later open compiles; a loaded
+        index loads only its own."""
         if not (kernels.AVAILABLE and self.num_docs):
             return
         arrays = self._postings()
-        # memory-mapped (loaded) indexes hand read-only arrays to the kernel: numba
-        # compiles that variant separately
-        frozen = []
-        for a in arrays:
-            v = a.view()
-            v.flags.writeable = False
-            frozen.append(v)
-        one, no = np.zeros(1, np.int64), np.zeros(1, bool)
-        for ip, ix, da in (arrays, tuple(frozen)):
-            kernels.top_k_blocked(ip, ix, da, one, no, False, 1, int(self.num_docs), kernels.BLOCK)
-            kernels.top_k_batch(ip, ix, da, one, np.array([0, 1], np.int64), no, False, 1,
+        variants = [arrays]
+        if any(a.flags.writeable for a in arrays):
+            # memory-mapped (loaded) indexes hand read-only arrays to the kernel: numba
+            # compiles that variant separately
+            frozen = []
+            for a in arrays:
+                v = a.view()
+                v.flags.writeable = False
+                frozen.append(v)
+            variants.append((frozen[0], frozen[1], frozen[2]))
+        none, no = np.zeros(0, np.int64), np.zeros(1, bool)  # a query without terms: no posting read
+        for ip, ix, da in variants:
+            kernels.top_k_blocked(ip, ix, da, none, no, False, 1, int(self.num_docs), kernels.BLOCK)
+            kernels.top_k_batch(ip, ix, da, none, np.zeros(2, np.int64), no, False, 1,
                                 int(self.num_docs), kernels.BLOCK, 1)
 
     def _top_rows_compiled(self, toks: np.ndarray, k: int,
                            mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        indptr, indices, data = self._postings()
-        toks = self._valid(toks, len(indptr) - 1)
+        toks = self._valid(toks, len(self.bm25.scores["indptr"]) - 1)
+        indptr, indices, data = self._postings_of(toks)
         use_mask = mask is not None
         m = np.asarray(mask, dtype=bool) if use_mask else np.zeros(1, bool)
         return kernels.top_k_blocked(indptr, indices, data, toks, m, use_mask, int(k),

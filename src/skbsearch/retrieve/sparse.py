@@ -160,6 +160,7 @@ class BM25Retriever(IndexRetriever):
                                                             self.n_threads)
             return self._run(queries, tokens, todo, rows, scores, counts, kk)
         bm = self.index.bm25
+        self.index.check_terms([tokens[i] for i in todo])  # a saved index's postings, on first use
         with _RETRIEVE_LOCK:  # without numba: bm25s's numpy backend
             bm.backend = "numpy"
             res = bm.retrieve([tokens[i] for i in todo], k=kk, sorted=True, show_progress=False,
