@@ -89,3 +89,44 @@ def test_batch_drops_token_ids_outside_the_vocabulary(catalogue) -> None:
         r, s = index.top_rows(t, 10)
         assert rows[i, : counts[i]].tolist() == r.tolist() and np.array_equal(scores[i, : counts[i]], s)
     assert counts[1] == counts[2] == 0
+
+
+@pytest.mark.parametrize("block", [kernels.BLOCK, 256])
+def test_rare_terms_read_back_only_the_rows_they_reach(catalogue, block, monkeypatch) -> None:
+    """Queries whose blocks hold at most ``SPARSE_BLOCK`` postings (rare terms: their rows
+    are read back sorted, blocks without postings skipped), alone, repeated and beside a
+    common term (blocks of both kinds in one query): the rows and bits of bm25s's full pass."""
+    monkeypatch.setattr(kernels, "BLOCK", block)
+    index, _ = catalogue
+    df = np.diff(np.asarray(index.bm25.scores["indptr"]))
+    rare = np.flatnonzero((df > 0) & (df <= kernels.SPARSE_BLOCK // 4))[:40].tolist()
+    common = int(np.argmax(df))
+    assert len(rare) == 40 and df[common] > kernels.SPARSE_BLOCK
+    queries = [[t] for t in rare] + [[a, b, a] for a, b in zip(rare[::2], rare[1::2], strict=True)]
+    queries += [[t, common] for t in rare[:10]] + [[common, *rare[:5]]]
+    mask = np.random.default_rng(2).random(index.num_docs) < 0.5
+    for k in (1, 3, 1000):
+        for m in (None, mask):
+            rows, scores, counts = index.top_rows_many(queries, k, m, n_threads=2)
+            for i, t in enumerate(queries):
+                ref_rows, ref_scores = _reference(index, t, k, m)
+                got_rows, got_scores = index.top_rows(t, k, m)
+                assert got_rows.tolist() == ref_rows and np.array_equal(got_scores, ref_scores), (t, k)
+                assert rows[i, : counts[i]].tolist() == ref_rows, (t, k)
+
+
+def test_ties_among_rare_term_rows_go_to_the_lower_row() -> None:
+    """Identical documents tie: the ``k`` kept are the lowest rows, in both kinds of block."""
+    docs = ["plain filler words"] * 300
+    for r in (7, 40, 41, 150, 299):
+        docs[r] = "zebra crossing"
+    for r in range(0, 300, 2):
+        docs[r] += " common"
+    index = BM25Index.build(docs, [f"d{i}" for i in range(len(docs))])
+    zebra, common = (index.tokenize([w])[0][0] for w in ("zebra", "common"))
+    for toks, k in (([zebra], 3), ([zebra, common], 3), ([common], 5)):
+        ref_rows, _ = _reference(index, toks, k, None)
+        assert index.top_rows(toks, k)[0].tolist() == ref_rows
+    # the three short zebra documents tie; the two with "common" added score lower
+    assert index.top_rows([zebra], 2)[0].tolist() == [7, 41]
+    assert index.top_rows([zebra], 4)[0].tolist() == [7, 41, 299, 40]

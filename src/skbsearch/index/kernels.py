@@ -11,7 +11,12 @@ best matching documents of one query, best first, ties to the lower row:
    on most of them);
 2. the block's positive scores above the ``k``-th best so far are buffered as they are read
    (the buffer cut back to the ``k`` best when full): no heap whose work would depend on the
-   order of the rows (a node-type-ordered index can have scores rising with the row).
+   order of the rows (a node-type-ordered index can have scores rising with the row);
+3. a block that no posting reaches is skipped, and one with at most :data:`SPARSE_BLOCK`
+   postings reads back only the rows they reach, sorted (the order of the full scan): a
+   query of rare terms costs its postings, not a scan of every document (at 1M documents,
+   two terms of df < 1,000: ~0.01-0.05 ms instead of ~0.5 ms; the old per-posting kernel,
+   which allocated an array over every document, ~0.3 ms).
 
 Nothing over every document is allocated or cleared per query. :func:`top_k_batch` runs
 many queries in parallel chunks, each with its own block array. Compiled with
@@ -58,6 +63,10 @@ def threads(n_threads: int) -> int:
 #: documents summed at a time by :func:`top_k_blocked`: their scores (128 KiB) stay in the
 #: core's second-level cache while every query term's postings in that range are added
 BLOCK = 32768
+#: a block with at most this many postings (all query terms together) is not scanned: the
+#: rows its postings reach are sorted and read back (a rare term's query over 1M documents
+#: reads ~10 µs of them instead of scanning 31 blocks, ~0.5 ms)
+SPARSE_BLOCK = 64
 
 
 @njit(cache=True, nogil=True)
@@ -97,11 +106,48 @@ def _keep_best(hs, hr, n, k):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _blocked_query(indptr, indices, data, toks, mask, use_mask, k, n_docs, block, acc, cur,
+def _sparse_block(indptr, indices, data, nq, lo, cur, stops, touched, acc, mask, use_mask, k, hs, hr, n,
+                  thr):  # pragma: no cover - compiled
+    """One block with at most ``len(touched)`` postings: added into ``acc`` as in the full
+    pass, then only the rows they reach read back, in ascending order (the order of the
+    full scan, so the same rows enter the buffer). Returns ``(n, thr)``."""
+    nt = 0
+    for q in range(nq):
+        for i in range(cur[q], stops[q]):
+            r = indices[i] - lo
+            acc[r] += data[i]
+            touched[nt] = r
+            nt += 1
+        cur[q] = stops[q]
+    rows = touched[:nt]
+    rows.sort()
+    cap = len(hs)
+    last = -1
+    for x in range(nt):
+        j = rows[x]
+        if j == last:  # a row reached by several terms
+            continue
+        last = j
+        s = acc[j]
+        acc[j] = 0.0
+        if s > thr and (not use_mask or mask[lo + j]):
+            if n == cap:
+                n, thr = _keep_best(hs, hr, n, k)
+                if not s > thr:
+                    continue
+            hs[n] = s
+            hr[n] = lo + j
+            n += 1
+    return n, thr
+
+
+@njit(cache=True, nogil=True)
+def _blocked_query(indptr, indices, data, toks, mask, use_mask, k, n_docs, block, acc, cur, stops, touched,
                    hs, hr):  # pragma: no cover - compiled
     """The ``k`` best (unordered) into ``hs``/``hr`` (see :func:`top_k_blocked`); returns
-    how many. ``acc`` (``block`` zeros, left so), ``cur`` (a slot per query term) and
-    ``hs``/``hr`` (at least ``2 * k`` slots) are work buffers."""
+    how many. ``acc`` (``block`` zeros, left so), ``cur`` and ``stops`` (a slot per query
+    term), ``touched`` (:data:`SPARSE_BLOCK` slots) and ``hs``/``hr`` (at least ``2 * k``
+    slots) are work buffers."""
     nq = len(toks)
     for q in range(nq):
         cur[q] = indptr[toks[q]]
@@ -112,14 +158,23 @@ def _blocked_query(indptr, indices, data, toks, mask, use_mask, k, n_docs, block
     thr = np.float32(0.0)
     for lo in range(0, n_docs, block):
         hi = min(lo + block, n_docs)
-        for q in range(nq):  # query order: every document's sum adds its terms as bm25s does
+        m = 0  # the block's postings
+        for q in range(nq):
             t = toks[q]
             end = indptr[t + 1]
-            p = cur[q]
-            stop = end if hi == n_docs else _first_at(indices, p, end, hi)
-            for i in range(p, stop):
+            stop = end if hi == n_docs else _first_at(indices, cur[q], end, hi)
+            stops[q] = stop
+            m += stop - cur[q]
+        if m == 0:  # no posting: every score in the block is 0
+            continue
+        if m <= len(touched):  # a few postings: read back only the rows they reach
+            n, thr = _sparse_block(indptr, indices, data, nq, lo, cur, stops, touched, acc, mask, use_mask, k,
+                                   hs, hr, n, thr)
+            continue
+        for q in range(nq):  # query order: every document's sum adds its terms as bm25s does
+            for i in range(cur[q], stops[q]):
                 acc[indices[i] - lo] += data[i]
-            cur[q] = stop
+            cur[q] = stops[q]
         for j in range(hi - lo):
             s = acc[j]
             acc[j] = 0.0
@@ -149,17 +204,23 @@ def _ranked(hs, hr, n, out_rows, out_scores):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def top_k_blocked(indptr, indices, data, toks, mask, use_mask, k, n_docs, block):  # pragma: no cover - compiled
-    """What :func:`top_k_one_query` returns (the same rows, bit-identical scores), summed
-    ``block`` documents at a time: each query term keeps a cursor in its postings (sorted by
-    row), the postings of the block are added into a block-sized array (cache-resident, so
-    the adds never miss; no array over every document is allocated or cleared), and the
-    block's scores above the ``k``-th best so far are buffered as they are read (the buffer
-    cut back to the ``k`` best when full: no heap, whatever the order of the scores)."""
+    """Rows (int64) and scores (float32) of the ``k`` best documents of one query (term ids
+    ``toks``, in query order) with a positive score, best first, ties to the lower row;
+    ``mask``: the allowed rows (when ``use_mask``). Summed ``block`` documents at a time: each
+    query term keeps a cursor in its postings (sorted by row), the postings of the block are
+    added into a block-sized array (cache-resident, so the adds never miss; no array over
+    every document is allocated or cleared), and the block's scores above the ``k``-th best
+    so far are buffered as they are read (the buffer cut back to the ``k`` best when full: no
+    heap, whatever the order of the scores); blocks without postings are skipped, blocks
+    with few read back only the rows they reach."""
     hs = np.empty(4 * max(k, 1) + 64, np.float32)
     hr = np.empty(4 * max(k, 1) + 64, np.int64)
     acc = np.zeros(block, np.float32)
     cur = np.empty(len(toks), np.int64)
-    n = _blocked_query(indptr, indices, data, toks, mask, use_mask, k, n_docs, block, acc, cur, hs, hr)
+    stops = np.empty(len(toks), np.int64)
+    touched = np.empty(SPARSE_BLOCK, np.int64)
+    n = _blocked_query(indptr, indices, data, toks, mask, use_mask, k, n_docs, block, acc, cur, stops, touched,
+                       hs, hr)
     rows = np.empty(n, np.int64)
     scores = np.empty(n, np.float32)
     _ranked(hs, hr, n, rows, scores)
@@ -181,10 +242,12 @@ def top_k_batch(indptr, indices, data, flat, ptr, mask, use_mask, k, n_docs, blo
         hs = np.empty(4 * max(k, 1) + 64, np.float32)
         hr = np.empty(4 * max(k, 1) + 64, np.int64)
         cur = np.empty(max(1, len(flat)), np.int64)
+        stops = np.empty(max(1, len(flat)), np.int64)
+        touched = np.empty(SPARSE_BLOCK, np.int64)
         for i in range(c, nq, n_chunks):
             if ptr[i + 1] > ptr[i]:
                 n = _blocked_query(indptr, indices, data, flat[ptr[i]:ptr[i + 1]], mask, use_mask, k, n_docs,
-                                   block, acc, cur, hs, hr)
+                                   block, acc, cur, stops, touched, hs, hr)
                 _ranked(hs, hr, n, rows[i], scores[i])
                 counts[i] = n
     return rows, scores, counts
