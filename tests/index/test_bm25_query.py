@@ -130,3 +130,26 @@ def test_ties_among_rare_term_rows_go_to_the_lower_row() -> None:
     # the three short zebra documents tie; the two with "common" added score lower
     assert index.top_rows([zebra], 2)[0].tolist() == [7, 41]
     assert index.top_rows([zebra], 4)[0].tolist() == [7, 41, 299, 40]
+
+
+def test_warm_reads_no_posting_and_loads_the_batch_kernel_when_asked(tmp_path, monkeypatch) -> None:
+    """``warm`` runs the kernels on a query without terms (no posting is read), the one-query
+    kernel only unless ``batch``; a loaded (read-only) index warms its own array variant only,
+    one built here the read-only variant too (for its saved copy)."""
+    calls: list[tuple[str, int, bool]] = []
+    for name in ("top_k_blocked", "top_k_batch"):
+        real = getattr(kernels, name)
+        monkeypatch.setattr(kernels, name, lambda *a, _n=name, _f=real: (
+            calls.append((_n, len(a[3]), bool(a[1].flags.writeable))), _f(*a))[1])
+    built = BM25Index.build(["red hat", "blue hat", "red pot"], ["a", "b", "c"])
+    built.save(tmp_path / "ix")
+    calls.clear()
+    loaded = BM25Index.load(tmp_path / "ix")
+    loaded.warm()
+    assert calls == [("top_k_blocked", 0, False)]
+    calls.clear()
+    loaded.warm(batch=True)
+    assert calls == [("top_k_blocked", 0, False), ("top_k_batch", 0, False)]
+    calls.clear()
+    built.warm()
+    assert calls == [("top_k_blocked", 0, True), ("top_k_blocked", 0, False)]

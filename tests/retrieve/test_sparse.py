@@ -218,7 +218,8 @@ def test_a_context_opens_the_index_without_its_kernels_and_prepare_loads_them(tm
     BM25Index.from_skb(kb).save(tmp_path / "skb" / "indexes" / "bm25")
     warmed: list[int] = []
     real = BM25Index.warm
-    monkeypatch.setattr(BM25Index, "warm", lambda self: (warmed.append(self.num_docs), real(self))[1])
+    monkeypatch.setattr(BM25Index, "warm",
+                        lambda self, batch=False: (warmed.append(self.num_docs), real(self, batch))[1])
     ctx = StageContext(type(kb).load(tmp_path / "skb"))
     assert ctx.index("bm25").num_docs == kb.num_nodes and warmed == []
     stage = pipeline("bm25(k=5)", ctx)

@@ -149,10 +149,11 @@ class BM25Query:
     def _valid(toks: np.ndarray, n_terms: int) -> np.ndarray:
         return toks[(toks >= 0) & (toks < n_terms)]
 
-    def warm(self) -> None:
-        """Compile the query kernels for this index's array types now, or load them from
-        numba's disk cache (~10 s the first time on a machine, under a second after), so that
-        no query pays for it; reads no posting. A no-op without numba.
+    def warm(self, batch: bool = False) -> None:
+        """Compile the one-query kernel for this index's array types now (and the batch
+        kernel with ``batch``), or load them from numba's disk cache (~10 s the first time on
+        a machine, under a second after), so that no query pays for it; reads no posting. A
+        no-op without numba.
 
         An index built in this process (writeable arrays) also compiles the read-only variant
         that its saved, memory-mapped copy will use, so that no later open compiles; a loaded
@@ -173,8 +174,9 @@ class BM25Query:
         none, no = np.zeros(0, np.int64), np.zeros(1, bool)  # a query without terms: no posting read
         for ip, ix, da in variants:
             kernels.top_k_blocked(ip, ix, da, none, no, False, 1, int(self.num_docs), kernels.BLOCK)
-            kernels.top_k_batch(ip, ix, da, none, np.zeros(2, np.int64), no, False, 1,
-                                int(self.num_docs), kernels.BLOCK, 1)
+            if batch:
+                kernels.top_k_batch(ip, ix, da, none, np.zeros(2, np.int64), no, False, 1,
+                                    int(self.num_docs), kernels.BLOCK, 1)
 
     def _top_rows_compiled(self, toks: np.ndarray, k: int,
                            mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:

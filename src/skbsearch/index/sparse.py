@@ -175,7 +175,7 @@ class BM25Index(BM25Query, BM25FromSKB):
         bm = bm25_over(csc, len(doc_ids), nonocc, tokenizer.get_vocab_dict(), params)
         index = cls(bm, tokenizer, list(doc_ids), params, source)
         index.term_stats = post
-        index.warm()
+        index.warm(batch=True)  # (at build: both kernels, both array variants, cached on disk)
         return index
 
     @classmethod
@@ -263,7 +263,7 @@ class BM25Index(BM25Query, BM25FromSKB):
             # the ids are the parent's (read from its directory on first use, as the parent's are)
             view = type(self)(bm, self.tokenizer, self._doc_ids if self._doc_ids is not None else self._num_docs,
                               params, self.source, self.path)
-            view.warm()
+            view.warm(batch=True)
             self.__dict__["_summed"] = view
         return self.__dict__["_summed"]
 

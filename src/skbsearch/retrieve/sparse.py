@@ -221,10 +221,11 @@ class BM25Retriever(IndexRetriever):
                                  strict=True))
 
     def warmup(self) -> None:
-        """Load (or compile) the query kernels now instead of on the first query."""
+        """Load (or compile) the query kernels (one query's and a batch's) now instead of on
+        the first query."""
         if self.backend != "numpy" and self.index.num_docs:
             self.allowed_mask()
-            self.index.warm()
+            self.index.warm(batch=True)
 
     def explain(self, query: Query | str, doc_id: str) -> list[str]:
         """The node document's lines that share most terms with the query (index tokens)."""
