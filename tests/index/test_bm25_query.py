@@ -91,17 +91,18 @@ def test_batch_drops_token_ids_outside_the_vocabulary(catalogue) -> None:
     assert counts[1] == counts[2] == 0
 
 
-@pytest.mark.parametrize("block", [kernels.BLOCK, 256])
+@pytest.mark.parametrize("block", [64, 256])
 def test_rare_terms_read_back_only_the_rows_they_reach(catalogue, block, monkeypatch) -> None:
-    """Queries whose blocks hold at most ``SPARSE_BLOCK`` postings (rare terms: their rows
-    are read back sorted, blocks without postings skipped), alone, repeated and beside a
-    common term (blocks of both kinds in one query): the rows and bits of bm25s's full pass."""
+    """Queries whose blocks hold at most ``block // SPARSE_SHARE`` postings (rare terms: the
+    rows they reach are read back, blocks without postings skipped), alone, repeated and beside
+    a common term (blocks of both kinds in one query): the rows and bits of bm25s's full pass."""
     monkeypatch.setattr(kernels, "BLOCK", block)
     index, _ = catalogue
+    limit = block // kernels.SPARSE_SHARE
     df = np.diff(np.asarray(index.bm25.scores["indptr"]))
-    rare = np.flatnonzero((df > 0) & (df <= kernels.SPARSE_BLOCK // 4))[:40].tolist()
+    rare = np.flatnonzero((df > 0) & (df <= limit // 4))[:40].tolist()
     common = int(np.argmax(df))
-    assert len(rare) == 40 and df[common] > kernels.SPARSE_BLOCK
+    assert len(rare) == 40 and df[common] > index.num_docs // 2 > limit
     queries = [[t] for t in rare] + [[a, b, a] for a, b in zip(rare[::2], rare[1::2], strict=True)]
     queries += [[t, common] for t in rare[:10]] + [[common, *rare[:5]]]
     mask = np.random.default_rng(2).random(index.num_docs) < 0.5
@@ -113,6 +114,22 @@ def test_rare_terms_read_back_only_the_rows_they_reach(catalogue, block, monkeyp
                 got_rows, got_scores = index.top_rows(t, k, m)
                 assert got_rows.tolist() == ref_rows and np.array_equal(got_scores, ref_scores), (t, k)
                 assert rows[i, : counts[i]].tolist() == ref_rows, (t, k)
+
+
+def test_ties_reached_out_of_row_order_go_to_the_lower_rows(monkeypatch) -> None:
+    """Rows read back in the order their terms reach them (higher rows first here) tie: the
+    ``k`` kept are still the lowest rows, also when the buffer is cut in the middle of the
+    block (more than ``4 k + 64`` entries) and when the block is scanned instead."""
+    docs = ["beta filler"] * 100 + ["alpha filler"] * 100  # same length: every match ties
+    index = BM25Index.build(docs, [f"d{i}" for i in range(len(docs))], stopwords=None, stemmer=None)
+    alpha, beta = (index.tokenize([w])[0][0] for w in ("alpha", "beta"))
+    for block in (kernels.BLOCK, 64):  # one block read back row by row; blocks of 64 scanned
+        monkeypatch.setattr(kernels, "BLOCK", block)
+        for k in (1, 10, 150):
+            rows, _ = index.top_rows([alpha, beta], k)
+            assert rows.tolist() == list(range(k)), (block, k)
+            rows, _, counts = index.top_rows_many([[alpha, beta], [beta, alpha]], k, n_threads=2)
+            assert rows[0, : counts[0]].tolist() == rows[1, : counts[1]].tolist() == list(range(k))
 
 
 def test_ties_among_rare_term_rows_go_to_the_lower_row() -> None:

@@ -12,11 +12,11 @@ best matching documents of one query, best first, ties to the lower row:
 2. the block's positive scores above the ``k``-th best so far are buffered as they are read
    (the buffer cut back to the ``k`` best when full): no heap whose work would depend on the
    order of the rows (a node-type-ordered index can have scores rising with the row);
-3. a block that no posting reaches is skipped, and one with at most :data:`SPARSE_BLOCK`
-   postings reads back only the rows they reach, sorted (the order of the full scan): a
-   query of rare terms costs its postings, not a scan of every document (at 1M documents,
-   two terms of df < 1,000: ~0.01-0.05 ms instead of ~0.5 ms; the old per-posting kernel,
-   which allocated an array over every document, ~0.3 ms).
+3. a block that no posting reaches is skipped, and one with fewer postings than an eighth
+   of its rows (:data:`SPARSE_SHARE`) reads back only the rows they reach, in the order
+   reached (an entry enters when it beats the ``k``-th best so far by score, then by row, so
+   the order does not change what is kept): a query of rare terms costs its postings, not a
+   scan of every document.
 
 Nothing over every document is allocated or cleared per query. :func:`top_k_batch` runs
 many queries in parallel chunks, each with its own block array. Compiled with
@@ -63,10 +63,10 @@ def threads(n_threads: int) -> int:
 #: documents summed at a time by :func:`top_k_blocked`: their scores (128 KiB) stay in the
 #: core's second-level cache while every query term's postings in that range are added
 BLOCK = 32768
-#: a block with at most this many postings (all query terms together) is not scanned: the
-#: rows its postings reach are sorted and read back (a rare term's query over 1M documents
-#: reads ~10 µs of them instead of scanning 31 blocks, ~0.5 ms)
-SPARSE_BLOCK = 64
+#: a block of ``block`` rows with at most ``block // SPARSE_SHARE`` postings (all query terms
+#: together) is not scanned: the rows its postings reach are read back (a query of rare
+#: terms over 1M documents costs its postings, not a scan of 31 blocks, ~0.5 ms)
+SPARSE_SHARE = 8
 
 
 @njit(cache=True, nogil=True)
@@ -84,33 +84,43 @@ def _first_at(indices, p, end, d):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _keep_best(hs, hr, n, k):  # pragma: no cover - compiled
-    """Keep the ``k`` best of ``n`` buffered entries (in ascending rows), in place and in
-    order: every score above the ``k``-th, then that score's lowest rows. Returns
-    ``(count, k-th score)``."""
+    """Keep the ``k`` best of ``n`` buffered entries (distinct rows, in any order), in place:
+    every score above the ``k``-th, then that score's lowest rows. Returns ``(count, k-th
+    score, highest row kept at that score)``: a later entry enters only if it beats that pair
+    (a higher score, or the same score and a lower row)."""
     kth = np.partition(hs[:n].copy(), n - k)[n - k]
     above = 0
+    tied = 0
     for i in range(n):
         if hs[i] > kth:
             above += 1
+        elif hs[i] == kth:
+            tied += 1
     ties = k - above
+    rows = np.empty(tied, np.int64)
+    t = 0
+    for i in range(n):
+        if hs[i] == kth:
+            rows[t] = hr[i]
+            t += 1
+    cut = np.partition(rows, ties - 1)[ties - 1] if ties < tied else rows.max()
     m = 0
     for i in range(n):
         s = hs[i]
-        if s > kth or (s == kth and ties > 0):
-            if s == kth:
-                ties -= 1
+        if s > kth or (s == kth and hr[i] <= cut):
             hs[m] = s
             hr[m] = hr[i]
             m += 1
-    return m, kth
+    return m, kth, cut
 
 
 @njit(cache=True, nogil=True)
-def _sparse_block(indptr, indices, data, nq, lo, cur, stops, touched, acc, mask, use_mask, k, hs, hr, n,
-                  thr):  # pragma: no cover - compiled
+def _sparse_block(indices, data, nq, lo, cur, stops, touched, acc, mask, use_mask, k, hs, hr, n, thr,
+                  trow):  # pragma: no cover - compiled
     """One block with at most ``len(touched)`` postings: added into ``acc`` as in the full
-    pass, then only the rows they reach read back, in ascending order (the order of the
-    full scan, so the same rows enter the buffer). Returns ``(n, thr)``."""
+    pass, then only the rows they reach read back (in the order reached: an entry enters when
+    it beats the ``k``-th best so far, score then row, so the order does not matter; a row
+    reached twice reads 0 the second time). Returns ``(n, thr, trow)``."""
     nt = 0
     for q in range(nq):
         for i in range(cur[q], stops[q]):
@@ -119,26 +129,21 @@ def _sparse_block(indptr, indices, data, nq, lo, cur, stops, touched, acc, mask,
             touched[nt] = r
             nt += 1
         cur[q] = stops[q]
-    rows = touched[:nt]
-    rows.sort()
     cap = len(hs)
-    last = -1
     for x in range(nt):
-        j = rows[x]
-        if j == last:  # a row reached by several terms
-            continue
-        last = j
+        j = touched[x]
         s = acc[j]
         acc[j] = 0.0
-        if s > thr and (not use_mask or mask[lo + j]):
+        row = lo + j
+        if (s > thr or (s == thr and row < trow)) and (not use_mask or mask[row]):
             if n == cap:
-                n, thr = _keep_best(hs, hr, n, k)
-                if not s > thr:
+                n, thr, trow = _keep_best(hs, hr, n, k)
+                if not (s > thr or (s == thr and row < trow)):
                     continue
             hs[n] = s
-            hr[n] = lo + j
+            hr[n] = row
             n += 1
-    return n, thr
+    return n, thr, trow
 
 
 @njit(cache=True, nogil=True)
@@ -146,16 +151,18 @@ def _blocked_query(indptr, indices, data, toks, mask, use_mask, k, n_docs, block
                    hs, hr):  # pragma: no cover - compiled
     """The ``k`` best (unordered) into ``hs``/``hr`` (see :func:`top_k_blocked`); returns
     how many. ``acc`` (``block`` zeros, left so), ``cur`` and ``stops`` (a slot per query
-    term), ``touched`` (:data:`SPARSE_BLOCK` slots) and ``hs``/``hr`` (at least ``2 * k``
-    slots) are work buffers."""
+    term), ``touched`` (the most postings a block read back row by row has) and ``hs``/``hr``
+    (at least ``2 * k`` slots) are work buffers."""
     nq = len(toks)
     for q in range(nq):
         cur[q] = indptr[toks[q]]
     n = 0
     cap = len(hs)
-    # the k-th best score so far once k are known: rows come in ascending order, so a later
-    # document with that score never enters (ties go to the lower row)
+    # the k-th best (score, row) so far once k are known (before: 0 and no row, so only a
+    # positive score enters); in a scanned block rows come in ascending order, above trow,
+    # so there an entry needs a higher score
     thr = np.float32(0.0)
+    trow = np.int64(-1)
     for lo in range(0, n_docs, block):
         hi = min(lo + block, n_docs)
         m = 0  # the block's postings
@@ -167,9 +174,9 @@ def _blocked_query(indptr, indices, data, toks, mask, use_mask, k, n_docs, block
             m += stop - cur[q]
         if m == 0:  # no posting: every score in the block is 0
             continue
-        if m <= len(touched):  # a few postings: read back only the rows they reach
-            n, thr = _sparse_block(indptr, indices, data, nq, lo, cur, stops, touched, acc, mask, use_mask, k,
-                                   hs, hr, n, thr)
+        if m <= len(touched):  # fewer postings than rows to scan: read back only the rows they reach
+            n, thr, trow = _sparse_block(indices, data, nq, lo, cur, stops, touched, acc, mask, use_mask, k,
+                                         hs, hr, n, thr, trow)
             continue
         for q in range(nq):  # query order: every document's sum adds its terms as bm25s does
             for i in range(cur[q], stops[q]):
@@ -180,7 +187,7 @@ def _blocked_query(indptr, indices, data, toks, mask, use_mask, k, n_docs, block
             acc[j] = 0.0
             if s > thr and (not use_mask or mask[lo + j]):
                 if n == cap:  # a full buffer: keep the k best, raise the bar
-                    n, thr = _keep_best(hs, hr, n, k)
+                    n, thr, trow = _keep_best(hs, hr, n, k)
                     if not s > thr:
                         continue
                 hs[n] = s
@@ -218,7 +225,7 @@ def top_k_blocked(indptr, indices, data, toks, mask, use_mask, k, n_docs, block)
     acc = np.zeros(block, np.float32)
     cur = np.empty(len(toks), np.int64)
     stops = np.empty(len(toks), np.int64)
-    touched = np.empty(SPARSE_BLOCK, np.int64)
+    touched = np.empty(max(1, block // SPARSE_SHARE), np.int32)
     n = _blocked_query(indptr, indices, data, toks, mask, use_mask, k, n_docs, block, acc, cur, stops, touched,
                        hs, hr)
     rows = np.empty(n, np.int64)
@@ -243,7 +250,7 @@ def top_k_batch(indptr, indices, data, flat, ptr, mask, use_mask, k, n_docs, blo
         hr = np.empty(4 * max(k, 1) + 64, np.int64)
         cur = np.empty(max(1, len(flat)), np.int64)
         stops = np.empty(max(1, len(flat)), np.int64)
-        touched = np.empty(SPARSE_BLOCK, np.int64)
+        touched = np.empty(max(1, block // SPARSE_SHARE), np.int32)
         for i in range(c, nq, n_chunks):
             if ptr[i + 1] > ptr[i]:
                 n = _blocked_query(indptr, indices, data, flat[ptr[i]:ptr[i + 1]], mask, use_mask, k, n_docs,
