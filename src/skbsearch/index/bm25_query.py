@@ -13,6 +13,7 @@ passes give the same rows and scores.
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Sequence
 
 import bm25s
@@ -20,6 +21,12 @@ import numpy as np
 
 from skbsearch.index import kernels
 from skbsearch.index.bm25_checks import PostingChecks
+from skbsearch.index.bm25_dense import DenseTerms
+
+#: the dense rows of a query without any (what :meth:`BM25Query.warm` compiles with)
+_NO_ROWS = np.zeros((1, 1), np.float32)
+#: one index's dense rows are made once, whichever thread asks first
+_DENSE_LOCK = threading.Lock()
 
 
 class BM25Query:
@@ -113,7 +120,6 @@ class BM25Query:
         ``(n, k)`` arrays filled up to ``counts[i]``; ``n_threads`` (-1: numba's, 0/1: one)
         work on the queries in parallel. Needs numba (:data:`kernels.AVAILABLE`)."""
         flat, ptr = self._flat(token_ids, len(self.bm25.scores["indptr"]) - 1)
-        indptr, indices, data = self._postings_of(flat)
         nq = len(ptr) - 1
         use_mask = mask is not None
         m = np.asarray(mask, dtype=bool) if use_mask else np.zeros(1, bool)
@@ -126,8 +132,9 @@ class BM25Query:
                 r, s = self._top_rows_compiled(flat[ptr[i]:ptr[i + 1]], k, mask)
                 rows[i, : len(r)], scores[i, : len(r)], counts[i] = r, s, len(r)
             return rows, scores, counts
+        indptr, indices, data, slots, dense = self._kernel_inputs(flat)
         with kernels.PARALLEL_LOCK:
-            return kernels.top_k_batch(indptr, indices, data, flat, ptr, m, use_mask, int(k),
+            return kernels.top_k_batch(indptr, indices, data, flat, slots, dense, ptr, m, use_mask, int(k),
                                        int(self.num_docs), kernels.BLOCK, int(chunks))
 
     @staticmethod
@@ -171,21 +178,33 @@ class BM25Query:
                 v.flags.writeable = False
                 frozen.append(v)
             variants.append((frozen[0], frozen[1], frozen[2]))
-        none, no = np.zeros(0, np.int64), np.zeros(1, bool)  # a query without terms: no posting read
+        # a query without terms: no posting read
+        none, slots, dense, no = np.zeros(0, np.int64), np.zeros(0, np.int32), _NO_ROWS, np.zeros(1, bool)
         for ip, ix, da in variants:
-            kernels.top_k_blocked(ip, ix, da, none, no, False, 1, int(self.num_docs), kernels.BLOCK)
+            kernels.top_k_blocked(ip, ix, da, none, slots, dense, no, False, 1, int(self.num_docs), kernels.BLOCK)
             if batch:
-                kernels.top_k_batch(ip, ix, da, none, np.zeros(2, np.int64), no, False, 1,
+                kernels.top_k_batch(ip, ix, da, none, slots, dense, np.zeros(2, np.int64), no, False, 1,
                                     int(self.num_docs), kernels.BLOCK, 1)
 
     def _top_rows_compiled(self, toks: np.ndarray, k: int,
                            mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         toks = self._valid(toks, len(self.bm25.scores["indptr"]) - 1)
-        indptr, indices, data = self._postings_of(toks)
+        indptr, indices, data, slots, dense = self._kernel_inputs(toks)
         use_mask = mask is not None
         m = np.asarray(mask, dtype=bool) if use_mask else np.zeros(1, bool)
-        return kernels.top_k_blocked(indptr, indices, data, toks, m, use_mask, int(k),
+        return kernels.top_k_blocked(indptr, indices, data, toks, slots, dense, m, use_mask, int(k),
                                      int(self.num_docs), kernels.BLOCK)
+
+    def _kernel_inputs(self, toks: np.ndarray) -> tuple[np.ndarray, ...]:
+        """What the kernels read for these (valid) term ids: the postings (checked on first
+        use), each term's dense row (-1: none) and the rows (:mod:`~skbsearch.index.bm25_dense`)."""
+        indptr, indices, data = self._postings_of(toks)
+        dense = self.__dict__.get("_dense_terms")
+        if dense is None:
+            with _DENSE_LOCK:
+                dense = self.__dict__.setdefault(
+                    "_dense_terms", DenseTerms(indptr, self.num_docs, indices.nbytes + data.nbytes))
+        return indptr, indices, data, dense.slots(indptr, indices, data, toks), dense.rows
 
 
 def top_k(values: np.ndarray, k: int) -> np.ndarray:

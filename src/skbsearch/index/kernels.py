@@ -147,15 +147,34 @@ def _sparse_block(indices, data, nq, lo, cur, stops, touched, acc, mask, use_mas
 
 
 @njit(cache=True, nogil=True)
-def _blocked_query(indptr, indices, data, toks, mask, use_mask, k, n_docs, block, acc, cur, stops, touched,
-                   hs, hr):  # pragma: no cover - compiled
+def _add_block(indices, data, slots, dense, nq, lo, hi, cur, stops, acc):  # pragma: no cover - compiled
+    """Every query term's scores in rows ``lo .. hi`` added into ``acc``, in query order (as
+    bm25s adds them): a term with a dense row (``slots[q] >= 0``) in one vectorised pass, the
+    others posting by posting."""
+    for q in range(nq):
+        sl = slots[q]
+        if sl >= 0:
+            row = dense[sl]
+            for j in range(hi - lo):
+                acc[j] += row[lo + j]
+            continue
+        for i in range(cur[q], stops[q]):
+            acc[indices[i] - lo] += data[i]
+        cur[q] = stops[q]
+
+
+@njit(cache=True, nogil=True)
+def _blocked_query(indptr, indices, data, toks, slots, dense, mask, use_mask, k, n_docs, block, acc, cur, stops,
+                   touched, hs, hr):  # pragma: no cover - compiled
     """The ``k`` best (unordered) into ``hs``/``hr`` (see :func:`top_k_blocked`); returns
     how many. ``acc`` (``block`` zeros, left so), ``cur`` and ``stops`` (a slot per query
     term), ``touched`` (the most postings a block read back row by row has) and ``hs``/``hr``
     (at least ``2 * k`` slots) are work buffers."""
     nq = len(toks)
+    has_dense = False
     for q in range(nq):
         cur[q] = indptr[toks[q]]
+        has_dense |= slots[q] >= 0
     n = 0
     cap = len(hs)
     # the k-th best (score, row) so far once k are known (before: 0 and no row, so only a
@@ -167,21 +186,19 @@ def _blocked_query(indptr, indices, data, toks, mask, use_mask, k, n_docs, block
         hi = min(lo + block, n_docs)
         m = 0  # the block's postings
         for q in range(nq):
-            t = toks[q]
-            end = indptr[t + 1]
-            stop = end if hi == n_docs else _first_at(indices, cur[q], end, hi)
-            stops[q] = stop
-            m += stop - cur[q]
-        if m == 0:  # no posting: every score in the block is 0
-            continue
-        if m <= len(touched):  # fewer postings than rows to scan: read back only the rows they reach
-            n, thr, trow = _sparse_block(indices, data, nq, lo, cur, stops, touched, acc, mask, use_mask, k,
-                                         hs, hr, n, thr, trow)
-            continue
-        for q in range(nq):  # query order: every document's sum adds its terms as bm25s does
-            for i in range(cur[q], stops[q]):
-                acc[indices[i] - lo] += data[i]
-            cur[q] = stops[q]
+            if slots[q] < 0:
+                end = indptr[toks[q] + 1]
+                stop = end if hi == n_docs else _first_at(indices, cur[q], end, hi)
+                stops[q] = stop
+                m += stop - cur[q]
+        if not has_dense:
+            if m == 0:  # no posting: every score in the block is 0
+                continue
+            if m <= len(touched):  # fewer postings than rows to scan: read back only the rows they reach
+                n, thr, trow = _sparse_block(indices, data, nq, lo, cur, stops, touched, acc, mask, use_mask,
+                                             k, hs, hr, n, thr, trow)
+                continue
+        _add_block(indices, data, slots, dense, nq, lo, hi, cur, stops, acc)
         for j in range(hi - lo):
             s = acc[j]
             acc[j] = 0.0
@@ -210,12 +227,14 @@ def _ranked(hs, hr, n, out_rows, out_scores):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def top_k_blocked(indptr, indices, data, toks, mask, use_mask, k, n_docs, block):  # pragma: no cover - compiled
+def top_k_blocked(indptr, indices, data, toks, slots, dense, mask, use_mask, k, n_docs,
+                  block):  # pragma: no cover - compiled
     """Rows (int64) and scores (float32) of the ``k`` best documents of one query (term ids
     ``toks``, in query order) with a positive score, best first, ties to the lower row;
-    ``mask``: the allowed rows (when ``use_mask``). Summed ``block`` documents at a time: each
-    query term keeps a cursor in its postings (sorted by row), the postings of the block are
-    added into a block-sized array (cache-resident, so the adds never miss; no array over
+    ``slots``: each term's row in ``dense`` (its scores over every document) or -1;
+    ``mask``: the allowed rows (when ``use_mask``). Summed ``block`` documents at a time:
+    each query term keeps a cursor in its postings (sorted by row), the postings of the block
+    are added into a block-sized array (cache-resident, so the adds never miss; no array over
     every document is allocated or cleared), and the block's scores above the ``k``-th best
     so far are buffered as they are read (the buffer cut back to the ``k`` best when full: no
     heap, whatever the order of the scores); blocks without postings are skipped, blocks
@@ -226,8 +245,8 @@ def top_k_blocked(indptr, indices, data, toks, mask, use_mask, k, n_docs, block)
     cur = np.empty(len(toks), np.int64)
     stops = np.empty(len(toks), np.int64)
     touched = np.empty(max(1, block // SPARSE_SHARE), np.int32)
-    n = _blocked_query(indptr, indices, data, toks, mask, use_mask, k, n_docs, block, acc, cur, stops, touched,
-                       hs, hr)
+    n = _blocked_query(indptr, indices, data, toks, slots, dense, mask, use_mask, k, n_docs, block, acc, cur,
+                       stops, touched, hs, hr)
     rows = np.empty(n, np.int64)
     scores = np.empty(n, np.float32)
     _ranked(hs, hr, n, rows, scores)
@@ -235,11 +254,11 @@ def top_k_blocked(indptr, indices, data, toks, mask, use_mask, k, n_docs, block)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def top_k_batch(indptr, indices, data, flat, ptr, mask, use_mask, k, n_docs, block,
+def top_k_batch(indptr, indices, data, flat, slots, dense, ptr, mask, use_mask, k, n_docs, block,
                 n_chunks):  # pragma: no cover - compiled
-    """:func:`top_k_blocked` of many queries (query ``i``: ``flat[ptr[i]:ptr[i + 1]]``), in
-    ``n_chunks`` parallel chunks; returns rows ``(n, k)``, scores ``(n, k)`` and how many of
-    each row are filled."""
+    """:func:`top_k_blocked` of many queries (query ``i``: ``flat[ptr[i]:ptr[i + 1]]``, its
+    dense rows ``slots[ptr[i]:ptr[i + 1]]``), in ``n_chunks`` parallel chunks; returns rows
+    ``(n, k)``, scores ``(n, k)`` and how many of each row are filled."""
     nq = len(ptr) - 1
     rows = np.zeros((nq, max(k, 1)), np.int64)
     scores = np.zeros((nq, max(k, 1)), np.float32)
@@ -253,7 +272,8 @@ def top_k_batch(indptr, indices, data, flat, ptr, mask, use_mask, k, n_docs, blo
         touched = np.empty(max(1, block // SPARSE_SHARE), np.int32)
         for i in range(c, nq, n_chunks):
             if ptr[i + 1] > ptr[i]:
-                n = _blocked_query(indptr, indices, data, flat[ptr[i]:ptr[i + 1]], mask, use_mask, k, n_docs,
+                a, b = ptr[i], ptr[i + 1]
+                n = _blocked_query(indptr, indices, data, flat[a:b], slots[a:b], dense, mask, use_mask, k, n_docs,
                                    block, acc, cur, stops, touched, hs, hr)
                 _ranked(hs, hr, n, rows[i], scores[i])
                 counts[i] = n
