@@ -5,12 +5,13 @@ bit-identical to bm25s's full pass and to the postings-only path."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from skbsearch.index import kernels
-from skbsearch.index.bm25_dense import BUDGET_SHARE, DenseTerms
+from skbsearch.index.bm25_dense import BUDGET_SHARE, DenseTerms, release_pages
 from skbsearch.index.sparse import BM25Index
 from skbsearch.synth.catalogue import generate_catalogue
 
@@ -104,3 +105,62 @@ def test_first_use_from_many_threads_builds_each_row_once(index) -> None:
         t.join()
     assert len(got) == 6 and all(g == got[0] for g in got)
     assert sorted(got[0]) == list(range(len(common)))
+
+
+def test_scores_of_given_rows_read_the_dense_rows_with_the_same_bits(index) -> None:
+    """``score_docs`` reads a common term's dense row (at the given documents) once it is
+    built: the same sums as bm25s's full pass, before and after."""
+    indptr = np.asarray(index.bm25.scores["indptr"])
+    df = np.diff(indptr)
+    common = np.flatnonzero(df * 2 >= index.num_docs)[:3].tolist()
+    rare = np.flatnonzero((df > 0) & (df < 20))[:3].tolist()
+    every = np.arange(index.num_docs)
+    fresh = BM25Index.default_for_skb(generate_catalogue(800, seed=5, n_queries=1).skb)
+    for q in ([*common, *rare], [rare[0], common[1], rare[1], common[0]]):
+        before = fresh.score_docs(q, every)
+        assert np.array_equal(before, fresh.bm25.get_scores_from_ids(q))
+        fresh.top_rows(q, 5)  # builds the dense rows
+        assert (fresh._kernel_inputs(np.asarray(q, np.int64))[3] >= 0).any()
+        assert np.array_equal(fresh.score_docs(q, every), before)
+        assert np.array_equal(fresh.score_docs(q, every[::-3]), before[::-3])
+
+
+def _resident_kb(path: str) -> int:
+    """This process's resident KB of the file ``path`` (Linux's /proc/self/smaps)."""
+    total, current = 0, False
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            head = line.split()
+            if "-" in head[0] and len(head) >= 5:
+                current = len(head) >= 6 and head[-1] == path
+            elif current and head[0] == "Rss:":
+                total += int(head[1])
+    return total
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").is_file(), reason="reads Linux's /proc/self/smaps")
+def test_a_memory_mapped_index_lets_go_of_a_dense_terms_posting_pages(tmp_path) -> None:
+    docs = [f"common word{i % 50} filler{i % 7}" for i in range(40_000)]
+    BM25Index.build(docs, [f"d{i}" for i in range(len(docs))]).save(tmp_path / "ix")
+    index = BM25Index.load(tmp_path / "ix")
+    indices = np.asarray(index.bm25.scores["indices"])
+    term = index.tokenize(["common"])[0]
+    a, b = (int(x) for x in np.asarray(index.bm25.scores["indptr"])[[term[0], term[0] + 1]])
+    assert b - a == 40_000
+    path = str((tmp_path / "ix" / "indices.csc.index.npy").resolve())
+    int(indices[a:b].sum())  # the term's postings resident (160 KB)
+    before = _resident_kb(path)
+    rows, _ = index.top_rows(term, 3)  # builds the term's dense row
+    assert (index._kernel_inputs(np.asarray(term, np.int64))[3] >= 0).all()
+    assert _resident_kb(path) <= before - 100
+    assert rows.tolist() == index.top_rows(term, 3)[0].tolist() == [0, 1, 2]
+    assert int(indices[a:b].sum()) == sum(range(40_000))  # read again from the page cache
+
+
+def test_pages_of_the_process_own_arrays_are_never_dropped() -> None:
+    own = np.arange(100_000, dtype=np.int32)
+    frozen = own.view()
+    frozen.flags.writeable = False
+    for arr in (own, frozen):
+        release_pages(arr, 0, len(arr))
+        assert np.array_equal(arr, np.arange(100_000, dtype=np.int32))

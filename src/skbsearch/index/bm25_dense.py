@@ -11,11 +11,15 @@ query order.
 
 Rows are built on a term's first use (after its postings are checked), kept for the
 index's life, and take at most a quarter of the bytes of the index's postings
-(:data:`BUDGET_SHARE`); terms beyond that budget stay postings.
+(:data:`BUDGET_SHARE`); terms beyond that budget stay postings. Once a row is built from a
+memory-mapped index, the process lets go of the term's posting pages (:func:`release_pages`:
+they stay in the page cache, and a later reader maps them again), so the row replaces them
+in memory instead of adding to them.
 """
 
 from __future__ import annotations
 
+import mmap
 import threading
 
 import numpy as np
@@ -71,3 +75,36 @@ class DenseTerms:
             self.rows[self._used, rows] = data[a:b]
             self.slot[t] = self._used  # published once the row is complete
             self._used += 1
+        release_pages(indices, a, b)
+        release_pages(data, a, b)
+
+
+def _read_only_map(arr: np.ndarray) -> mmap.mmap | None:
+    """The file mapping ``arr`` reads, if it is a view of a read-only ``np.memmap`` (as
+    ``np.load(mmap_mode="r")`` makes); ``None`` for memory of the process's own."""
+    b: object = arr
+    while b is not None:
+        if isinstance(b, np.memmap):
+            mm = b.base
+            return mm if b.mode == "r" and isinstance(mm, mmap.mmap) else None
+        b = getattr(b, "base", None)
+    return None
+
+
+def release_pages(arr: np.ndarray, start: int, stop: int) -> None:
+    """Let go of this process's resident pages of ``arr[start:stop]`` (whole pages inside the
+    range) when ``arr`` is read from a read-only file mapping: its RSS drops, the file's
+    pages stay in the page cache, and a later read maps them again. A no-op for any other
+    array (dropping pages of the process's own memory would lose them) and where the
+    platform has no ``madvise``."""
+    mm = _read_only_map(arr)
+    if mm is None or not hasattr(mm, "madvise") or stop <= start:
+        return
+    base = np.frombuffer(mm, np.uint8).ctypes.data
+    page = mmap.PAGESIZE
+    lo = arr.ctypes.data + start * arr.itemsize - base
+    hi = arr.ctypes.data + stop * arr.itemsize - base
+    lo = -(-lo // page) * page
+    hi = hi // page * page
+    if hi > lo:
+        mm.madvise(mmap.MADV_DONTNEED, lo, hi - lo)

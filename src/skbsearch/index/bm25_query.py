@@ -70,11 +70,13 @@ class BM25Query:
         """Sparse (matched-term) BM25 scores of the given document rows, without touching others.
 
         Cost is ``O(len(rows) * log df)`` per query term: each term's postings are sorted by
-        document, so the rows are binary-searched in them.
+        document, so the rows are binary-searched in them (a term read as a dense row by the
+        kernels: ``O(len(rows))``, the row read at the given documents).
         """
         n_terms = len(self.bm25.scores["indptr"]) - 1
         toks = self._valid(np.asarray(list(token_ids), dtype=np.int64), n_terms)
         indptr, indices, data = self._postings_of(toks)
+        dense = self.__dict__.get("_dense_terms")
         # the rows in the postings' own dtype: searchsorted would otherwise convert (copy)
         # every long posting list it searches
         rows = np.asarray(rows).astype(indices.dtype, copy=False)
@@ -82,6 +84,9 @@ class BM25Query:
         for t in toks.tolist():
             a, b = int(indptr[t]), int(indptr[t + 1])
             if a == b:
+                continue
+            if dense is not None and dense.slot[t] >= 0:  # 0.0 where absent: the same sums
+                out += dense.rows[dense.slot[t]][rows]
                 continue
             post = indices[a:b]
             pos = np.searchsorted(post, rows)
