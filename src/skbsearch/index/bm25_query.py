@@ -4,10 +4,13 @@ scores of given documents, over the term x document score matrix (bm25s's CSC ar
 With numba, :meth:`BM25Query.top_rows` and :meth:`BM25Query.top_rows_many` run the blocked
 kernel of :mod:`skbsearch.index.kernels`: the documents are summed a cache-sized block at a
 time (every query term's postings in the block, in query order, as bm25s adds them), so no
-query allocates, clears or scans an array over every document in main memory, and a batch
-runs its queries in parallel chunks, each with its own block array. The scores are
-bit-identical to bm25s's ``get_scores``, the ties go to the lower row. Without numba, numpy
-passes give the same rows and scores.
+query allocates, clears or scans an array over every document in main memory; a block no
+posting reaches is skipped, one with few postings reads back only their rows, and the terms
+in at least half of the documents are added from dense rows
+(:mod:`~skbsearch.index.bm25_dense`); a batch runs its queries in parallel chunks, each with
+its own block array. The scores are bit-identical to bm25s's ``get_scores``, the ties go to
+the lower row. Without numba, numpy passes give the same rows and scores. A saved index's
+postings are checked term by term on first use (:mod:`~skbsearch.index.bm25_checks`).
 """
 
 from __future__ import annotations
