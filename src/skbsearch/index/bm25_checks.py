@@ -46,6 +46,8 @@ class PostingChecks:
         if not self._left or not len(terms):
             return
         todo = terms[self._todo[terms]]
+        if not len(todo):
+            return
         for t in np.unique(todo).tolist():
             self._check(indptr, indices, data, t)
             with self._lock:
