@@ -31,26 +31,21 @@ from typing import Any
 
 import numpy as np
 
+from skbsearch.benchmarks.bm25_corpus import DATA, SETTINGS, catalogue_corpus, corpus_parser, sizes
 from skbsearch.benchmarks.measure import log
-from skbsearch.documents import DocumentRenderer
 from skbsearch.index.sparse import BM25Index
-from skbsearch.synth.catalogue import generate_catalogue
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--sizes", default="100000", help="comma-separated product counts")
-    p.add_argument("--n-queries", type=int, default=200)
-    p.add_argument("--k", type=int, default=100)
+    p = corpus_parser(__doc__.split("\n\n")[0], n_queries=200)
     p.add_argument("--block", type=int, default=2048, help="rows per block-max block")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", type=Path, default=None, help="write the result JSON here")
     return p.parse_args(argv)
 
 
 def query_headroom(index: BM25Index, toks: list[int], k: int, block: int) -> dict[str, float]:
     """The shares described in the module's doc, for one query's token ids."""
+    index.check_terms([toks])  # the postings are read here directly: checked first, as a query does
     indptr, indices, data = (np.asarray(index.bm25.scores[key]) for key in ("indptr", "indices", "data"))
     n = index.num_docs
     scores = index.score_docs(toks, np.arange(n))
@@ -82,13 +77,10 @@ def query_headroom(index: BM25Index, toks: list[int], k: int, block: int) -> dic
 
 def bench_size(size: int, args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     """The mean shares over the queries at one corpus size."""
-    ds = generate_catalogue(size, seed=args.seed, n_queries=args.n_queries)
-    texts = DocumentRenderer().render_many(ds.skb)
-    BM25Index.build(texts, list(ds.skb.ids), k1=1.5, b=0.75, method="lucene", stemmer="english").save(
-        workdir / f"idx-{size}")
-    index = BM25Index.load(workdir / f"idx-{size}", mmap=True)
+    corpus = catalogue_corpus(size, args.n_queries, args.seed)
+    index = corpus.build_index(workdir / f"idx-{size}")
     rows = [query_headroom(index, t, args.k, args.block)
-            for t in index.tokenize([q.text for q in ds.queries[: args.n_queries]]) if t]
+            for t in index.tokenize([q.text for q in corpus.queries[: args.n_queries]]) if t]
     out: dict[str, Any] = {"n_docs": index.num_docs, "n_queries": len(rows)}
     out.update({key: round(float(np.mean([r[key] for r in rows])), 4) for key in rows[0]})
     log(f"{size}: {out}")
@@ -98,17 +90,17 @@ def bench_size(size: int, args: argparse.Namespace, workdir: Path) -> dict[str, 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Run the measurement, print it and optionally write JSON."""
     args = parse_args(argv)
-    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     config = {
         "protocol": f"exhaustive top-{args.k} threshold per query; shares of blocks, postings and "
                     "documents an exact pruning could skip at best (means over queries)",
-        "data": "skbsearch.synth.catalogue.generate_catalogue (synthetic), DocumentRenderer()",
-        "sizes": sizes, "n_queries": args.n_queries, "k": args.k, "block": args.block, "seed": args.seed,
+        "data": DATA, "bm25": SETTINGS,
+        "sizes": sizes(args), "n_queries": args.n_queries, "k": args.k, "block": args.block, "seed": args.seed,
         "title": "BM25: headroom for exact dynamic pruning (issue 35)", "percent": True,
+        **({"note": args.note} if args.note else {}),
         "command": "python " + " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]),
     }
     with tempfile.TemporaryDirectory(prefix="bm25prune-") as tmp:
-        groups = {str(s): bench_size(s, args, Path(tmp)) for s in sizes}
+        groups = {str(s): bench_size(s, args, Path(tmp)) for s in sizes(args)}
     result = {"benchmark": "bm25_pruning_headroom", "config": config, "metrics": {}, "groups": groups}
     print(f"protocol: {config['protocol']}\ndata: {config['data']}")
     for size, g in groups.items():

@@ -13,12 +13,16 @@ Protocol, per corpus size (``--sizes``):
 3. Throughput: all queries in one batch, top-``k``, ``--threads`` threads, end to end from
    query *text* (tokenization included) to results: a ``Run`` of string ids for ours (a
    ``LazyRun``: its ``{doc_id: score}`` dicts are filled on first read), arrays of row
-   numbers for bm25s; the ``*_to_dicts`` rows add every query's dict to both. numba kernels are compiled before timing; each timed pass is
-   repeated ``--repeats`` times, ours and bm25s interleaved, and the best pass counts.
+   numbers for bm25s; the ``*_to_dicts`` rows add every query's dict to both. numba kernels
+   are compiled before timing; each timed pass is repeated ``--repeats`` times, ours and bm25s interleaved, and the best pass counts.
 4. rank_bm25 is pure Python and scores every document per query, so it runs on a random
    subsample of ``--rank-bm25-queries`` queries only; its queries/s is *extrapolated*
    from that subsample (per-query cost does not depend on the other queries).
-5. Latency: single-query calls (one thread) for up to 200 queries: p50/p95/mean ms.
+5. Latency: single-query calls (one thread) for up to 200 queries: p50/p95/mean ms; and, to
+   see queries of few and of many postings, ``--band-queries`` queries of two vocabulary words
+   from each document-frequency band (words in under 0.1% of the documents, 0.1-1%, 1-10%,
+   10% or more), ours and bm25s interleaved query by query
+   (:func:`skbsearch.benchmarks.bm25_corpus.df_band_queries`).
 
 Usage::
 
@@ -42,29 +46,34 @@ import bm25s
 import numpy as np
 import Stemmer
 
+from skbsearch.benchmarks.bm25_corpus import (
+    DATA,
+    SETTINGS,
+    catalogue_corpus,
+    corpus_parser,
+    df_band_queries,
+    sizes,
+)
 from skbsearch.benchmarks.measure import best_time, log
-from skbsearch.core.types import Query
-from skbsearch.documents import DocumentRenderer
-from skbsearch.index.sparse import BM25Index
 from skbsearch.retrieve.sparse import NUMBA_AVAILABLE, BM25Retriever
-from skbsearch.synth.catalogue import generate_catalogue
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--sizes", default="100000", help="comma-separated product counts")
-    p.add_argument("--n-queries", type=int, default=1000)
-    p.add_argument("--k", type=int, default=100)
+    p = corpus_parser(__doc__.split("\n\n")[0], n_queries=1000)
     p.add_argument("--threads", type=int, default=-1, help="-1: all cores")
     p.add_argument("--backends", default="numba,numpy" if NUMBA_AVAILABLE else "numpy")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--rank-bm25-queries", type=int, default=20)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", type=Path, default=None, help="write the result JSON here")
-    p.add_argument("--note", default="", help="a note shown under the table (e.g. the machine's load)")
+    p.add_argument("--band-queries", type=int, default=100,
+                   help="one-query latency: queries of two words per document-frequency band")
     return p.parse_args(argv)
 
+
+def _summary(ms: list[float]) -> dict[str, float]:
+    a = np.array(ms)
+    return {"p50": round(float(np.percentile(a, 50)), 3), "p95": round(float(np.percentile(a, 95)), 3),
+            "mean": round(float(a.mean()), 3), "n": len(ms)}
 
 
 def latency(fn, texts: list[str]) -> dict[str, float]:
@@ -74,9 +83,19 @@ def latency(fn, texts: list[str]) -> dict[str, float]:
         s = time.perf_counter()
         fn(t)
         ms.append((time.perf_counter() - s) * 1000)
-    a = np.array(ms)
-    return {"p50": round(float(np.percentile(a, 50)), 3), "p95": round(float(np.percentile(a, 95)), 3),
-            "mean": round(float(a.mean()), 3), "n": len(ms)}
+    return _summary(ms)
+
+
+def paired_latency(fns: dict[str, Any], texts: list[str]) -> dict[str, dict[str, float]]:
+    """:func:`latency` of several systems, interleaved query by query (a busy moment of a
+    shared machine falls on all of them)."""
+    ms: dict[str, list[float]] = {name: [] for name in fns}
+    for t in texts:
+        for name, fn in fns.items():
+            s = time.perf_counter()
+            fn(t)
+            ms[name].append((time.perf_counter() - s) * 1000)
+    return {name: _summary(v) for name, v in ms.items()}
 
 
 def as_dicts(res: Any, ids: np.ndarray) -> list[dict[str, float]]:
@@ -90,25 +109,17 @@ def as_dicts(res: Any, ids: np.ndarray) -> list[dict[str, float]]:
 def bench_size(size: int, args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     """Run every system at one corpus size; returns the size's group of results."""
     group: dict[str, Any] = {"n_products": size}
-    t = time.perf_counter()
-    ds = generate_catalogue(size, seed=args.seed, n_queries=args.n_queries)
-    group["generate_s"] = round(time.perf_counter() - t, 1)
-    texts = DocumentRenderer().render_many(ds.skb)
-    ids = list(ds.skb.ids)
+    corpus = catalogue_corpus(size, args.n_queries, args.seed)
+    texts, ids, queries = corpus.texts, corpus.ids, corpus.queries
     ids_arr = np.array(ids, dtype=object)
-    qtexts = [q.text for q in ds.queries]
-    queries = [Query(q.id, q.text) for q in ds.queries]
-    group.update(n_docs=len(texts), n_queries=len(queries),
-                 avg_doc_chars=round(float(np.mean([len(x) for x in texts])), 1))
-    del ds
+    qtexts = [q.text for q in queries]
+    group.update(generate_s=corpus.generate_s, **corpus.stats())
     log(f"{size}: {len(texts)} docs, {len(queries)} queries (generated in {group['generate_s']} s)")
 
     # ---- ours: build, save, reload memory-mapped
     t = time.perf_counter()
-    BM25Index.build(texts, ids, k1=1.5, b=0.75, method="lucene", stemmer="english").save(
-        workdir / f"ours-{size}")
+    index = corpus.build_index(workdir / f"ours-{size}")
     group["build_s_ours"] = round(time.perf_counter() - t, 1)
-    index = BM25Index.load(workdir / f"ours-{size}", mmap=True)
     log(f"ours built in {group['build_s_ours']} s")
 
     # ---- bm25s directly
@@ -170,6 +181,12 @@ def bench_size(size: int, args: argparse.Namespace, workdir: Path) -> dict[str, 
     bm25s_batch(sample[:1], 1)
     lat = {"skbsearch": latency(lambda x: ours1.search(x, args.k), sample),
            "bm25s": latency(lambda x: bm25s_batch([x], 1), sample), "backend": lat_backend}
+    # queries of two words from one document-frequency band: few postings (rare words) to
+    # many (common ones), interleaved with bm25s query by query
+    bands = df_band_queries(index, args.band_queries, args.seed)
+    lat["by_df_band"] = {band: paired_latency({"skbsearch": lambda x: ours1.search(x, args.k),
+                                                "bm25s": lambda x: bm25s_batch([x], 1)}, texts_)
+                         for band, texts_ in bands.items()}
 
     # ---- rank_bm25 on a subsample (extrapolated)
     ref = corpus_tok = None  # free memory before rank_bm25
@@ -215,15 +232,14 @@ def bench_size(size: int, args: argparse.Namespace, workdir: Path) -> dict[str, 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Run the benchmark, print a summary table and optionally write JSON."""
     args = parse_args(argv)
-    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     config = {
         "protocol": "same corpus + queries; tokenization included; best of repeats; "
                     "rank_bm25 extrapolated from a query subsample",
-        "data": "skbsearch.synth.catalogue.generate_catalogue (synthetic), DocumentRenderer()",
-        "sizes": sizes, "n_queries": args.n_queries, "k": args.k, "threads": args.threads,
+        "data": DATA,
+        "sizes": sizes(args), "n_queries": args.n_queries, "k": args.k, "threads": args.threads,
         "cpu_count": os.cpu_count(), "backends": args.backends, "repeats": args.repeats,
         "rank_bm25_queries": args.rank_bm25_queries, "seed": args.seed,
-        "bm25": {"k1": 1.5, "b": 0.75, "method": "lucene", "stopwords": "en", "stemmer": "english"},
+        "bm25": SETTINGS, "band_queries": args.band_queries,
         "versions": {"python": platform.python_version(), "bm25s": bm25s.__version__,
                      "numpy": np.__version__},
         # how make_report.py shows it in BENCHMARKS.md
@@ -232,12 +248,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "command": "python " + " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]),
     }
     groups: dict[str, Any] = {}
-    metrics: dict[str, float] = {}
+    metrics: dict[str, float | str] = {}
     latency_ms: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="bm25bench-") as tmp:
-        for size in sizes:
+        for size in sizes(args):
             g = bench_size(size, args, Path(tmp))
-            latency_ms[str(size)] = g.pop("latency_ms")
+            latency_ms[str(size)] = lat = g.pop("latency_ms")
+            metrics[f"one_query_p50_ms_skbsearch@{size}"] = lat["skbsearch"]["p50"]
+            metrics[f"one_query_p50_ms_bm25s@{size}"] = lat["bm25s"]["p50"]
+            for band, by in lat["by_df_band"].items():
+                metrics[f"p50_ms_{band.replace(' ', '_')}_skbsearch/bm25s@{size}"] = (
+                    f"{by['skbsearch']['p50']} / {by['bm25s']['p50']}")
             groups[str(size)] = g
             s = g["systems"]
             for backend in args.backends.split(","):

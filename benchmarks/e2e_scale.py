@@ -12,7 +12,8 @@ peak RSS = ``ru_maxrss`` of the step's process):
    nodes (a time box on 2 CPU cores; the full-size build time is extrapolated from the
    measured rate and marked so), numpy exact index.
 5. ``first``: a fresh interpreter imports skbsearch, loads the SKB (memory-mapped) and
-   answers one ``bm25 + graph(target=[product])`` query: seconds from process start.
+   answers one ``bm25 + graph(target=[product])`` query: seconds from process start;
+   ``first_bm25``: the same with one ``bm25`` query (the graph stage's set-up apart).
 6. ``serve``: one process loads the SKB and indexes (load time, RSS after load), then per
    pipeline answers ``--queries`` queries one at a time (p50/p95 ms, after one warm-up
    query) and all at once (ms per query); RSS after. Peers side by side in the same
@@ -111,13 +112,14 @@ def step_dense(d: Path, n: int, a: argparse.Namespace) -> dict[str, Any]:
             "full_build_s_extrapolated": round(secs * kb.num_nodes / m, 1)}
 
 
-def step_first(d: Path, n: int, a: argparse.Namespace) -> dict[str, Any]:
+def step_first(d: Path, n: int, a: argparse.Namespace,
+               spec: str = "bm25 + graph(target=[product])") -> dict[str, Any]:
     from skbsearch.core.types import Query
     from skbsearch.kb.store import SKB
     from skbsearch.stages import StageContext, pipeline
 
     q = json.loads((d / "queries.json").read_text())[0]
-    p = pipeline("bm25 + graph(target=[product])", StageContext(SKB.load(d / "skb")))
+    p = pipeline(spec, StageContext(SKB.load(d / "skb")))
     run = p.run([Query(q[0], q[1])])
     return {"answered": len(run[q[0]]), "in_process_s": round(time.perf_counter() - START, 3)}
 
@@ -258,7 +260,7 @@ def _ce(ctx: Any, qs: list[Any], model: str) -> dict[str, Any]:
 
 
 STEPS = {"generate": step_generate, "bm25": step_bm25, "names": step_names, "dense": step_dense,
-         "first": step_first, "serve": step_serve}
+         "first": step_first, "first_bm25": lambda d, n, a: step_first(d, n, a, "bm25"), "serve": step_serve}
 
 
 # ---------------------------------------------------------------------------- driver
@@ -322,6 +324,8 @@ def flatten(groups: dict[str, Any]) -> dict[str, float]:
         m[f"{size}@RSS serving MB"] = s["rss_after_first_stages_mb"]
         m[f"{size}@RSS incl. peers MB"] = s["rss_end_mb"]
         m[f"{size}@first query s from start"] = g["first"]["wall_s"]
+        if "first_bm25" in g:
+            m[f"{size}@first bm25 query s from start"] = g["first_bm25"]["wall_s"]
         for p, v in s["pipelines"].items():
             if isinstance(v, dict) and "p50_ms" in v:
                 m[f"{size}@{p} p50 ms"] = v["p50_ms"]
@@ -383,7 +387,7 @@ def main() -> None:
         d = work / str(n)
         d.mkdir(parents=True, exist_ok=True)
         g: dict[str, Any] = {}
-        for step in ("generate", "bm25", "names", "dense", "first", "serve"):
+        for step in ("generate", "bm25", "names", "dense", "first", "first_bm25", "serve"):
             if step == "dense" and n > a.dense_max:
                 continue
             g[step] = run_step(step, d, n, a)

@@ -169,11 +169,29 @@ def _edit_npy(file: Path, edit) -> None:
     np.save(file, a)
 
 
+def _postings_of(ix: Path, word: str) -> slice:
+    """The positions of ``word``'s postings in the index's CSC arrays."""
+    vocab = json.loads((ix / "vocab.tokenizer.json").read_text())
+    sid = vocab["stem_to_sid"][vocab["word_to_stem"][word]]
+    indptr = np.load(ix / "indptr.csc.index.npy")
+    return slice(int(indptr[sid]), int(indptr[sid + 1]))
+
+
 def test_bm25_indices_out_of_range_and_bad_indptr(skb, tmp_path):
+    # an open reads no posting: a damaged term is refused by the first query that reads it,
+    # and the queries that do not read it still answer
     d = copy(skb, tmp_path)
     ix = d / "indexes" / "bm25"
-    _edit_npy(ix / "indices.csc.index.npy", lambda a: a.__setitem__(0, 10**6))
-    assert_clean_error(invoke("search", d, "jacket"), str(ix), "indices")
+    jacket = _postings_of(ix, "jacket")
+    _edit_npy(ix / "indices.csc.index.npy", lambda a: a.__setitem__(jacket.start, 10**6))
+    r = invoke("search", d, "widget")
+    assert r.exit_code == 0 and "w1" in r.output, r.output
+    line = assert_clean_error(invoke("search", d, "jacket"), str(ix), "indices")
+    assert "outside [0, 3)" in line
+    # postings out of order (the kernels binary-search them): jacket is in all three documents
+    assert jacket.stop - jacket.start == 3
+    _edit_npy(ix / "indices.csc.index.npy", lambda a: a.__setitem__(jacket.start, 2))
+    assert_clean_error(invoke("search", d, "jacket"), str(ix), "ascending order")
     d2 = Path(str(d) + "2")
     d2 = copy(skb, d2)
     ix = d2 / "indexes" / "bm25"
@@ -182,7 +200,7 @@ def test_bm25_indices_out_of_range_and_bad_indptr(skb, tmp_path):
         a[1], a[-2] = a[-2], a[1]  # still starts at 0 and ends at len(indices), but decreases
 
     _edit_npy(ix / "indptr.csc.index.npy", swap)
-    assert_clean_error(invoke("search", d2, "jacket"), str(ix), "indptr")
+    assert_clean_error(invoke("search", d2, "widget"), str(ix), "indptr")  # the pointers: at open
 
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
@@ -190,7 +208,9 @@ def test_bm25_scores_that_are_not_numbers(skb, tmp_path, bad):
     # a NaN score never ranks: the damaged index used to answer "no results", exit 0
     d = copy(skb, tmp_path)
     ix = d / "indexes" / "bm25"
-    _edit_npy(ix / "data.csc.index.npy", lambda a: a.__setitem__(len(a) // 2, bad))
+    jacket = _postings_of(ix, "jacket")
+    _edit_npy(ix / "data.csc.index.npy", lambda a: a.__setitem__(jacket.stop - 1, bad))
+    assert invoke("search", d, "widget").exit_code == 0
     line = assert_clean_error(invoke("search", d, "jacket"), str(ix), "NaN or infinite")
     assert "skb index" in line and "--force" in line
 

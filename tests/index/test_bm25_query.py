@@ -89,3 +89,84 @@ def test_batch_drops_token_ids_outside_the_vocabulary(catalogue) -> None:
         r, s = index.top_rows(t, 10)
         assert rows[i, : counts[i]].tolist() == r.tolist() and np.array_equal(scores[i, : counts[i]], s)
     assert counts[1] == counts[2] == 0
+
+
+@pytest.mark.parametrize("block", [64, 256])
+def test_rare_terms_read_back_only_the_rows_they_reach(catalogue, block, monkeypatch) -> None:
+    """Queries whose blocks hold at most ``block // SPARSE_SHARE`` postings (rare terms: the
+    rows they reach are read back, blocks without postings skipped), alone, repeated and beside
+    a common term (blocks of both kinds in one query): the rows and bits of bm25s's full pass."""
+    monkeypatch.setattr(kernels, "BLOCK", block)
+    index, _ = catalogue
+    limit = block // kernels.SPARSE_SHARE
+    df = np.diff(np.asarray(index.bm25.scores["indptr"]))
+    rare = np.flatnonzero((df > 0) & (df <= limit // 4))[:40].tolist()
+    common = int(np.argmax(df))
+    assert len(rare) == 40 and df[common] > index.num_docs // 2 > limit
+    queries = [[t] for t in rare] + [[a, b, a] for a, b in zip(rare[::2], rare[1::2], strict=True)]
+    queries += [[t, common] for t in rare[:10]] + [[common, *rare[:5]]]
+    mask = np.random.default_rng(2).random(index.num_docs) < 0.5
+    for k in (1, 3, 1000):
+        for m in (None, mask):
+            rows, scores, counts = index.top_rows_many(queries, k, m, n_threads=2)
+            for i, t in enumerate(queries):
+                ref_rows, ref_scores = _reference(index, t, k, m)
+                got_rows, got_scores = index.top_rows(t, k, m)
+                assert got_rows.tolist() == ref_rows and np.array_equal(got_scores, ref_scores), (t, k)
+                assert rows[i, : counts[i]].tolist() == ref_rows, (t, k)
+
+
+def test_ties_reached_out_of_row_order_go_to_the_lower_rows(monkeypatch) -> None:
+    """Rows read back in the order their terms reach them (higher rows first here) tie: the
+    ``k`` kept are still the lowest rows, also when the buffer is cut in the middle of the
+    block (more than ``4 k + 64`` entries) and when the block is scanned instead."""
+    docs = ["beta filler"] * 100 + ["alpha filler"] * 100  # same length: every match ties
+    index = BM25Index.build(docs, [f"d{i}" for i in range(len(docs))], stopwords=None, stemmer=None)
+    alpha, beta = (index.tokenize([w])[0][0] for w in ("alpha", "beta"))
+    for block in (kernels.BLOCK, 64):  # one block read back row by row; blocks of 64 scanned
+        monkeypatch.setattr(kernels, "BLOCK", block)
+        for k in (1, 10, 150):
+            rows, _ = index.top_rows([alpha, beta], k)
+            assert rows.tolist() == list(range(k)), (block, k)
+            rows, _, counts = index.top_rows_many([[alpha, beta], [beta, alpha]], k, n_threads=2)
+            assert rows[0, : counts[0]].tolist() == rows[1, : counts[1]].tolist() == list(range(k))
+
+
+def test_ties_among_rare_term_rows_go_to_the_lower_row() -> None:
+    """Identical documents tie: the ``k`` kept are the lowest rows, in both kinds of block."""
+    docs = ["plain filler words"] * 300
+    for r in (7, 40, 41, 150, 299):
+        docs[r] = "zebra crossing"
+    for r in range(0, 300, 2):
+        docs[r] += " common"
+    index = BM25Index.build(docs, [f"d{i}" for i in range(len(docs))])
+    zebra, common = (index.tokenize([w])[0][0] for w in ("zebra", "common"))
+    for toks, k in (([zebra], 3), ([zebra, common], 3), ([common], 5)):
+        ref_rows, _ = _reference(index, toks, k, None)
+        assert index.top_rows(toks, k)[0].tolist() == ref_rows
+    # the three short zebra documents tie; the two with "common" added score lower
+    assert index.top_rows([zebra], 2)[0].tolist() == [7, 41]
+    assert index.top_rows([zebra], 4)[0].tolist() == [7, 41, 299, 40]
+
+
+def test_warm_reads_no_posting_and_loads_the_batch_kernel_when_asked(tmp_path, monkeypatch) -> None:
+    """``warm`` runs the kernels on a query without terms (no posting is read), the one-query
+    kernel only unless ``batch``; a loaded (read-only) index warms its own array variant only,
+    one built here the read-only variant too (for its saved copy)."""
+    calls: list[tuple[str, int, bool]] = []
+    for name in ("top_k_blocked", "top_k_batch"):
+        real = getattr(kernels, name)
+        monkeypatch.setattr(kernels, name, lambda *a, _n=name, _f=real: (
+            calls.append((_n, len(a[3]), bool(a[1].flags.writeable))), _f(*a))[1])
+    built = BM25Index.build(["red hat", "blue hat", "red pot"], ["a", "b", "c"])
+    built.save(tmp_path / "ix")
+    calls.clear()
+    loaded = BM25Index.load(tmp_path / "ix")
+    loaded.warm()
+    assert calls == [("top_k_blocked", 0, False)]
+    calls.clear()
+    loaded.warm(batch=True)
+    assert calls == [("top_k_blocked", 0, False), ("top_k_batch", 0, False)]
+    calls.clear()
+    built.warm()
+    assert calls == [("top_k_blocked", 0, True), ("top_k_blocked", 0, False)]

@@ -204,3 +204,25 @@ def test_lazy_run_holds_the_exact_ranking_ties_to_the_lower_row(index, k):
             order = np.lexsort((rows, -scores))[:k]
             assert list(run[qid].items()) == [(index.doc_ids[rows[j]], scores[j]) for j in order]
         assert type(run) is Run
+
+
+def test_a_context_opens_the_index_without_its_kernels_and_prepare_loads_them(tmp_path, monkeypatch):
+    """Opening a saved index for a pipeline loads no query kernel (the first query, or
+    ``prepare`` before the timed queries, does): an open reads the manifest and maps arrays."""
+    from skbsearch.core.stage import prepare
+    from skbsearch.stages import StageContext, pipeline
+    from skbsearch.synth.catalogue import generate_catalogue
+
+    kb = generate_catalogue(60, seed=0, n_queries=1).skb
+    kb.save(tmp_path / "skb")
+    BM25Index.from_skb(kb).save(tmp_path / "skb" / "indexes" / "bm25")
+    warmed: list[int] = []
+    real = BM25Index.warm
+    monkeypatch.setattr(BM25Index, "warm",
+                        lambda self, batch=False: (warmed.append(self.num_docs), real(self, batch))[1])
+    ctx = StageContext(type(kb).load(tmp_path / "skb"))
+    assert ctx.index("bm25").num_docs == kb.num_nodes and warmed == []
+    stage = pipeline("bm25(k=5)", ctx)
+    assert warmed == []
+    prepare(stage)
+    assert warmed == [kb.num_nodes]

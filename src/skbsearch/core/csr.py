@@ -22,6 +22,7 @@ def check_compressed(
     where: str,
     data: np.ndarray | None = None,
     hint: str = "rebuild it",
+    check_indices: bool = True,
 ) -> None:
     """Validate one compressed sparse matrix (CSR rows, or CSC columns).
 
@@ -36,6 +37,9 @@ def check_compressed(
         where: what to name in the error (a file or directory and the matrix).
         data: the values array, if any (its length is checked).
         hint: what the user should do, appended to the message.
+        check_indices: also check that every index is in range (a pass over ``indices``;
+            ``False``: only the pointers and the lengths are read, for a caller that checks
+            each major's indices when it first reads them).
 
     Raises:
         ArtefactError: naming ``where`` and the broken invariant.
@@ -57,7 +61,7 @@ def check_compressed(
         fail(f"{len(data)} values for {len(indices)} indices")
     if n_major and not bool((np.diff(indptr) >= 0).all()):
         fail("indptr decreases")
-    if len(indices):
+    if check_indices and len(indices):
         lo, hi = int(indices.min()), int(indices.max())
         if lo < 0 or hi >= n_minor:
             fail(f"indices range over [{lo}, {hi}], outside [0, {n_minor})")

@@ -324,13 +324,16 @@ _SELF = _Itself()
 def prepare(stage: Any) -> Any:
     """Build every registered stage inside ``stage`` (a pipeline, a fusion's children) now:
     indexes opened, name tables, type graph and other set-up, not on the first query, so
-    that timing the queries times queries only. Returns ``stage``; stages given their
+    that timing the queries times queries only; a stage with a ``warmup()`` (the ``bm25``
+    stage: its compiled query kernels) is warmed too. Returns ``stage``; stages given their
     resources directly are ready already, and other callables are left as they are."""
     for part in stage.stages if isinstance(stage, Pipeline) else [stage]:
         for child in getattr(part, "children", ()) or ():
             prepare(child)
         if isinstance(part, SpecStage):
-            _ = part.inner
+            warmup = getattr(part.inner, "warmup", None)
+            if callable(warmup):
+                warmup()
     return stage
 
 

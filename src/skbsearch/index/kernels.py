@@ -11,7 +11,12 @@ best matching documents of one query, best first, ties to the lower row:
    on most of them);
 2. the block's positive scores above the ``k``-th best so far are buffered as they are read
    (the buffer cut back to the ``k`` best when full): no heap whose work would depend on the
-   order of the rows (a node-type-ordered index can have scores rising with the row).
+   order of the rows (a node-type-ordered index can have scores rising with the row);
+3. a block that no posting reaches is skipped, and one with fewer postings than an eighth
+   of its rows (:data:`SPARSE_SHARE`) reads back only the rows they reach, in the order
+   reached (an entry enters when it beats the ``k``-th best so far by score, then by row, so
+   the order does not change what is kept): a query of rare terms costs its postings, not a
+   scan of every document.
 
 Nothing over every document is allocated or cleared per query. :func:`top_k_batch` runs
 many queries in parallel chunks, each with its own block array. Compiled with
@@ -58,6 +63,10 @@ def threads(n_threads: int) -> int:
 #: documents summed at a time by :func:`top_k_blocked`: their scores (128 KiB) stay in the
 #: core's second-level cache while every query term's postings in that range are added
 BLOCK = 32768
+#: a block of ``block`` rows with at most ``block // SPARSE_SHARE`` postings (all query terms
+#: together) is not scanned: the rows its postings reach are read back (a query of rare
+#: terms over 1M documents costs its postings, not a scan of 31 blocks, ~0.5 ms)
+SPARSE_SHARE = 8
 
 
 @njit(cache=True, nogil=True)
@@ -75,57 +84,127 @@ def _first_at(indices, p, end, d):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _keep_best(hs, hr, n, k):  # pragma: no cover - compiled
-    """Keep the ``k`` best of ``n`` buffered entries (in ascending rows), in place and in
-    order: every score above the ``k``-th, then that score's lowest rows. Returns
-    ``(count, k-th score)``."""
+    """Keep the ``k`` best of ``n`` buffered entries (distinct rows, in any order), in place:
+    every score above the ``k``-th, then that score's lowest rows. Returns ``(count, k-th
+    score, highest row kept at that score)``: a later entry enters only if it beats that pair
+    (a higher score, or the same score and a lower row)."""
     kth = np.partition(hs[:n].copy(), n - k)[n - k]
     above = 0
+    tied = 0
     for i in range(n):
         if hs[i] > kth:
             above += 1
+        elif hs[i] == kth:
+            tied += 1
     ties = k - above
+    rows = np.empty(tied, np.int64)
+    t = 0
+    for i in range(n):
+        if hs[i] == kth:
+            rows[t] = hr[i]
+            t += 1
+    cut = np.partition(rows, ties - 1)[ties - 1] if ties < tied else rows.max()
     m = 0
     for i in range(n):
         s = hs[i]
-        if s > kth or (s == kth and ties > 0):
-            if s == kth:
-                ties -= 1
+        if s > kth or (s == kth and hr[i] <= cut):
             hs[m] = s
             hr[m] = hr[i]
             m += 1
-    return m, kth
+    return m, kth, cut
 
 
 @njit(cache=True, nogil=True)
-def _blocked_query(indptr, indices, data, toks, mask, use_mask, k, n_docs, block, acc, cur,
-                   hs, hr):  # pragma: no cover - compiled
+def _sparse_block(indices, data, nq, lo, cur, stops, touched, acc, mask, use_mask, k, hs, hr, n, thr,
+                  trow):  # pragma: no cover - compiled
+    """One block with at most ``len(touched)`` postings: added into ``acc`` as in the full
+    pass, then only the rows they reach read back (in the order reached: an entry enters when
+    it beats the ``k``-th best so far, score then row, so the order does not matter; a row
+    reached twice reads 0 the second time). Returns ``(n, thr, trow)``."""
+    nt = 0
+    for q in range(nq):
+        for i in range(cur[q], stops[q]):
+            r = indices[i] - lo
+            acc[r] += data[i]
+            touched[nt] = r
+            nt += 1
+        cur[q] = stops[q]
+    cap = len(hs)
+    for x in range(nt):
+        j = touched[x]
+        s = acc[j]
+        acc[j] = 0.0
+        row = lo + j
+        if (s > thr or (s == thr and row < trow)) and (not use_mask or mask[row]):
+            if n == cap:
+                n, thr, trow = _keep_best(hs, hr, n, k)
+                if not (s > thr or (s == thr and row < trow)):
+                    continue
+            hs[n] = s
+            hr[n] = row
+            n += 1
+    return n, thr, trow
+
+
+@njit(cache=True, nogil=True)
+def _add_block(indices, data, slots, dense, nq, lo, hi, cur, stops, acc):  # pragma: no cover - compiled
+    """Every query term's scores in rows ``lo .. hi`` added into ``acc``, in query order (as
+    bm25s adds them): a term with a dense row (``slots[q] >= 0``) in one vectorised pass, the
+    others posting by posting."""
+    for q in range(nq):
+        sl = slots[q]
+        if sl >= 0:
+            row = dense[sl]
+            for j in range(hi - lo):
+                acc[j] += row[lo + j]
+            continue
+        for i in range(cur[q], stops[q]):
+            acc[indices[i] - lo] += data[i]
+        cur[q] = stops[q]
+
+
+@njit(cache=True, nogil=True)
+def _blocked_query(indptr, indices, data, toks, slots, dense, mask, use_mask, k, n_docs, block, acc, cur, stops,
+                   touched, hs, hr):  # pragma: no cover - compiled
     """The ``k`` best (unordered) into ``hs``/``hr`` (see :func:`top_k_blocked`); returns
-    how many. ``acc`` (``block`` zeros, left so), ``cur`` (a slot per query term) and
-    ``hs``/``hr`` (at least ``2 * k`` slots) are work buffers."""
+    how many. ``acc`` (``block`` zeros, left so), ``cur`` and ``stops`` (a slot per query
+    term), ``touched`` (the most postings a block read back row by row has) and ``hs``/``hr``
+    (at least ``2 * k`` slots) are work buffers."""
     nq = len(toks)
+    has_dense = False
     for q in range(nq):
         cur[q] = indptr[toks[q]]
+        has_dense |= slots[q] >= 0
     n = 0
     cap = len(hs)
-    # the k-th best score so far once k are known: rows come in ascending order, so a later
-    # document with that score never enters (ties go to the lower row)
+    # the k-th best (score, row) so far once k are known (before: 0 and no row, so only a
+    # positive score enters); in a scanned block rows come in ascending order, above trow,
+    # so there an entry needs a higher score
     thr = np.float32(0.0)
+    trow = np.int64(-1)
     for lo in range(0, n_docs, block):
         hi = min(lo + block, n_docs)
-        for q in range(nq):  # query order: every document's sum adds its terms as bm25s does
-            t = toks[q]
-            end = indptr[t + 1]
-            p = cur[q]
-            stop = end if hi == n_docs else _first_at(indices, p, end, hi)
-            for i in range(p, stop):
-                acc[indices[i] - lo] += data[i]
-            cur[q] = stop
+        m = 0  # the block's postings
+        for q in range(nq):
+            if slots[q] < 0:
+                end = indptr[toks[q] + 1]
+                stop = end if hi == n_docs else _first_at(indices, cur[q], end, hi)
+                stops[q] = stop
+                m += stop - cur[q]
+        if not has_dense:
+            if m == 0:  # no posting: every score in the block is 0
+                continue
+            if m <= len(touched):  # fewer postings than rows to scan: read back only the rows they reach
+                n, thr, trow = _sparse_block(indices, data, nq, lo, cur, stops, touched, acc, mask, use_mask,
+                                             k, hs, hr, n, thr, trow)
+                continue
+        _add_block(indices, data, slots, dense, nq, lo, hi, cur, stops, acc)
         for j in range(hi - lo):
             s = acc[j]
             acc[j] = 0.0
             if s > thr and (not use_mask or mask[lo + j]):
                 if n == cap:  # a full buffer: keep the k best, raise the bar
-                    n, thr = _keep_best(hs, hr, n, k)
+                    n, thr, trow = _keep_best(hs, hr, n, k)
                     if not s > thr:
                         continue
                 hs[n] = s
@@ -148,18 +227,26 @@ def _ranked(hs, hr, n, out_rows, out_scores):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def top_k_blocked(indptr, indices, data, toks, mask, use_mask, k, n_docs, block):  # pragma: no cover - compiled
-    """What :func:`top_k_one_query` returns (the same rows, bit-identical scores), summed
-    ``block`` documents at a time: each query term keeps a cursor in its postings (sorted by
-    row), the postings of the block are added into a block-sized array (cache-resident, so
-    the adds never miss; no array over every document is allocated or cleared), and the
-    block's scores above the ``k``-th best so far are buffered as they are read (the buffer
-    cut back to the ``k`` best when full: no heap, whatever the order of the scores)."""
+def top_k_blocked(indptr, indices, data, toks, slots, dense, mask, use_mask, k, n_docs,
+                  block):  # pragma: no cover - compiled
+    """Rows (int64) and scores (float32) of the ``k`` best documents of one query (term ids
+    ``toks``, in query order) with a positive score, best first, ties to the lower row;
+    ``slots``: each term's row in ``dense`` (its scores over every document) or -1;
+    ``mask``: the allowed rows (when ``use_mask``). Summed ``block`` documents at a time:
+    each query term keeps a cursor in its postings (sorted by row), the postings of the block
+    are added into a block-sized array (cache-resident, so the adds never miss; no array over
+    every document is allocated or cleared), and the block's scores above the ``k``-th best
+    so far are buffered as they are read (the buffer cut back to the ``k`` best when full: no
+    heap, whatever the order of the scores); blocks without postings are skipped, blocks
+    with few read back only the rows they reach."""
     hs = np.empty(4 * max(k, 1) + 64, np.float32)
     hr = np.empty(4 * max(k, 1) + 64, np.int64)
     acc = np.zeros(block, np.float32)
     cur = np.empty(len(toks), np.int64)
-    n = _blocked_query(indptr, indices, data, toks, mask, use_mask, k, n_docs, block, acc, cur, hs, hr)
+    stops = np.empty(len(toks), np.int64)
+    touched = np.empty(max(1, block // SPARSE_SHARE), np.int32)
+    n = _blocked_query(indptr, indices, data, toks, slots, dense, mask, use_mask, k, n_docs, block, acc, cur,
+                       stops, touched, hs, hr)
     rows = np.empty(n, np.int64)
     scores = np.empty(n, np.float32)
     _ranked(hs, hr, n, rows, scores)
@@ -167,11 +254,11 @@ def top_k_blocked(indptr, indices, data, toks, mask, use_mask, k, n_docs, block)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def top_k_batch(indptr, indices, data, flat, ptr, mask, use_mask, k, n_docs, block,
+def top_k_batch(indptr, indices, data, flat, slots, dense, ptr, mask, use_mask, k, n_docs, block,
                 n_chunks):  # pragma: no cover - compiled
-    """:func:`top_k_blocked` of many queries (query ``i``: ``flat[ptr[i]:ptr[i + 1]]``), in
-    ``n_chunks`` parallel chunks; returns rows ``(n, k)``, scores ``(n, k)`` and how many of
-    each row are filled."""
+    """:func:`top_k_blocked` of many queries (query ``i``: ``flat[ptr[i]:ptr[i + 1]]``, its
+    dense rows ``slots[ptr[i]:ptr[i + 1]]``), in ``n_chunks`` parallel chunks; returns rows
+    ``(n, k)``, scores ``(n, k)`` and how many of each row are filled."""
     nq = len(ptr) - 1
     rows = np.zeros((nq, max(k, 1)), np.int64)
     scores = np.zeros((nq, max(k, 1)), np.float32)
@@ -181,10 +268,13 @@ def top_k_batch(indptr, indices, data, flat, ptr, mask, use_mask, k, n_docs, blo
         hs = np.empty(4 * max(k, 1) + 64, np.float32)
         hr = np.empty(4 * max(k, 1) + 64, np.int64)
         cur = np.empty(max(1, len(flat)), np.int64)
+        stops = np.empty(max(1, len(flat)), np.int64)
+        touched = np.empty(max(1, block // SPARSE_SHARE), np.int32)
         for i in range(c, nq, n_chunks):
             if ptr[i + 1] > ptr[i]:
-                n = _blocked_query(indptr, indices, data, flat[ptr[i]:ptr[i + 1]], mask, use_mask, k, n_docs,
-                                   block, acc, cur, hs, hr)
+                a, b = ptr[i], ptr[i + 1]
+                n = _blocked_query(indptr, indices, data, flat[a:b], slots[a:b], dense, mask, use_mask, k, n_docs,
+                                   block, acc, cur, stops, touched, hs, hr)
                 _ranked(hs, hr, n, rows[i], scores[i])
                 counts[i] = n
     return rows, scores, counts

@@ -42,8 +42,9 @@ from skbsearch.index.bm25_build import (
     make_tokenizer,
     tokenize_fields,
 )
+from skbsearch.index.bm25_checks import PostingChecks, check_open
 from skbsearch.index.bm25_postings import Postings
-from skbsearch.index.bm25_query import BM25Query, check_scores, top_k  # noqa: F401 - top_k re-exported
+from skbsearch.index.bm25_query import BM25Query, top_k  # noqa: F401 - top_k re-exported
 from skbsearch.index.bm25_skb import (  # noqa: F401 - the defaults re-exported
     DEFAULT_COMBINE,
     DEFAULT_MAX_PER_RELATION,
@@ -90,8 +91,10 @@ class BM25Index(BM25Query, BM25FromSKB):
         params: dict[str, Any],
         source: dict[str, Any] | None = None,
         path: Path | None = None,
+        checks: PostingChecks | None = None,
     ) -> None:
         self.bm25 = bm25
+        self._checks = checks
         self.tokenizer = tokenizer
         self._doc_ids: list[str] | None = None
         self._num_docs = 0
@@ -172,7 +175,7 @@ class BM25Index(BM25Query, BM25FromSKB):
         bm = bm25_over(csc, len(doc_ids), nonocc, tokenizer.get_vocab_dict(), params)
         index = cls(bm, tokenizer, list(doc_ids), params, source)
         index.term_stats = post
-        index.warm()
+        index.warm(batch=True)  # (at build: both kernels, both array variants, cached on disk)
         return index
 
     @classmethod
@@ -205,7 +208,9 @@ class BM25Index(BM25Query, BM25FromSKB):
 
     @classmethod
     def load(cls, path: str | Path, *, mmap: bool = True) -> BM25Index:
-        """Open a saved index; score arrays are memory-mapped unless ``mmap=False``."""
+        """Open a saved index; score arrays are memory-mapped unless ``mmap=False``. Reads no
+        posting: a term's postings are checked when a query first reads them
+        (:mod:`~skbsearch.index.bm25_checks`)."""
         path = Path(path)
         m = base.read_manifest(path, kind=KIND, version=FORMAT_VERSION)
         # An index of every node in node order (as from_skb builds it) reads its ids only
@@ -226,8 +231,9 @@ class BM25Index(BM25Query, BM25FromSKB):
         if bm.scores.get("num_docs") != m.num_docs:
             raise ArtefactError(f"{path}: bm25s params say {bm.scores.get('num_docs')} documents, "
                               f"manifest says {m.num_docs}; {base.rebuild_hint(KIND)}")
-        check_scores(path, bm, tokenizer, m.num_docs, base.rebuild_hint(KIND))
-        return cls(bm, tokenizer, doc_ids, m.params, m.source, path)
+        # reads no posting: each term's postings are checked by the first query that reads them
+        checks = check_open(path, bm, tokenizer, m.num_docs, base.rebuild_hint(KIND))
+        return cls(bm, tokenizer, doc_ids, m.params, m.source, path, checks)
 
     def scores_summed(self) -> bool:
         """Whether :meth:`summed_fields` is this index itself (one field; the fields' BM25 added
@@ -257,7 +263,7 @@ class BM25Index(BM25Query, BM25FromSKB):
             # the ids are the parent's (read from its directory on first use, as the parent's are)
             view = type(self)(bm, self.tokenizer, self._doc_ids if self._doc_ids is not None else self._num_docs,
                               params, self.source, self.path)
-            view.warm()
+            view.warm(batch=True)
             self.__dict__["_summed"] = view
         return self.__dict__["_summed"]
 

@@ -38,6 +38,7 @@ class TermFeedback:
         self.index, self.docs, self.terms = index, docs, terms
         s = index.bm25.scores
         n_vocab = len(s["indptr"]) - 1
+        index.check_terms([range(n_vocab)])  # every posting is read: a saved index's are checked first
         self.by_term = sp.csc_matrix((s["data"], s["indices"], s["indptr"]), shape=(int(s["num_docs"]), n_vocab))
         self.matrix = self.by_term.tocsr()
         vocab = index.tokenizer.get_vocab_dict()

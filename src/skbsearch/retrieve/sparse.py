@@ -160,6 +160,7 @@ class BM25Retriever(IndexRetriever):
                                                             self.n_threads)
             return self._run(queries, tokens, todo, rows, scores, counts, kk)
         bm = self.index.bm25
+        self.index.check_terms([tokens[i] for i in todo])  # a saved index's postings, on first use
         with _RETRIEVE_LOCK:  # without numba: bm25s's numpy backend
             bm.backend = "numpy"
             res = bm.retrieve([tokens[i] for i in todo], k=kk, sorted=True, show_progress=False,
@@ -220,10 +221,11 @@ class BM25Retriever(IndexRetriever):
                                  strict=True))
 
     def warmup(self) -> None:
-        """Load (or compile) the query kernels now instead of on the first query."""
+        """Load (or compile) the query kernels (one query's and a batch's) now instead of on
+        the first query."""
         if self.backend != "numpy" and self.index.num_docs:
             self.allowed_mask()
-            self.index.warm()
+            self.index.warm(batch=True)
 
     def explain(self, query: Query | str, doc_id: str) -> list[str]:
         """The node document's lines that share most terms with the query (index tokens)."""

@@ -104,8 +104,9 @@ class StageContext:
 
     def _open_saved(self, kind: str, path: Path) -> Any:
         """The saved ``kind`` index at ``path``, opened for this SKB (caught up, checked,
-        sharing its node ids, kernels loaded: :func:`skbsearch.index.open_index`)."""
-        return open_index(path, self.kb, kind=kind)
+        sharing its node ids: :func:`skbsearch.index.open_index`); its query kernels are
+        loaded by the first query, or by :func:`skbsearch.core.stage.prepare`."""
+        return open_index(path, self.kb, kind=kind, warm=False)
 
     def shared(self, key: str, factory: Callable[[], Any]) -> Any:
         """A value built once per context and shared by stages (e.g. a name index).

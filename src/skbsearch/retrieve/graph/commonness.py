@@ -170,6 +170,7 @@ class NameShare:
         """Share of ``users`` (nodes whose own text has the word) that are the named nodes
         (those whose name has the word: name-index term ``sid``) or their direct neighbours."""
         indptr = np.asarray(self.names.bm25.scores["indptr"])
+        self.names.check_terms([[sid]])  # a saved index's postings are checked on first use
         named = self._name_rows[int(indptr[sid]) : int(indptr[sid + 1])].astype(np.int64)
         if self._name_node is not None:
             named = self._name_node[named]
