@@ -11,6 +11,9 @@ import scipy.sparse as sp
 
 from skbsearch.index import kernels
 
+#: no term has a dense score row (those are tested in test_bm25_dense.py)
+NO_DENSE = np.zeros((1, 1), np.float32)
+
 pytestmark = pytest.mark.skipif(not kernels.AVAILABLE, reason="numba not installed")
 
 
@@ -39,8 +42,10 @@ def _brute(m: sp.csc_matrix, toks: np.ndarray, k: int, mask: np.ndarray | None =
 
 def _one(m: sp.csc_matrix, toks: np.ndarray, k: int, block: int, mask: np.ndarray | None = None):  # noqa: ANN202
     use = mask is not None
+    no_rows = np.full(len(toks), -1, np.int32)  # every term read from its postings, no dense row
     return kernels.top_k_blocked(m.indptr.astype(np.int64), m.indices.astype(np.int32), m.data, toks,
-                                 mask if use else np.zeros(1, np.bool_), use, k, m.shape[0], block)
+                                 no_rows, NO_DENSE, mask if use else np.zeros(1, np.bool_), use, k,
+                                 m.shape[0], block)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -89,8 +94,9 @@ def test_a_batch_equals_its_queries_one_by_one() -> None:
     ptr = np.concatenate([[0], np.cumsum([len(q) for q in queries])]).astype(np.int64)
     for n_chunks in (1, 3):
         rows, scores, counts = kernels.top_k_batch(
-            m.indptr.astype(np.int64), m.indices.astype(np.int32), m.data, flat, ptr, np.zeros(1, np.bool_),
-            False, 6, m.shape[0], 100, n_chunks)
+            m.indptr.astype(np.int64), m.indices.astype(np.int32), m.data, flat,
+            np.full(len(flat), -1, np.int32), NO_DENSE, ptr, np.zeros(1, np.bool_), False, 6, m.shape[0], 100,
+            n_chunks)
         assert rows.shape == (9, 6) and counts[4] == 0
         for i, q in enumerate(queries):
             one_rows, one_scores = _one(m, q, 6, 100) if len(q) else (np.zeros(0), np.zeros(0))
