@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 SRC = REPO / "src"
 PACKAGE = "skbsearch"
 #: Modules that are not benchmarks but code the benchmarks share.
-SHARED_BENCHMARK_MODULES = {"result", "common", "measure"}
+SHARED_BENCHMARK_MODULES = {"result", "common", "measure", "bm25_corpus"}
 #: The interfaces (L5) may use the front door ``skbsearch/__init__``; nothing else may.
 FRONT_DOOR_USERS = ("cli", "server", "api", "demo", "demo_implicit")
 
